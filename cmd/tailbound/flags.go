@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/models/latency"
+)
+
+// latencyFlags are the latency-model and threshold flags shared by the
+// commands that measure TEL.
+type latencyFlags struct {
+	alphaMs, betaMs, xiMs, xiTokens float64
+}
+
+func (l *latencyFlags) add(fs *pflag.FlagSet) {
+	fs.Float64Var(&l.alphaMs, "alpha-ms", latency.DefaultAlphaMs, "α: prefill time per uncached token, ms/token")
+	fs.Float64Var(&l.betaMs, "beta-ms", latency.DefaultBetaMs, "β: fixed TTFT overhead, ms")
+	fs.Float64Var(&l.xiMs, "xi-ms", latency.DefaultXiMs, "TEL threshold ξ_s, ms (ξ = (ξ_s − β)/α tokens)")
+	fs.Float64Var(&l.xiTokens, "xi-tokens", math.NaN(), "TEL threshold ξ in tokens (overrides --xi-ms)")
+}
+
+// resolve returns the latency model and the threshold in tokens.
+func (l *latencyFlags) resolve(fs *pflag.FlagSet) (latency.Model, float64, error) {
+	m := latency.Model{AlphaMs: l.alphaMs, BetaMs: l.betaMs}
+	if err := m.Validate(); err != nil {
+		return m, 0, fmt.Errorf("flags --alpha-ms/--beta-ms: %w", err)
+	}
+	if fs.Changed("xi-tokens") {
+		if fs.Changed("xi-ms") {
+			return m, 0, fmt.Errorf("flags --xi-ms and --xi-tokens: give one threshold, not both")
+		}
+		if math.IsNaN(l.xiTokens) || math.IsInf(l.xiTokens, 0) {
+			return m, 0, fmt.Errorf("flag --xi-tokens: must be a finite number of tokens")
+		}
+		return m, l.xiTokens, nil
+	}
+	if math.IsNaN(l.xiMs) || math.IsInf(l.xiMs, 0) {
+		return m, 0, fmt.Errorf("flag --xi-ms: must be a finite number of ms")
+	}
+	return m, m.XiTokens(l.xiMs), nil
+}
+
+// parseQHat reads --qhat: "auto" (0) or a positive number of tokens.
+func parseQHat(s string) (float64, error) {
+	if s == "auto" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("flag --qhat: want auto or a number of tokens > 0, got %q", s)
+	}
+	return v, nil
+}
+
+// parseKV reads repeated key=value flags into a map.
+func parseKV(flag string, kvs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("flag --%s: want key=value, got %q", flag, kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// checkCapacity validates a capacity and block size in tokens.
+func checkCapacity(capacity, block int64) error {
+	if block < 1 {
+		return fmt.Errorf("flag --block-size: must be ≥ 1 token, got %d", block)
+	}
+	if capacity < 0 || capacity%block != 0 {
+		return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of --block-size %d", capacity, block)
+	}
+	return nil
+}
+
+// parseInts reads a comma-separated list of integers for flag name.
+func parseInts(flag, s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("flag --%s: %q is not an integer", flag, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("flag --%s: empty list", flag)
+	}
+	return out, nil
+}
+
+// parseFloats reads a comma-separated list of numbers for flag name.
+func parseFloats(flag, s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("flag --%s: %q is not a finite number", flag, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("flag --%s: empty list", flag)
+	}
+	return out, nil
+}
+
+// progressTo returns w when it is a terminal, so that progress is shown to
+// people and never written into a redirected log; nil otherwise.
+func progressTo(w io.Writer) io.Writer {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return w
+}

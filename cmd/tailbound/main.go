@@ -1,0 +1,99 @@
+// Command tailbound computes exact bounds and checks theorems for KV-cache
+// eviction in LLM serving. Run "tailbound help" for the sub-commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/spf13/pflag"
+)
+
+// command is one sub-command: run parses its own flags from args and writes
+// results to stdout, diagnostics and progress to stderr.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands lists the sub-commands. Each lives in its own file.
+func commands() map[string]command {
+	return map[string]command{
+		"simulate": {"replay a trace under several eviction policies", runSimulate},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one invocation and returns the process exit code: 0 on
+// success, 1 on an error (printed as one line), 2 on a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
+		return 2
+	}
+	if err := c.run(args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "tailbound: exact bounds and theorem checks for KV-cache eviction in LLM serving")
+	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags)\n\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
+	}
+}
+
+// newFlags returns a flag set for a sub-command that reports errors by
+// return value (never exits) and prints --help to stdout.
+func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: tailbound %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, turning a flag error into one line and --help into
+// pflag.ErrHelp after printing the usage.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w (see --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	return nil
+}

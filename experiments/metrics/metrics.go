@@ -1,0 +1,154 @@
+// Package metrics accumulates the per-turn outcomes of a replay into the
+// metrics of SPEC §2: TEL in tokens and ms, TTFT order statistics, SLO
+// violations, token hit ratios, the largest uncached load and evictions.
+package metrics
+
+import (
+	"math"
+	"sort"
+
+	"github.com/tailbound/tailbound/models/latency"
+)
+
+// Accumulator records turns one at a time in O(1) each. Percentiles are
+// exact: it keeps a histogram of uncached-token counts (TTFT is an
+// increasing function of them), so memory grows with the number of distinct
+// counts, not of turns.
+type Accumulator struct {
+	xi    float64
+	model latency.Model
+	slo   float64
+
+	turns      int64
+	telTokens  float64
+	sumB       float64
+	sumX       float64
+	sumH       float64
+	sumD       float64
+	maxB       int64
+	violations int64
+	small      []int64 // small[b] = turns with b uncached tokens, b < len
+	large      map[int64]int64
+}
+
+// smallLimit bounds the dense part of the histogram (tokens).
+const smallLimit = 1 << 20
+
+// New returns an accumulator for threshold xi tokens, latency model m and
+// SLO sloMs milliseconds.
+func New(xi float64, m latency.Model, sloMs float64) *Accumulator {
+	return &Accumulator{xi: xi, model: m, slo: sloMs, large: map[int64]int64{}}
+}
+
+// Add records one turn with history h tokens, cached x tokens and prefill
+// load d = h + prompt tokens.
+func (a *Accumulator) Add(h, x, d int64) {
+	b := d - x
+	a.turns++
+	a.telTokens += latency.Excess(b, a.xi)
+	a.sumB += float64(b)
+	a.sumX += float64(x)
+	a.sumH += float64(h)
+	a.sumD += float64(d)
+	a.maxB = max(a.maxB, b)
+	if a.model.TTFTMs(float64(b)) > a.slo {
+		a.violations++
+	}
+	if b < smallLimit {
+		for int64(len(a.small)) <= b {
+			a.small = append(a.small, make([]int64, max(64, len(a.small)))...)
+		}
+		a.small[b]++
+	} else {
+		a.large[b]++
+	}
+}
+
+// Summary is the result of a replay, for one policy.
+type Summary struct {
+	Turns        int64   // turns replayed
+	TELTokens    float64 // Σ max(b − ξ, 0), tokens
+	TELMs        float64 // α · TELTokens, ms
+	MeanTTFTMs   float64 // ms
+	P50, P90     float64 // TTFT percentiles, ms (nearest rank)
+	P95, P99     float64
+	Violations   int64   // turns with TTFT > SLO
+	ViolationPct float64 // Violations / Turns
+	HitRatio     float64 // Σ x / Σ D: cached share of the prefill load
+	HistoryHit   float64 // Σ x / Σ H: cached share of the history (NaN if Σ H = 0)
+	MaxUncached  int64   // max b, tokens
+	UncachedSum  float64 // Σ b, tokens
+}
+
+// Summary computes the summary of the turns added so far. Percentile p is the
+// nearest-rank order statistic: the ⌈p·n⌉-th smallest TTFT of n turns.
+func (a *Accumulator) Summary() Summary {
+	s := Summary{Turns: a.turns, TELTokens: a.telTokens, TELMs: a.model.AlphaMs * a.telTokens,
+		Violations: a.violations, MaxUncached: a.maxB, UncachedSum: a.sumB}
+	if a.turns == 0 {
+		return s
+	}
+	n := float64(a.turns)
+	s.MeanTTFTMs = a.model.TTFTMs(a.sumB / n)
+	s.ViolationPct = float64(a.violations) / n
+	s.HitRatio = a.sumX / a.sumD
+	s.HistoryHit = math.NaN()
+	if a.sumH > 0 {
+		s.HistoryHit = a.sumX / a.sumH
+	}
+	qs := a.quantiles(0.50, 0.90, 0.95, 0.99)
+	s.P50, s.P90, s.P95, s.P99 = a.model.TTFTMs(qs[0]), a.model.TTFTMs(qs[1]), a.model.TTFTMs(qs[2]), a.model.TTFTMs(qs[3])
+	return s
+}
+
+// quantiles returns nearest-rank order statistics of the uncached counts for
+// increasing ps.
+func (a *Accumulator) quantiles(ps ...float64) []float64 {
+	out := make([]float64, len(ps))
+	ranks := make([]int64, len(ps))
+	for i, p := range ps {
+		ranks[i] = max(1, int64(math.Ceil(p*float64(a.turns))))
+	}
+	i := 0
+	var seen int64
+	visit := func(b, count int64) {
+		seen += count
+		for i < len(ranks) && seen >= ranks[i] {
+			out[i] = float64(b)
+			i++
+		}
+	}
+	a.each(visit)
+	return out
+}
+
+// each calls f for every distinct uncached count b, in increasing order, with
+// the number of turns that had it.
+func (a *Accumulator) each(f func(b, count int64)) {
+	for b, c := range a.small {
+		if c > 0 {
+			f(int64(b), c)
+		}
+	}
+	keys := make([]int64, 0, len(a.large))
+	for b := range a.large {
+		keys = append(keys, b)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, b := range keys {
+		f(b, a.large[b])
+	}
+}
+
+// CDF returns the empirical distribution of TTFT as (ms, fraction of turns
+// with TTFT ≤ ms) pairs at every distinct value, for plotting.
+func (a *Accumulator) CDF() (ms, frac []float64) {
+	var seen int64
+	add := func(b, c int64) {
+		seen += c
+		ms = append(ms, a.model.TTFTMs(float64(b)))
+		frac = append(frac, float64(seen)/float64(a.turns))
+	}
+	a.each(add)
+	return ms, frac
+}

@@ -1,0 +1,82 @@
+// Package plots draws tailbound's figures (latency CDFs, curves against
+// capacity or recompute ratio) with gonum/plot. The file extension chooses
+// the format: .svg, .png or .pdf.
+package plots
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Series is one named line of (X, Y) points.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// Marker is a labelled vertical line at X (e.g. an optimum).
+type Marker struct {
+	Name string
+	X    float64
+}
+
+// Figure is a line chart. Axis labels should carry units, e.g. "TTFT (ms)".
+type Figure struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	Markers               []Marker
+	LogX                  bool
+}
+
+// Save draws f to path; the extension (.svg, .png, .pdf) picks the format.
+func (f Figure) Save(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".svg" && ext != ".png" && ext != ".pdf" {
+		return fmt.Errorf("plot %s: extension must be .svg, .png or .pdf", path)
+	}
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{}
+	}
+	p.Legend.Top = true
+	for i, s := range f.Series {
+		pts := make(plotter.XYs, len(s.X))
+		for j := range s.X {
+			pts[j].X, pts[j].Y = s.X[j], s.Y[j]
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: series %s: %w", path, s.Name, err)
+		}
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s.Name, l)
+	}
+	for i, m := range f.Markers {
+		pts := plotter.XYs{{X: m.X, Y: p.Y.Min}, {X: m.X, Y: p.Y.Max}}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("plot %s: marker %s: %w", path, m.Name, err)
+		}
+		l.Color = plotutil.Color(len(f.Series) + i)
+		l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add(m.Name, l)
+	}
+	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, path); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+// Package policies is the registry of conversation-level policies: the one
+// place that maps a policy name to its constructor. Every command (simulate,
+// gap, check, tables) finds policies here, so a new policy needs one line in
+// All and nothing in the engine.
+package policies
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tailbound/tailbound/belady"
+	"github.com/tailbound/tailbound/models/policy"
+)
+
+// Entry is a registered policy.
+type Entry struct {
+	// Name is the policy's command-line name.
+	Name string
+	// New builds the policy.
+	New policy.Factory
+	// Hindsight is true when the policy reads the future (Config.Future),
+	// so the trace must be read whole before replay.
+	Hindsight bool
+	// Doc is a one-line description.
+	Doc string
+}
+
+// All returns every registered policy, in presentation order.
+func All() []Entry {
+	return []Entry{
+		{"lru", policy.NewLRU, false, "least recently used conversation evicted first"},
+		{"fifo", policy.NewFIFO, false, "conversations evicted in the order they entered the cache"},
+		{"lfu", policy.NewLFU, false, "fewest turns evicted first (LRU among equals)"},
+		{"threshold-lru", policy.NewThresholdLRU, false, "LRU caching only histories ≥ --threshold tokens"},
+		{"tlru", policy.NewTLRU, false, "T-LRU: blocks beyond the TEL-safe budget first, then LRU"},
+		{"end-aware-tlru", policy.NewEndAwareTLRU, true, "T-LRU knowing whether each conversation returns"},
+		{"length-aware-tlru", policy.NewLengthAwareTLRU, true, "end-aware T-LRU knowing the next prompt length"},
+		{"to-belady", belady.NewTailOptimized, true, "Tail-Optimized Belady (hindsight): budget, then furthest next turn"},
+		{"belady", belady.NewClassic, true, "classic Belady (hindsight): furthest next turn"},
+	}
+}
+
+// Names returns the registered names, in presentation order.
+func Names() []string {
+	var n []string
+	for _, e := range All() {
+		n = append(n, e.Name)
+	}
+	return n
+}
+
+// Parse resolves a comma-separated list of policy names. An unknown name is
+// an error that lists the known ones.
+func Parse(list string) ([]Entry, error) {
+	all := All()
+	var out []Entry
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		found := false
+		for _, e := range all {
+			if e.Name == name {
+				out = append(out, e)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no policy named (known: %s)", strings.Join(Names(), ", "))
+	}
+	return out, nil
+}

@@ -1,0 +1,145 @@
+// Package report writes a command's results in the formats every tailbound
+// command offers: an aligned table (tablewriter), a markdown table, CSV, or
+// the command's own JSON document.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Formats lists the accepted --format values.
+var formats = []string{"table", "markdown", "csv", "json"}
+
+// FormatHelp is the help text of a --format flag.
+const FormatHelp = "output format: table|markdown|csv|json"
+
+// CheckFormat returns an error naming the flag if f is not a known format.
+func CheckFormat(f string) error {
+	for _, g := range formats {
+		if f == g {
+			return nil
+		}
+	}
+	return fmt.Errorf("flag --format: unknown format %q (want %s)", f, strings.Join(formats, "|"))
+}
+
+// Table is one titled table of strings. Column headers carry their units,
+// e.g. "TEL (tokens)".
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Emit writes the result in format: doc as indented JSON for "json", the
+// tables otherwise. Several tables are separated by a blank line; in CSV
+// each table is preceded by a "# title" comment line when it has a title.
+func Emit(w io.Writer, format string, doc any, tables ...Table) error {
+	if err := CheckFormat(format); err != nil {
+		return err
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		var err error
+		switch format {
+		case "table":
+			err = writeTable(w, t)
+		case "markdown":
+			err = writeMarkdown(w, t)
+		case "csv":
+			err = writeCSV(w, t)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTable(w io.Writer, t Table) error {
+	if t.Title != "" {
+		fmt.Fprintln(w, t.Title)
+	}
+	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight))
+	tbl.Header(anySlice(t.Header)...)
+	for _, r := range t.Rows {
+		if err := tbl.Append(anySlice(r)...); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := tbl.Render(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+func anySlice(s []string) []any {
+	a := make([]any, len(s))
+	for i, v := range s {
+		a[i] = v
+	}
+	return a
+}
+
+func writeMarkdown(w io.Writer, t Table) error {
+	if t.Title != "" {
+		fmt.Fprintf(w, "**%s**\n\n", t.Title)
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	row := func(cells []string) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = esc(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(parts, " | "))
+	}
+	row(t.Header)
+	sep := make([]string, len(t.Header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(sep, " | "))
+	for _, r := range t.Rows {
+		row(r)
+	}
+	return nil
+}
+
+func writeCSV(w io.Writer, t Table) error {
+	if t.Title != "" {
+		fmt.Fprintf(w, "# %s\n", t.Title)
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// F formats a float with prec significant decimals, without exponent for
+// ordinary magnitudes; NaN and infinities print as "NaN", "+Inf", "-Inf".
+func F(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+
+// I formats an integer.
+func I(x int64) string { return strconv.FormatInt(x, 10) }
+
+// Pct formats a ratio as a percentage with one decimal, e.g. 0.1234 → "12.3%".
+func Pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }

@@ -1,0 +1,32 @@
+// Package blocktrace holds the block-level request stream that production
+// traces (Mooncake, Alibaba Bailian) describe: each request names its prompt
+// as a chain of fixed-size token blocks identified by hashes, and blocks are
+// shared across requests, not only within a conversation.
+package blocktrace
+
+// Request is one request of a block-level trace.
+type Request struct {
+	// Index is the request's 0-based position in the trace.
+	Index int
+	// Time is the arrival time in seconds from the start of the trace.
+	Time float64
+	// Input is the prompt length in tokens (history included, as served).
+	Input int64
+	// Output is the response length in tokens.
+	Output int64
+	// Hashes is the prompt as a chain of block ids, first block first. Equal
+	// ids at the same position mean the same prefix content.
+	Hashes []int64
+	// Category is the request type ("text", "search", …; "" when unknown).
+	Category string
+	// Conv is the derived conversation's dense id, or -1 when not linked.
+	Conv int
+}
+
+// Stream is a block-level trace: requests in arrival order and the block
+// size in tokens that the hashes stand for (512 for Mooncake, 16 for
+// Bailian).
+type Stream struct {
+	BlockTokens int
+	Requests    []Request
+}

@@ -1,0 +1,193 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// ParseError is a malformed line: it names the file, the 1-based line and the
+// offending field, so that a user can fix the input.
+type ParseError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ParseError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: field %q: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// maxLine bounds one trace line (bytes); longer lines are rejected rather
+// than buffered without limit.
+const maxLine = 1 << 20
+
+// Reader streams a canonical trace, validating every line. It interns
+// conversation names into dense ids, so memory grows with the number of
+// conversations, not of turns.
+type Reader struct {
+	name  string
+	sc    *bufio.Scanner
+	line  int
+	index int
+	last  float64
+	ids   map[string]int
+	names []string
+	cats  map[string]string
+}
+
+// NewReader reads a canonical trace from r; name is used in error messages
+// (normally the file path).
+func NewReader(r io.Reader, name string) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	return &Reader{name: name, sc: sc, ids: make(map[string]int), cats: make(map[string]string), last: math.Inf(-1)}
+}
+
+// Next returns the next turn. It returns io.EOF at the end of the trace and a
+// *ParseError for a malformed line. Blank lines are skipped.
+func (r *Reader) Next() (Turn, error) {
+	for r.sc.Scan() {
+		r.line++
+		b := bytes.TrimSpace(r.sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		return r.parse(b)
+	}
+	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Turn{}, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+		}
+		return Turn{}, fmt.Errorf("%s: %w", r.name, err)
+	}
+	return Turn{}, io.EOF
+}
+
+// rawRecord uses pointers to tell a missing field from a zero one.
+type rawRecord struct {
+	T        *float64 `json:"t"`
+	Conv     *string  `json:"conv"`
+	Prompt   *int64   `json:"prompt"`
+	Response *int64   `json:"response"`
+	Category string   `json:"category"`
+	User     string   `json:"user"`
+}
+
+func (r *Reader) fail(field, format string, a ...any) (Turn, error) {
+	return Turn{}, &ParseError{File: r.name, Line: r.line, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (r *Reader) parse(b []byte) (Turn, error) {
+	var rec rawRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return r.fail(te.Field, "want %s, got JSON %s", te.Type, te.Value)
+		}
+		return r.fail("", "not a JSON object: %v", err)
+	}
+	switch {
+	case rec.T == nil:
+		return r.fail("t", "missing (arrival time in seconds)")
+	case rec.Conv == nil || *rec.Conv == "":
+		return r.fail("conv", "missing or empty (conversation id)")
+	case rec.Prompt == nil:
+		return r.fail("prompt", "missing (prompt length in tokens)")
+	case rec.Response == nil:
+		return r.fail("response", "missing (response length in tokens)")
+	}
+	t := *rec.T
+	switch {
+	case math.IsNaN(t) || math.IsInf(t, 0) || t < 0:
+		return r.fail("t", "must be a finite time ≥ 0 seconds, got %v", t)
+	case t < r.last:
+		return r.fail("t", "time %v s goes back before the previous turn's %v s (the trace must be in arrival order)", t, r.last)
+	case *rec.Prompt < 1:
+		return r.fail("prompt", "must be ≥ 1 token, got %d", *rec.Prompt)
+	case *rec.Response < 0:
+		return r.fail("response", "must be ≥ 0 tokens, got %d", *rec.Response)
+	}
+	r.last = t
+	id, ok := r.ids[*rec.Conv]
+	if !ok {
+		id = len(r.names)
+		r.ids[*rec.Conv] = id
+		r.names = append(r.names, *rec.Conv)
+	}
+	turn := Turn{Index: r.index, Time: t, Conv: id, Prompt: *rec.Prompt, Response: *rec.Response,
+		Category: r.intern(rec.Category), User: rec.User}
+	r.index++
+	return turn, nil
+}
+
+// intern shares the storage of repeated category names.
+func (r *Reader) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := r.cats[s]; ok {
+		return c
+	}
+	r.cats[s] = s
+	return s
+}
+
+// ConvName returns the trace's name of dense conversation id c.
+func (r *Reader) ConvName(c int) string { return r.names[c] }
+
+// Conversations returns the number of distinct conversations read so far.
+func (r *Reader) Conversations() int { return len(r.names) }
+
+// Line returns the number of lines consumed so far.
+func (r *Reader) Line() int { return r.line }
+
+// ReadAll reads a whole trace into memory. Use it only where the future is
+// needed (hindsight policies, solvers); replay streams.
+func ReadAll(r io.Reader, name string) (*Trace, error) {
+	rd := NewReader(r, name)
+	tr := &Trace{}
+	for {
+		t, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		tr.Turns = append(tr.Turns, t)
+	}
+	tr.Names = rd.names
+	return tr, nil
+}
+
+// ReadFile reads a whole trace file ("-" is standard input).
+func ReadFile(path string) (*Trace, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, path)
+}
+
+// Open opens a trace file for reading; "-" is standard input.
+func Open(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,119 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestReaderErrors(t *testing.T) {
+	cases := []struct {
+		name, input, field string
+		line               int
+	}{
+		{"not json", `{"t": 0, "conv": "a", "prompt": 1, "response": 0}` + "\nhello\n", "", 2},
+		{"truncated", `{"t": 0, "conv": "a", "prompt": 1`, "", 1},
+		{"negative response", `{"t": 0, "conv": "a", "prompt": 1, "response": -3}`, "response", 1},
+		{"zero prompt", `{"t": 0, "conv": "a", "prompt": 0, "response": 3}`, "prompt", 1},
+		{"non-numeric prompt", `{"t": 0, "conv": "a", "prompt": "ten", "response": 3}`, "prompt", 1},
+		{"fractional prompt", `{"t": 0, "conv": "a", "prompt": 1.5, "response": 3}`, "prompt", 1},
+		{"missing conv", `{"t": 0, "prompt": 1, "response": 3}`, "conv", 1},
+		{"missing t", `{"conv": "a", "prompt": 1, "response": 3}`, "t", 1},
+		{"missing response", `{"t": 1, "conv": "a", "prompt": 1}`, "response", 1},
+		{"time backwards", "{\"t\": 5, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n\n{\"t\": 4, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}", "t", 3},
+		{"negative time", `{"t": -1, "conv": "a", "prompt": 1, "response": 0}`, "t", 1},
+		{"conv not a string", `{"t": 0, "conv": 7, "prompt": 1, "response": 0}`, "conv", 1},
+	}
+	for _, c := range cases {
+		_, err := ReadAll(strings.NewReader(c.input), "x.jsonl")
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %v, want a ParseError", c.name, err)
+			continue
+		}
+		if pe.Line != c.line || pe.Field != c.field || pe.File != "x.jsonl" {
+			t.Errorf("%s: error at %s:%d field %q, want line %d field %q", c.name, pe.File, pe.Line, pe.Field, c.line, c.field)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error spans lines: %q", c.name, err)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	in := &Trace{}
+	in.Append(0, "a", 120, 300)
+	in.Append(1.5, "b", 7, 0)
+	in.Append(12.25, "a", 50, 9)
+	in.Turns[1].Category = "search"
+	var buf bytes.Buffer
+	if err := WriteTrace(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadAll(&buf, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Turns) != 3 || out.Names[0] != "a" || out.Names[1] != "b" {
+		t.Fatalf("round trip: %+v", out)
+	}
+	for i := range in.Turns {
+		if in.Turns[i] != out.Turns[i] {
+			t.Errorf("turn %d: wrote %+v, read %+v", i, in.Turns[i], out.Turns[i])
+		}
+	}
+}
+
+func TestHindsight(t *testing.T) {
+	tr := &Trace{}
+	for _, c := range []string{"a", "b", "a", "c", "b", "a"} {
+		tr.Append(0, c, 1, 0)
+	}
+	tr.Turns[2].Prompt = 9
+	h := NewHindsight(tr.Turns, tr.Conversations())
+	want := []int{2, 4, 5, -1, -1, -1}
+	for k, w := range want {
+		if h.Next[k] != w {
+			t.Errorf("next of turn %d = %d, want %d", k, h.Next[k], w)
+		}
+	}
+	if q, ok := h.NextPrompt(0); !ok || q != 9 {
+		t.Errorf("next prompt of turn 0 = %d %v, want 9 true", q, ok)
+	}
+}
+
+// FuzzReader checks that no input makes the reader panic, that every error
+// is a one-line ParseError naming a line inside the input, and that what it
+// accepts satisfies the format's rules.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(`{"t": 12.5, "conv": "a", "prompt": 120, "response": 300}`))
+	f.Add([]byte("{\"t\": 1, \"conv\": \"a\", \"prompt\": 1, \"response\": 0, \"category\": \"x\"}\n{\"t\": 0}"))
+	f.Add([]byte(`{"t": 1e400, "conv": "", "prompt": -1}`))
+	f.Add([]byte("\n\n\x00{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data), "fuzz")
+		last := -1.0
+		for {
+			turn, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %v is not a ParseError", err)
+				}
+				if pe.Line < 1 || pe.Line > bytes.Count(data, []byte("\n"))+1 || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("bad error %q", err)
+				}
+				return
+			}
+			if turn.Prompt < 1 || turn.Response < 0 || turn.Time < last {
+				t.Fatalf("accepted an invalid turn %+v", turn)
+			}
+			last = turn.Time
+		}
+	})
+}

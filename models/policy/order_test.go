@@ -1,0 +1,58 @@
+package policy
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestOrderAgainstScan compares the treap with a linear scan over a plain
+// map through random inserts, removals and value changes.
+func TestOrderAgainstScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	type entry struct {
+		k1, k2 int64
+		v      float64
+	}
+	o := NewOrder()
+	ref := map[int]entry{}
+	scan := func(theta float64, useTheta bool) int {
+		best := -1
+		for c, e := range ref {
+			if useTheta && e.v < theta {
+				continue
+			}
+			if best < 0 || e.k1 < ref[best].k1 || (e.k1 == ref[best].k1 && e.k2 < ref[best].k2) {
+				best = c
+			}
+		}
+		return best
+	}
+	for step := 0; step < 20000; step++ {
+		c := r.IntN(200)
+		switch r.IntN(4) {
+		case 0, 1:
+			e := entry{r.Int64N(50), int64(c), float64(r.IntN(100))}
+			o.Put(c, e.k1, e.k2, e.v)
+			ref[c] = e
+		case 2:
+			o.Remove(c)
+			delete(ref, c)
+		case 3:
+			if e, ok := ref[c]; ok {
+				e.v = float64(r.IntN(100))
+				o.SetValue(c, e.v)
+				ref[c] = e
+			}
+		}
+		theta := float64(r.IntN(110))
+		if got, want := o.First(), scan(0, false); got != want {
+			t.Fatalf("step %d: First = %d, scan %d", step, got, want)
+		}
+		if got, want := o.FirstAtLeast(theta), scan(theta, true); got != want {
+			t.Fatalf("step %d: FirstAtLeast(%v) = %d, scan %d", step, theta, got, want)
+		}
+		if o.Len() != len(ref) {
+			t.Fatalf("step %d: Len %d, want %d", step, o.Len(), len(ref))
+		}
+	}
+}

@@ -14,6 +14,7 @@ type Order struct {
 	root  int32
 	rng   uint64
 	size  int
+	buf   []int32 // reused by path
 }
 
 type orderNode struct {
@@ -53,11 +54,36 @@ func (o *Order) Put(c int, k1, k2 int64, v float64) {
 }
 
 // SetValue changes the value of conversation c, which must be in the set.
+// It walks down to c once and repairs the subtree maxima on the way back.
 func (o *Order) SetValue(c int, v float64) {
-	n := &o.nodes[c]
-	k1, k2 := n.k1, n.k2
-	o.Remove(c)
-	o.Put(c, k1, k2, v)
+	path := o.path(c)
+	o.nodes[c].val = v
+	o.update(int32(c))
+	o.fix(path)
+}
+
+// path returns the nodes from the root down to c's parent.
+func (o *Order) path(c int) []int32 {
+	path := o.buf[:0]
+	defer func() { o.buf = path }()
+	t := o.root
+	k1, k2 := o.nodes[c].k1, o.nodes[c].k2
+	for t != int32(c) {
+		path = append(path, t)
+		if o.less(t, k1, k2) {
+			t = o.nodes[t].right
+		} else {
+			t = o.nodes[t].left
+		}
+	}
+	return path
+}
+
+// fix recomputes the subtree maxima of path, deepest first.
+func (o *Order) fix(path []int32) {
+	for i := len(path) - 1; i >= 0; i-- {
+		o.update(path[i])
+	}
 }
 
 // Key returns conversation c's key.
@@ -68,11 +94,18 @@ func (o *Order) Remove(c int) {
 	if !o.Contains(c) {
 		return
 	}
-	n := o.nodes[c]
-	l, r := o.split(o.root, n.k1, n.k2) // l < key ≤ r
-	_, r2 := o.split(r, n.k1, n.k2+1)   // drop the node itself
-	o.root = o.merge(l, r2)
-	o.nodes[c].in = false
+	path := o.path(c)
+	n := &o.nodes[c]
+	sub := o.merge(n.left, n.right)
+	if len(path) == 0 {
+		o.root = sub
+	} else if p := &o.nodes[path[len(path)-1]]; p.left == int32(c) {
+		p.left = sub
+	} else {
+		p.right = sub
+	}
+	o.fix(path)
+	n.in = false
 	o.size--
 }
 

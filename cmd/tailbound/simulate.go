@@ -249,7 +249,7 @@ func traceLabel(o simOptions) string {
 }
 
 func plotCDF(path string, results []replay.Result) error {
-	f := plots.Figure{Title: "TTFT distribution", XLabel: "TTFT (ms)", YLabel: "fraction of turns ≤ TTFT"}
+	f := plots.Figure{Title: "TTFT distribution (CDF)", XLabel: "TTFT (ms, log scale)", YLabel: "fraction of turns ≤ TTFT", LogX: true, LegendBottom: true}
 	for _, r := range results {
 		x, y := r.Metrics.CDF()
 		f.Series = append(f.Series, plots.Series{Name: r.Name, X: x, Y: y})

@@ -32,6 +32,9 @@ type Figure struct {
 	Series                []Series
 	Markers               []Marker
 	LogX                  bool
+	// LegendBottom puts the legend at the bottom right (for rising curves
+	// such as CDFs); it is at the top right otherwise.
+	LegendBottom bool
 }
 
 // Save draws f to path; the extension (.svg, .png, .pdf) picks the format.
@@ -48,7 +51,7 @@ func (f Figure) Save(path string) error {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{}
 	}
-	p.Legend.Top = true
+	p.Legend.Top = !f.LegendBottom
 	for i, s := range f.Series {
 		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {

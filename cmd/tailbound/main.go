@@ -23,6 +23,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"simulate": {"replay a trace under several eviction policies", runSimulate},
+		"latency":  {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 	}
 }
 

@@ -133,3 +133,21 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestLatencyFit: points on TTFT = 5 + 0.2·b ms exactly; ξ_s = 205 ms is
+// then (205 − 5)/0.2 = 1000 tokens.
+func TestLatencyFit(t *testing.T) {
+	csv := writeFile(t, "m.csv", "uncached_tokens,ttft_ms\n0,5\n100,25\n1000,205\n")
+	code, out, errs := runCLI("latency", "fit", "--csv", csv, "--xi-ms", "205", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc map[string]float64
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	const eps = 1e-9 // exact data
+	if abs(doc["alpha_ms_per_token"]-0.2) > eps || abs(doc["beta_ms"]-5) > eps || abs(doc["xi_tokens"]-1000) > 1e-6 {
+		t.Errorf("fit %v", doc)
+	}
+}

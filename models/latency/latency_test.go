@@ -1,8 +1,10 @@
 package latency
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -40,4 +42,40 @@ func ExampleModel() {
 	xi := m.XiTokens(200) // a 200 ms threshold in tokens
 	fmt.Println(xi, m.TTFTMs(3000), Excess(3000, xi))
 	// Output: 1900 310 1100
+}
+
+func TestReadPointsErrors(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", "empty"},
+		{"b,t\n1,2\n", ":1: header"},
+		{"uncached_tokens,ttft_ms\n10,5\n20,x\n", `:3: field "ttft_ms"`},
+		{"uncached_tokens,ttft_ms\n10,5\n-1,3\n", `:3: field "uncached_tokens"`},
+		{"uncached_tokens,ttft_ms\n10\n", `:2: field "ttft_ms": missing`},
+		{"uncached_tokens,ttft_ms\n\"10,5\n", "m.csv:"},
+	}
+	for _, c := range cases {
+		_, err := ReadPoints(strings.NewReader(c.in), "m.csv")
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line containing %q", c.in, err, c.want)
+		}
+	}
+}
+
+func FuzzReadPoints(f *testing.F) {
+	f.Add([]byte("uncached_tokens,ttft_ms\n10,5\n20,7\n"))
+	f.Add([]byte("ttft_ms,uncached_tokens,x\n1,2,3\n\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pts, err := ReadPoints(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		for _, p := range pts {
+			if p.Uncached < 0 || p.TTFTMs < 0 || math.IsNaN(p.TTFTMs) {
+				t.Fatalf("accepted %+v", p)
+			}
+		}
+	})
 }

@@ -24,6 +24,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"simulate": {"replay a trace under several eviction policies", runSimulate},
 		"latency":  {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
+		"check":    {"check the literature's theorems on random instances", runCheck},
 	}
 }
 
@@ -82,9 +83,9 @@ func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, turning a flag error into one line and --help into
-// pflag.ErrHelp after printing the usage.
-func parseFlags(fs *pflag.FlagSet, args []string) error {
+// parseFlagsPositional is parseFlags for commands that take positional
+// arguments (fs.Args()).
+func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		fs.Usage()
@@ -92,6 +93,15 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%w (see --help)", err)
+	}
+	return nil
+}
+
+// parseFlags parses args, turning a flag error into one line and --help into
+// pflag.ErrHelp after printing the usage.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := parseFlagsPositional(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))

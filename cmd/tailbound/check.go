@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	proofscheck "github.com/tailbound/tailbound/proofs-check"
+)
+
+// runCheck checks the literature's claims on random instances.
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", "check [CLAIM...] [--instances N] [--seed S] [--format F]", stdout)
+	instances := fs.Int("instances", 200, "random instances per claim")
+	seed := fs.Uint64("seed", 1, "seed of the instance generators")
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlagsPositional(fs, args); err != nil {
+		return err
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return err
+	}
+	if *instances < 1 {
+		return fmt.Errorf("flag --instances: must be ≥ 1, got %d", *instances)
+	}
+	claims, err := proofscheck.Select(fs.Args())
+	if err != nil {
+		return err
+	}
+	reports, err := proofscheck.Run(claims, *instances, *seed)
+	if err != nil {
+		return err
+	}
+	t := report.Table{Title: fmt.Sprintf("claims checked on random instances (seed %d)", *seed),
+		Header: []string{"claim", "instances", "passed", "failed", "smallest counterexample"}}
+	for _, r := range reports {
+		ce := "none"
+		if r.Counterexample != nil {
+			b, err := json.Marshal(r.Counterexample)
+			if err != nil {
+				return err
+			}
+			ce = string(b)
+		}
+		t.Rows = append(t.Rows, []string{r.Name, fmt.Sprint(r.Instances), fmt.Sprint(r.Passed), fmt.Sprint(r.Failed), ce})
+	}
+	return report.Emit(stdout, *format, map[string]any{"checks": reports}, t)
+}

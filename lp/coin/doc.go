@@ -1,0 +1,45 @@
+//go:build coin
+
+// Package coin solves lp.Problems with COIN-OR CLP (linear programs) and
+// CBC (mixed-integer programs) through a thin cgo binding over their C
+// interfaces (coin/Clp_C_Interface.h and coin/Cbc_C_Interface.h).
+//
+// The package builds only with the "coin" build tag and needs the Debian
+// packages coinor-libclp-dev, coinor-libcbc-dev and pkg-config:
+//
+//	go test -tags coin ./lp/coin/
+//
+// # Data flow
+//
+// The sparse column-major matrix of an lp.Problem goes to Clp_loadProblem or
+// Cbc_loadProblem as it is: the float64 slices are passed by pointer (the
+// libraries copy them into their own model), and the column starts and row
+// indices are converted once from Go int to CoinBigIndex and C int. No dense
+// copy is made. Each call creates its own C model and deletes it before
+// returning.
+//
+// # Time limits
+//
+// Options.TimeLimit (and a context deadline, whichever is sooner) bounds a
+// solve. CLP counts CPU seconds of the whole process (Clp_setMaximumSeconds
+// uses CoinCpuTime, getrusage RUSAGE_SELF), so while other goroutines burn
+// CPU the limit is reached sooner in wall time, and on an overloaded machine
+// later. CBC is told to count elapsed (wall-clock) seconds. Cancelling the
+// context without a deadline is noticed only before the solve starts.
+//
+// # Concurrency
+//
+// CLP calls are safe to run concurrently: each has its own ClpSimplex, and
+// the solve is started with CLP's SIGINT handling switched off (by default
+// ClpSimplex::initialSolve installs a process-wide SIGINT handler and keeps
+// the model in a static variable, which is neither thread-safe nor
+// compatible with the Go runtime's signal handling).
+//
+// CBC's MIP solve runs through CbcMain1, the code behind the cbc command
+// line, which keeps its argument cursor and print switch in global
+// variables. CBC MIP solves are therefore serialized by a package-level
+// mutex: concurrent CBC.Solve calls are safe but run one at a time. CBC
+// calls on LPs (and relaxations) are solved by CLP and run concurrently.
+//
+// Neither library prints anything: log levels are set to 0.
+package coin

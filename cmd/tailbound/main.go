@@ -25,6 +25,7 @@ func commands() map[string]command {
 		"simulate": {"replay a trace under several eviction policies", runSimulate},
 		"latency":  {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 		"check":    {"check the literature's theorems on random instances", runCheck},
+		"tables":   {"regenerate a paper's tables: tables tail-latency", runTables},
 	}
 }
 

@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -25,20 +26,40 @@ import (
 var cbcMu sync.Mutex
 
 // CBC solves mixed-integer programs with COIN-OR CBC's branch and cut
-// (Cbc_solve, which runs the cbc command line's default strategy:
-// preprocessing, cuts, heuristics). Problems without integer columns, and
-// any problem when Options.Relax is set, are solved as LPs by CLP, the LP
+// (Cbc_solve, which runs the cbc command line's strategy: cuts, heuristics,
+// and optionally preprocessing). Problems without integer columns, and any
+// problem when Options.Relax is set, are solved as LPs by CLP, the LP
 // engine CBC itself uses. MIP solves are serialized (see the package
 // documentation); a time-limited MIP reports its best integer point, if it
 // found one, with Status TimeLimit.
-type CBC struct{}
+//
+// Two defects of CBC 2.10.8 (Debian's) shape the defaults; the package
+// documentation gives the evidence:
+//
+//   - Its MIP preprocessing (CglPreProcess) returns wrong "proven optimal"
+//     answers on general-integer programs, so it is off unless Preprocess
+//     is set.
+//   - On models under 300 rows and 500 columns it solves nodes through
+//     OsiClpSolverInterface::crunch, whose assertion can abort the whole
+//     process; such models are given free empty rows up to 300, which
+//     leave the feasible set unchanged and take that path away.
+type CBC struct {
+	// Preprocess turns on CBC's MIP preprocessing (see above: it can
+	// return wrong optima).
+	Preprocess bool
+}
+
+// minRows and minCols bound the models CbcMain1 solves with OsiClp's crunch
+// (CbcSolver.cpp, "go faster stripes": fewer than 300 rows and 500
+// columns).
+const minRows, minCols = 300, 500
 
 // Name returns "cbc".
 func (CBC) Name() string { return "cbc" }
 
 // Solve solves p. The objective is Obj·x (no offset); Iterations counts the
 // simplex pivots of the whole search.
-func (CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solution, error) {
+func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solution, error) {
 	if err := check(p); err != nil {
 		return lp.Solution{}, err
 	}
@@ -55,15 +76,19 @@ func (CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solutio
 		return lp.Solution{Status: lp.TooLarge, Detail: "cbc: " + why}, nil
 	}
 	mat := newMatrix(p)
+	numRows, rowLo, rowUp := p.NumRows, p.RowLo, p.RowUp
+	if numRows < minRows && p.NumCols < minCols {
+		numRows, rowLo, rowUp = padRows(p.RowLo, p.RowUp, minRows)
+	}
 
 	cbcMu.Lock()
 	defer cbcMu.Unlock()
 	t0 := time.Now()
 	m := C.Cbc_newModel()
 	defer C.Cbc_deleteModel(m)
-	C.Cbc_loadProblem(m, C.int(p.NumCols), C.int(p.NumRows),
+	C.Cbc_loadProblem(m, C.int(p.NumCols), C.int(numRows),
 		mat.startPtr(), mat.indexPtr(), dbl(p.Value),
-		dbl(p.ColLo), dbl(p.ColUp), dbl(p.Obj), dbl(p.RowLo), dbl(p.RowUp))
+		dbl(p.ColLo), dbl(p.ColUp), dbl(p.Obj), dbl(rowLo), dbl(rowUp))
 	for j, isInt := range p.Integer {
 		if isInt {
 			C.Cbc_setInteger(m, C.int(j))
@@ -74,6 +99,9 @@ func (CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solutio
 	// defaults would override the model's log level and time limit.
 	setParam(m, "log", "0")
 	setParam(m, "slog", "0")
+	if !c.Preprocess {
+		setParam(m, "preprocess", "off")
+	}
 	if secs > 0 {
 		setParam(m, "timeMode", "elapsed")
 		setParam(m, "seconds", strconv.FormatFloat(secs, 'g', -1, 64))
@@ -107,6 +135,17 @@ func (CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solutio
 	}
 	sol.Time = time.Since(t0)
 	return sol, nil
+}
+
+// padRows returns row bounds extended to n rows by free rows (−∞, +∞).
+func padRows(lo, up []float64, n int) (int, []float64, []float64) {
+	plo, pup := make([]float64, n), make([]float64, n)
+	copy(plo, lo)
+	copy(pup, up)
+	for i := len(lo); i < n; i++ {
+		plo[i], pup[i] = math.Inf(-1), math.Inf(1)
+	}
+	return n, plo, pup
 }
 
 // setParam sets a cbc command-line parameter of m.

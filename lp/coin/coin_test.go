@@ -216,6 +216,72 @@ func TestMIPs(t *testing.T) {
 	}
 }
 
+// cbcDefectCases are small general-integer programs on which CBC 2.10.8
+// fails with its command-line defaults, found by TestCBCAgreesWithBruteForce
+// style enumeration and worked by hand here. CBC{} must solve them.
+func cbcDefectCases() []handCase {
+	return []handCase{{
+		// With preprocessing CBC reported -10 at (0,0,2,-1,-1) as proven
+		// optimal. By hand: x5 = -1, so -5 ≤ 3x1+2x2+x3+6x4 ≤ -4 and the
+		// objective is x1+7x2-4x3+9x4+7. x4 ≥ 0 is infeasible (the least
+		// left side is 0-2+1 = -1). x4 = -1: 1 ≤ 3x1+2x2+x3 ≤ 2. x2 = 1
+		// needs 3x1+x3 ≤ 0, impossible with x3 ≥ 1; x2 = 0 gives at best
+		// x3 = 2, x1 = 0: -10; x2 = -1 needs 3 ≤ 3x1+x3 ≤ 4: x3 = 2 leaves
+		// no integer x1, x3 = 1 gives x1 = 1: 1-7-4-9+7 = -12.
+		name: "preprocessing, general integers",
+		p: fromDense([]float64{1, 7, -4, 9, -7}, [][]float64{{3, 2, 1, 6, -4}},
+			[]float64{-1}, []float64{0},
+			[]float64{0, -1, 1, -1, -1}, []float64{3, 1, 2, 2, -1},
+			[]bool{true, true, true, true, true}),
+		status: lp.Optimal, obj: -12, want: []float64{1, -1, 1, -1, -1},
+	}, {
+		// With preprocessing CBC reported 15 at (1,1). x, y ∈ {0,1,2},
+		// 8 ≤ 5x+4y ≤ 10 admits (0,2), (1,1), (2,0); 6x-y ≥ 1 rules out
+		// (0,2); 7x+8y is 15 at (1,1) and 14 at (2,0).
+		name: "preprocessing, ranged row",
+		p: fromDense([]float64{7, 8}, [][]float64{{6, -1}, {5, 4}},
+			[]float64{1, 8}, []float64{inf, 10},
+			[]float64{0, 0}, []float64{2, 2}, []bool{true, true}),
+		status: lp.Optimal, obj: 14, want: []float64{2, 0},
+	}, {
+		// Without preprocessing, and without the padding rows, CBC aborted
+		// the process here (assertion in OsiClpSolverInterface::crunch).
+		// By hand: y ≤ 1 anyway; y = -1 needs 3x ∈ [5, 7]: x = 2, 16;
+		// y = 0: x = 1, 9; y = 1: 3x ∈ [1, 3], x = 1, 11. Optimum 9.
+		name: "crunch abort",
+		p: fromDense([]float64{9, 2}, [][]float64{{0, 4}, {3, 2}},
+			[]float64{-inf, 3}, []float64{5, 5},
+			[]float64{-1, -1}, []float64{2, 1}, []bool{true, true}),
+		status: lp.Optimal, obj: 9, want: []float64{1, 0},
+	}}
+}
+
+func TestCBCDefects(t *testing.T) {
+	for _, c := range cbcDefectCases() {
+		t.Run(c.name, func(t *testing.T) {
+			sol, err := CBC{}.Solve(context.Background(), c.p, lp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCase(t, c, sol, true)
+		})
+	}
+}
+
+// TestCBCPreprocess checks that the opt-in preprocessing runs and solves
+// the hand-worked MIPs it does not trip over.
+func TestCBCPreprocess(t *testing.T) {
+	for _, c := range mipCases() {
+		t.Run(c.name, func(t *testing.T) {
+			sol, err := CBC{Preprocess: true}.Solve(context.Background(), c.p, lp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCase(t, c.handCase, sol, true)
+		})
+	}
+}
+
 func TestCLPRefusesIntegers(t *testing.T) {
 	p := mipCases()[0].p
 	_, err := CLP{}.Solve(context.Background(), p, lp.Options{})

@@ -1,0 +1,77 @@
+//go:build coin
+
+package coin
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+)
+
+// overrun is how far past its time limit a solve may return: CBC checks
+// the clock between nodes and after its preprocessing and cut passes, and
+// the machine is shared, so the tests allow one second on top of limits
+// of half a second.
+const overrun = time.Second
+
+// TestCBCTimeLimit runs CBC on a market-split instance with 4 rows and 30
+// binaries, which branch and bound does not finish in seconds, under a
+// time limit given as an option and as a context deadline.
+func TestCBCTimeLimit(t *testing.T) {
+	p := marketSplit(4, 30, 7)
+	const lim = 500 * time.Millisecond
+	for _, c := range []struct {
+		name string
+		opt  lp.Options
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{"option", lp.Options{TimeLimit: lim}, func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		}},
+		{"deadline", lp.Options{TimeLimit: time.Hour}, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), lim)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := c.ctx()
+			defer cancel()
+			t0 := time.Now()
+			sol, err := CBC{}.Solve(ctx, p, c.opt)
+			wall := time.Since(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sol.Status != lp.TimeLimit {
+				t.Fatalf("status %v (%s), want %v", sol.Status, sol.Detail, lp.TimeLimit)
+			}
+			if wall > lim+overrun {
+				t.Errorf("returned after %v with a limit of %v", wall, lim)
+			}
+			if sol.X != nil {
+				// A best integer point found in time: it must be feasible
+				// and its objective must be the one reported.
+				checkPoint(t, p, sol.X, sol.Obj, true)
+			}
+			t.Logf("%v after %v: %s", sol.Status, wall, sol.Detail)
+		})
+	}
+}
+
+// TestCLPTimeLimit gives CLP a nanosecond on an LP that takes it
+// thousands of pivots.
+func TestCLPTimeLimit(t *testing.T) {
+	p := intervalLP(5000, 20, 1)
+	sol, err := CLP{}.Solve(context.Background(), p, lp.Options{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != lp.TimeLimit || sol.X != nil {
+		t.Fatalf("status %v (%s), point %v; want %v without a point", sol.Status, sol.Detail, sol.X != nil, lp.TimeLimit)
+	}
+	full, err := CLP{}.Solve(context.Background(), p, lp.Options{})
+	if err != nil || full.Status != lp.Optimal || full.Iterations < 1000 {
+		t.Fatalf("without a limit: %v, %v, %d iterations", full.Status, err, full.Iterations)
+	}
+}

@@ -1,0 +1,106 @@
+package recompute
+
+import (
+	"fmt"
+	"math"
+)
+
+// Options configure Analyze.
+type Options struct {
+	// RMin, RMax are the quality bounds of r (fractions of tokens).
+	RMin, RMax float64
+	// Eps is the search tolerance on the bracket width (units of r).
+	Eps float64
+	// Variant is the search's probe bookkeeping.
+	Variant Variant
+	// GridIntervals is the number of intervals of the confirming grid scan
+	// over [RMin, RMax]; 0 skips the scan.
+	GridIntervals int
+	// Tol is the relative noise tolerance (a fraction of the least
+	// measured TTFT) for calling the curve unimodal and for saying the
+	// search missed the grid's minimum.
+	Tol float64
+}
+
+// DefaultOptions are the paper's bounds, one-point tolerance, the paper's
+// variant, a 17-point grid and a 2% noise tolerance.
+func DefaultOptions() Options {
+	return Options{RMin: DefaultRMin, RMax: DefaultRMax, Eps: DefaultEps, Variant: Paper, GridIntervals: 16, Tol: 0.02}
+}
+
+// Analysis compares the roofline optimum with the measured one.
+type Analysis struct {
+	// R0Raw is the unclipped roofline optimum t_i/(t_c+t_i); R0 the clipped one.
+	R0Raw float64 `json:"r0_unclipped"`
+	R0    float64 `json:"r0"`
+	// RStar is the golden-section optimum.
+	RStar float64 `json:"r_star"`
+	// TTFTR0 and TTFTRStar are measured TTFT at r0 and r*, seconds
+	// (evaluated after the search, not counted in Evaluations).
+	TTFTR0    float64 `json:"ttft_r0_s"`
+	TTFTRStar float64 `json:"ttft_r_star_s"`
+	// Regret is TTFT(r0)/TTFT(r*) − 1.
+	Regret float64 `json:"regret"`
+	// Evaluations is the number of TTFT evaluations of the search;
+	// ClassicEvaluations what a search without warm start needs.
+	Evaluations        int  `json:"evaluations"`
+	ClassicEvaluations int  `json:"classic_evaluations"`
+	Inverted           bool `json:"probe_order_inverted"`
+	// Grid is the confirming scan (empty when skipped), GridBest its
+	// minimum, GridGap = TTFT(r*)/TTFT(grid best) − 1.
+	Grid     []Point `json:"grid,omitempty"`
+	GridBest Point   `json:"grid_best"`
+	GridGap  float64 `json:"grid_gap"`
+	// Unimodal is the grid's unimodality up to the noise tolerance; Bump
+	// its worst departure.
+	Unimodal bool `json:"unimodal"`
+	Bump     Bump `json:"bump"`
+	// Missed reports that the search's TTFT exceeds the grid minimum by
+	// more than the noise tolerance.
+	Missed bool `json:"gss_missed_minimum"`
+	// Search is the full search trace.
+	Search Result `json:"-"`
+}
+
+// Analyze runs the warm-started search from the roofline optimum r0Raw
+// (clipped to the bounds), measures TTFT at r0 and r*, and, if asked, scans
+// a grid to confirm the search found the minimum.
+func Analyze(f Objective, r0Raw float64, o Options) (Analysis, error) {
+	an := Analysis{R0Raw: r0Raw}
+	res, err := Search(f, r0Raw, o.RMin, o.RMax, o.Eps, o.Variant)
+	if err != nil {
+		return an, err
+	}
+	an.Search, an.R0, an.RStar = res, res.R0, res.RStar
+	an.Evaluations, an.Inverted = res.Evaluations, res.Inverted
+	an.ClassicEvaluations = ClassicEvaluations(o.RMax-o.RMin, o.Eps)
+	if an.TTFTR0, err = f(an.R0); err != nil {
+		return an, fmt.Errorf("TTFT at r0=%.4f: %w", an.R0, err)
+	}
+	if an.TTFTRStar, err = f(an.RStar); err != nil {
+		return an, fmt.Errorf("TTFT at r*=%.4f: %w", an.RStar, err)
+	}
+	an.Regret = an.TTFTR0/an.TTFTRStar - 1
+	an.Unimodal = true
+	if o.GridIntervals > 0 {
+		if an.Grid, err = Grid(f, o.RMin, o.RMax, o.GridIntervals); err != nil {
+			return an, err
+		}
+		an.GridBest = ArgMin(an.Grid)
+		an.GridGap = an.TTFTRStar/an.GridBest.TTFT - 1
+		tol := o.Tol * math.Abs(an.GridBest.TTFT)
+		an.Unimodal, an.Bump = Unimodal(an.Grid, tol)
+		an.Missed = an.TTFTRStar-an.GridBest.TTFT > tol
+	}
+	return an, nil
+}
+
+// Best returns the least measured TTFT of the search optimum and the grid
+// minimum, seconds, and where it is.
+func (an Analysis) Best() Point {
+	b := Point{R: an.RStar, TTFT: an.TTFTRStar}
+	if len(an.Grid) > 0 && an.GridBest.TTFT < b.TTFT {
+		b = an.GridBest
+	}
+	return b
+}

@@ -73,6 +73,9 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		}
 		c.pin = t
 	}
+	for i, id := range bs[:k] {
+		c.policy.Access(r, id, i, true)
+	}
 	need := len(bs) - k
 	for need > c.capacity-c.used {
 		v := c.policy.Victim()
@@ -100,8 +103,8 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		parent = id
 	}
 	c.used += m
-	for i, id := range bs[:k+m] {
-		c.policy.Access(r, id, i, i < k)
+	for i, id := range bs[k : k+m] {
+		c.policy.Access(r, id, k+i, false)
 	}
 	c.pin = -1
 	if parent >= 0 && c.nodes[parent].kids == 0 {

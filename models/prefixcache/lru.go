@@ -1,29 +1,69 @@
 package prefixcache
 
 // NewLRU returns LRU: the evictable block whose latest use (hit or
-// admission) is oldest goes first. Among the leaves the latest uses are
-// distinct (two leaves used by one request would lie on one chain), so no
-// tie-break is needed; deeper first is used all the same.
+// admission) is oldest goes first, the deepest among blocks last used by
+// the same request.
+//
+// It runs in O(1) per operation. Every cached block sits in one recency
+// list, most recent first, where each request moves the blocks it uses to
+// the front in chain order (root first, so deeper blocks lie behind their
+// parents). The list is then sorted by (latest use, depth) over all cached
+// blocks, and the victim is the first evictable block from its back. That
+// block is the back itself unless the back is the pinned block of the
+// request being served: a block's child is never used after the block
+// itself, so the back is always a leaf, and the pinned block can only be
+// at the back when the request's chain is all that is cached.
 func NewLRU(Config) (Policy, error) { return &lru{}, nil }
 
+// lru is an intrusive doubly linked list over block ids shifted by one;
+// node 0 is the sentinel.
 type lru struct {
-	order Order
-	last  []int64 // request index of the latest use
-	depth []int32
+	nodes  []lruNode
+	cursor BlockID // the request's latest used node, or the sentinel
 }
 
-func (p *lru) Access(r *Req, id BlockID, depth int, _ bool) {
-	p.last = grow(p.last, id)
-	p.depth = grow(p.depth, id)
-	p.last[id], p.depth[id] = int64(r.Index), int32(depth)
+type lruNode struct {
+	prev, next BlockID
+	evictable  bool
 }
 
-func (p *lru) Evictable(id BlockID, on bool) {
-	if on {
-		p.order.Push(id, Key{P: float64(p.last[id]), T: -int64(p.depth[id])})
-	} else {
-		p.order.Remove(id)
+func (p *lru) Access(_ *Req, id BlockID, depth int, hit bool) {
+	n := id + 1
+	p.nodes = grow(p.nodes, n)
+	if depth == 0 { // a request's first block: back to the front
+		p.cursor = 0
 	}
+	if hit {
+		p.unlink(n)
+	}
+	ns := p.nodes
+	after := p.cursor
+	nx := ns[after].next
+	ns[n].prev, ns[n].next = after, nx
+	ns[nx].prev = n
+	ns[after].next = n
+	p.cursor = n
 }
 
-func (p *lru) Victim() BlockID { return p.order.Pop() }
+func (p *lru) unlink(n BlockID) {
+	ns := p.nodes
+	pv, nx := ns[n].prev, ns[n].next
+	ns[pv].next = nx
+	ns[nx].prev = pv
+}
+
+func (p *lru) Evictable(id BlockID, on bool) { p.nodes[id+1].evictable = on }
+
+func (p *lru) Victim() BlockID {
+	if len(p.nodes) == 0 {
+		return -1
+	}
+	for n := p.nodes[0].prev; n != 0; n = p.nodes[n].prev {
+		if p.nodes[n].evictable {
+			p.unlink(n)
+			p.nodes[n].evictable = false
+			return n - 1
+		}
+	}
+	return -1
+}

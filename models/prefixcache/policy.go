@@ -74,10 +74,12 @@ type Req struct {
 //     whether it was cached before the request (false: just admitted).
 //
 // Within one request the calls come in this order: Evictable(tail of the
-// hit prefix, false), any number of Victim calls (to make room), the
-// Access calls, then Evictable(deepest cached chain block, true). A block
-// is accessed only while it is not evictable, so a key computed from
-// what Access saw stays valid while the block waits in the evictable set.
+// hit prefix, false); Access of the hit blocks; any number of Victim calls
+// (to make room); Access of the admitted blocks; Evictable(deepest cached
+// chain block, true). This is the order a block-by-block simulator sees:
+// hits, then a miss that evicts, then the insertion. A block is accessed
+// only while it is not evictable, so a key computed from what Access saw
+// stays valid while the block waits in the evictable set.
 type Policy interface {
 	Access(r *Req, id BlockID, depth int, hit bool)
 	Evictable(id BlockID, on bool)

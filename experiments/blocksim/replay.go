@@ -1,0 +1,298 @@
+// Package blocksim replays block-level traces (SPEC §8) through prefix
+// caches: several policies and capacities over one read of the trace, each
+// cache in its own goroutine so that independent runs use every core. It
+// measures the block and token hit ratios, TTFT and TEL of each, and the
+// ideal (infinite-cache) figures of the trace.
+package blocksim
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tailbound/tailbound/experiments/metrics"
+	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// Run is one cache to replay: a policy at a capacity.
+type Run struct {
+	// Name is the policy's display name.
+	Name string
+	// New builds the policy.
+	New prefixcache.Factory
+	// Capacity is the cache size in tokens, a multiple of the block size.
+	Capacity int64
+}
+
+// Options are the settings shared by all runs.
+type Options struct {
+	// BlockTokens is the trace's block size in tokens.
+	BlockTokens int64
+	// Xi is the TEL threshold ξ, tokens.
+	Xi float64
+	// Model is the TTFT model.
+	Model latency.Model
+	// SLOMs is the SLO for violation counts, ms.
+	SLOMs float64
+	// QHat is the tail-aware policies' estimate of a continuation's new
+	// tokens; 0 = auto.
+	QHat float64
+	// PolicyOptions are policy-specific key=value settings.
+	PolicyOptions map[string]string
+	// Progress, when not nil, receives a progress line now and then.
+	Progress io.Writer
+}
+
+// Result is one run's outcome. Token figures follow SPEC §2 with a request
+// as a turn: the load D is the input length, the cached amount x is
+// min(hit blocks × block size, D), so TTFT = β + α·(D − x).
+type Result struct {
+	Name           string
+	CapacityTokens int64
+	CapacityBlocks int
+	// Requests served.
+	Requests int64
+	// RefBlocks and HitBlocks count the blocks of all chains and those hit.
+	RefBlocks, HitBlocks int64
+	// BlockHitRatio is HitBlocks / RefBlocks.
+	BlockHitRatio float64
+	// Evictions is the number of blocks evicted.
+	Evictions int64
+	// Summary holds TEL, TTFT percentiles and token hit ratios; its
+	// HistoryHit is the share of the ideal (infinite-cache) hit tokens
+	// that this cache hit.
+	Summary metrics.Summary
+	Metrics *metrics.Accumulator
+}
+
+// Ideal is what an infinite cache achieves on the trace: every block used
+// before hits.
+type Ideal struct {
+	Requests int64
+	// RefBlocks counts the blocks of all chains; Distinct the distinct
+	// blocks (prefix-tree nodes).
+	RefBlocks, Distinct int64
+	// BlockHitRatio = (RefBlocks − Distinct)/RefBlocks.
+	BlockHitRatio float64
+	// PeakLiveBlocks is the capacity, in blocks, that the ideal hit ratio
+	// needs: the largest number of blocks that, between two requests, have
+	// been used and will be used again (the workload study's measure: an
+	// ideal policy keeps exactly those).
+	PeakLiveBlocks int64
+	// Summary holds TTFT, TEL and the token hit ratio of the infinite cache.
+	Summary metrics.Summary
+}
+
+// Source yields a trace's requests in order and io.EOF at the end.
+type Source func() (blocktrace.Request, error)
+
+// StreamSource returns a Source over an in-memory stream.
+func StreamSource(s *blocktrace.Stream) Source {
+	i := 0
+	return func() (blocktrace.Request, error) {
+		if i == len(s.Requests) {
+			return blocktrace.Request{}, io.EOF
+		}
+		i++
+		return s.Requests[i-1], nil
+	}
+}
+
+const batchSize = 2048
+
+type batch struct {
+	reqs  []prefixcache.Req
+	arena []prefixcache.BlockID
+	refs  atomic.Int32
+}
+
+type runner struct {
+	run    Run
+	cache  *prefixcache.Cache
+	acc    *metrics.Accumulator
+	reqs   int64
+	refs   int64
+	hits   int64
+	err    error
+	blockT int64
+}
+
+// Replay runs every run over the requests of src and returns their results
+// in the order given, and the trace's ideal figures. A malformed request or
+// a policy that breaks the cache's rules is an error; no partial result is
+// returned.
+func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
+	if err := opt.Model.Validate(); err != nil {
+		return nil, Ideal{}, err
+	}
+	if opt.BlockTokens < 1 {
+		return nil, Ideal{}, fmt.Errorf("block size %d tokens must be ≥ 1", opt.BlockTokens)
+	}
+	rs := make([]*runner, len(runs))
+	for i, r := range runs {
+		if r.Capacity < 0 || r.Capacity%opt.BlockTokens != 0 {
+			return nil, Ideal{}, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", r.Capacity, opt.BlockTokens)
+		}
+		blocks := int(r.Capacity / opt.BlockTokens)
+		p, err := r.New(prefixcache.Config{Capacity: blocks, BlockTokens: opt.BlockTokens, Xi: opt.Xi,
+			QHat: opt.QHat, Options: opt.PolicyOptions})
+		if err != nil {
+			return nil, Ideal{}, fmt.Errorf("policy %s: %w", r.Name, err)
+		}
+		c, err := prefixcache.New(blocks, p)
+		if err != nil {
+			return nil, Ideal{}, err
+		}
+		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens}
+	}
+	pool := sync.Pool{New: func() any {
+		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
+	}}
+	chans := make([]chan *batch, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		chans[i] = make(chan *batch, 4)
+		wg.Add(1)
+		go func(r *runner, in chan *batch) {
+			defer wg.Done()
+			for b := range in {
+				if r.err == nil {
+					r.err = r.serve(b.reqs)
+				}
+				if b.refs.Add(-1) == 0 {
+					b.reqs, b.arena = b.reqs[:0], b.arena[:0]
+					pool.Put(b)
+				}
+			}
+		}(r, chans[i])
+	}
+	f := newFeeder(opt)
+	readErr := f.feed(src, chans, &pool)
+	wg.Wait()
+	if readErr != nil {
+		return nil, Ideal{}, readErr
+	}
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		if r.err != nil {
+			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, r.err)
+		}
+		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
+			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.cache.Evictions(),
+			Summary: r.acc.Summary(), Metrics: r.acc}
+		if r.refs > 0 {
+			out[i].BlockHitRatio = float64(r.hits) / float64(r.refs)
+		}
+	}
+	return out, f.ideal(), nil
+}
+
+func (r *runner) serve(reqs []prefixcache.Req) error {
+	for i := range reqs {
+		q := &reqs[i]
+		hit, err := r.cache.Serve(q)
+		if err != nil {
+			return err
+		}
+		r.reqs++
+		r.refs += int64(len(q.Blocks))
+		r.hits += int64(hit)
+		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), min(int64(hit)*r.blockT, q.Input), q.Input)
+	}
+	return nil
+}
+
+// feeder reads the trace, numbers its blocks and keeps the ideal figures.
+type feeder struct {
+	opt         Options
+	in          *prefixcache.Interner
+	acc         *metrics.Accumulator
+	first, last []int32 // request index of a block's first and latest use
+	reqs, refs  int64
+}
+
+func newFeeder(opt Options) *feeder {
+	return &feeder{opt: opt, in: prefixcache.NewInterner(), acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+}
+
+func (f *feeder) feed(src Source, chans []chan *batch, pool *sync.Pool) error {
+	defer func() {
+		for _, c := range chans {
+			close(c)
+		}
+	}()
+	for done := false; !done; {
+		b := pool.Get().(*batch)
+		for len(b.reqs) < batchSize {
+			r, err := src()
+			if err == io.EOF {
+				done = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+			r.Index = int(f.reqs)
+			q, arena, err := f.in.Intern(&r, b.arena)
+			if err != nil {
+				return err
+			}
+			b.arena = arena
+			f.observe(&q)
+			b.reqs = append(b.reqs, q)
+		}
+		if len(b.reqs) == 0 {
+			break
+		}
+		b.refs.Store(int32(len(chans)))
+		for _, c := range chans {
+			c <- b
+		}
+		if f.opt.Progress != nil && f.reqs%(32*batchSize) < batchSize {
+			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.reqs)
+		}
+	}
+	if f.opt.Progress != nil {
+		fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
+	}
+	return nil
+}
+
+func (f *feeder) observe(q *prefixcache.Req) {
+	idx := int32(q.Index)
+	for _, id := range q.Blocks {
+		if int(id) >= len(f.first) {
+			f.first = append(f.first, idx)
+			f.last = append(f.last, idx)
+			continue
+		}
+		f.last[id] = idx
+	}
+	f.reqs++
+	f.refs += int64(len(q.Blocks))
+	x := min(int64(q.Seen)*f.opt.BlockTokens, q.Input)
+	f.acc.Add(x, x, q.Input)
+}
+
+func (f *feeder) ideal() Ideal {
+	id := Ideal{Requests: f.reqs, RefBlocks: f.refs, Distinct: int64(len(f.first)), Summary: f.acc.Summary()}
+	if f.refs > 0 {
+		id.BlockHitRatio = float64(f.refs-id.Distinct) / float64(f.refs)
+	}
+	diff := make([]int64, f.reqs+1)
+	for b := range f.first {
+		if f.last[b] > f.first[b] {
+			diff[f.first[b]]++
+			diff[f.last[b]]--
+		}
+	}
+	var live int64
+	for _, d := range diff {
+		live += d
+		id.PeakLiveBlocks = max(id.PeakLiveBlocks, live)
+	}
+	return id
+}

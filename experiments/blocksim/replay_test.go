@@ -1,0 +1,184 @@
+package blocksim_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/tailbound/tailbound/experiments/blocksim"
+	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+var opts = blocksim.Options{BlockTokens: 16, Xi: 40, Model: latency.Default(), SLOMs: 13}
+
+// direct serves s through one cache, request by request, and returns the
+// hits (blocks) and the cache.
+func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Stream) ([]int, *prefixcache.Cache) {
+	t.Helper()
+	p, err := e.New(prefixcache.Config{Capacity: capacity, BlockTokens: opts.BlockTokens, Xi: opts.Xi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := prefixcache.New(capacity, p)
+	in := prefixcache.NewInterner()
+	var hits []int
+	for i := range s.Requests {
+		q, _, err := in.Intern(&s.Requests[i], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.Serve(&q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits = append(hits, h)
+	}
+	return hits, c
+}
+
+// The parallel replay of many runs gives each run what one cache served
+// alone gives, and its metrics are the per-request sums worked here.
+func TestReplayMatchesDirect(t *testing.T) {
+	s := randomStream(3, 3000, 5)
+	capacities := []int64{0, 16 * 7, 16 * 60}
+	results, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(prefixcache.All(), capacities), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(prefixcache.All())*len(capacities) {
+		t.Fatalf("%d results", len(results))
+	}
+	for _, r := range results {
+		t.Run(fmt.Sprintf("%s/%d", r.Name, r.CapacityTokens), func(t *testing.T) {
+			es, _ := prefixcache.Parse(r.Name)
+			hits, c := direct(t, es[0], int(r.CapacityTokens/16), s)
+			var refs, hit int64
+			var tel, x, d float64
+			viol := int64(0)
+			for i, q := range s.Requests {
+				refs += int64(len(q.Hashes))
+				hit += int64(hits[i])
+				b := math.Max(float64(q.Input-16*int64(hits[i])), 0)
+				tel += math.Max(b-opts.Xi, 0)
+				x += float64(q.Input) - b
+				d += float64(q.Input)
+				if 10+0.1*b > opts.SLOMs {
+					viol++
+				}
+			}
+			m := r.Summary
+			if r.Requests != int64(len(s.Requests)) || r.RefBlocks != refs || r.HitBlocks != hit || r.Evictions != c.Evictions() {
+				t.Fatalf("requests %d refs %d hits %d evictions %d; direct %d %d %d %d",
+					r.Requests, r.RefBlocks, r.HitBlocks, r.Evictions, len(s.Requests), refs, hit, c.Evictions())
+			}
+			if math.Abs(m.TELTokens-tel) > 1e-9*max(1, tel) || math.Abs(m.HitRatio-x/d) > 1e-12 || m.Violations != viol {
+				t.Fatalf("TEL %g hit ratio %g violations %d; direct %g %g %d", m.TELTokens, m.HitRatio, m.Violations, tel, x/d, viol)
+			}
+			if math.Abs(r.BlockHitRatio-float64(hit)/float64(refs)) > 1e-15 {
+				t.Fatalf("block hit ratio %g, want %g", r.BlockHitRatio, float64(hit)/float64(refs))
+			}
+		})
+	}
+}
+
+// Ideal figures worked by hand. Chains (B = 16): r0 a→b, r1 a→c, r2 a→b→d,
+// r3 e, r4 a. Blocks: a, a/b, a/c, a/b/d, e: 5 distinct of 2+2+3+1+1 = 9
+// references, ideal hit ratio 4/9. Live between requests (used before and
+// after): after r0 a and a/b (2), after r1 a, a/b (2), after r2 a (1),
+// after r3 a (1): peak 2 blocks. Ideal token hits, inputs 30, 32, 40, 10,
+// 16: r1 16 of 32, r2 32 of 40, r4 16 of 16: hit ratio 64/128.
+func TestIdealHandWorked(t *testing.T) {
+	const a, b, c, d, e = 1, 2, 3, 4, 5
+	s := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{
+		{Input: 30, Hashes: []int64{a, b}}, {Time: 1, Input: 32, Hashes: []int64{a, c}},
+		{Time: 2, Input: 40, Hashes: []int64{a, b, d}}, {Time: 3, Input: 10, Hashes: []int64{e}},
+		{Time: 4, Input: 16, Hashes: []int64{a}},
+	}}
+	_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Requests != 5 || id.RefBlocks != 9 || id.Distinct != 5 || id.PeakLiveBlocks != 2 ||
+		id.BlockHitRatio != 4.0/9 || id.Summary.HitRatio != 64.0/128 {
+		t.Fatalf("ideal %+v", id)
+	}
+}
+
+// The peak of live blocks against brute force: for every gap between
+// requests, count the blocks used both before and after it.
+func TestPeakLiveBruteForce(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		s := randomStream(seed, 200, 4)
+		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := prefixcache.NewInterner()
+		uses := map[prefixcache.BlockID][]int{}
+		for i := range s.Requests {
+			q, _, _ := in.Intern(&s.Requests[i], nil)
+			for _, b := range q.Blocks {
+				uses[b] = append(uses[b], i)
+			}
+		}
+		var peak int64
+		for gap := 0; gap < len(s.Requests); gap++ { // between request gap and gap+1
+			var live int64
+			for _, u := range uses {
+				if u[0] <= gap && u[len(u)-1] > gap {
+					live++
+				}
+			}
+			peak = max(peak, live)
+		}
+		if id.PeakLiveBlocks != peak {
+			t.Fatalf("seed %d: peak %d, brute force %d", seed, id.PeakLiveBlocks, peak)
+		}
+	}
+}
+
+// The ideal block hit ratios of the Mooncake traces as stated in
+// shared/data/README.md (references, distinct blocks, ratio to 3 places).
+func TestIdealMooncake(t *testing.T) {
+	cases := []struct {
+		file            string
+		refs, distinct  int64
+		ratio           float64
+	}{
+		{"conversation_trace.jsonl", 288500, 182790, 0.366},
+		{"synthetic_trace.jsonl", 121877, 43924, 0.640},
+	}
+	for _, tc := range cases {
+		s := loadMooncake(t, tc.file)
+		o := opts
+		o.BlockTokens = 512
+		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id.RefBlocks != tc.refs || id.Distinct != tc.distinct || math.Abs(id.BlockHitRatio-tc.ratio) > 0.0005 {
+			t.Errorf("%s: %d refs, %d distinct, ratio %.4f; README %d, %d, %.3f", tc.file, id.RefBlocks, id.Distinct, id.BlockHitRatio, tc.refs, tc.distinct, tc.ratio)
+		}
+	}
+}
+
+func TestReplayErrors(t *testing.T) {
+	ok := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Input: 4, Hashes: []int64{1}}}}
+	lru, _ := prefixcache.Parse("lru")
+	cases := []struct {
+		name string
+		s    *blocktrace.Stream
+		runs []blocksim.Run
+	}{
+		{"capacity not a multiple", ok, []blocksim.Run{{Name: "lru", New: lru[0].New, Capacity: 17}}},
+		{"negative input", &blocktrace.Stream{Requests: []blocktrace.Request{{Input: -1}}}, nil},
+		{"time going back", &blocktrace.Stream{Requests: []blocktrace.Request{{Time: 2, Input: 1}, {Time: 1, Input: 1}}}, nil},
+	}
+	for _, tc := range cases {
+		if _, _, err := blocksim.Replay(blocksim.StreamSource(tc.s), tc.runs, opts); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}

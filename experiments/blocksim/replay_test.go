@@ -143,9 +143,9 @@ func TestPeakLiveBruteForce(t *testing.T) {
 // shared/data/README.md (references, distinct blocks, ratio to 3 places).
 func TestIdealMooncake(t *testing.T) {
 	cases := []struct {
-		file            string
-		refs, distinct  int64
-		ratio           float64
+		file           string
+		refs, distinct int64
+		ratio          float64
 	}{
 		{"conversation_trace.jsonl", 288500, 182790, 0.366},
 		{"synthetic_trace.jsonl", 121877, 43924, 0.640},

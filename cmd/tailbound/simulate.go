@@ -36,6 +36,7 @@ type simOptions struct {
 	forced     bool
 	seed       uint64
 	plot       string
+	capacities string
 	policyOpts []string
 }
 
@@ -57,6 +58,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.plot, "plot", "", "also draw the TTFT CDF of each policy to this .svg/.png file")
 	fs.StringVar(&o.level, "level", "turn", "turn (conversation cache) or block (prefix cache over block-hash traces)")
 	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian (block level)")
+	fs.StringVar(&o.capacities, "capacities", "", "block level: capacity sweep, comma-separated tokens (multiples of the block size)")
 	fs.StringVar(&o.format, "format", "table", report.FormatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -5,13 +5,13 @@ import (
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-// SweepRuns returns one run per policy and capacity (tokens), policies
+// SweepRuns returns one run per capacity (tokens) and policy, capacities
 // outermost, so that a single Replay measures a whole capacity sweep over
 // one read of the trace.
 func SweepRuns(entries []prefixcache.Entry, capacities []int64) []Run {
 	var runs []Run
-	for _, e := range entries {
-		for _, c := range capacities {
+	for _, c := range capacities {
+		for _, e := range entries {
 			runs = append(runs, Run{Name: e.Name, New: e.New, Capacity: c})
 		}
 	}
@@ -52,7 +52,7 @@ func SweepFigures(results []Result, ideal Ideal, blockTokens int64, title string
 	flat := func(name string, y float64) plots.Series {
 		return plots.Series{Name: name, X: []float64{lo, hi}, Y: []float64{y, y}}
 	}
-	hit = plots.Figure{Title: title + ": block hit ratio", XLabel: "capacity (tokens)", YLabel: "block hit ratio",
+	hit = plots.Figure{Title: title + ": block hit ratio", XLabel: "capacity (tokens)", YLabel: "block hit ratio", LegendBottom: true,
 		Series:  append(Curve(results, func(r Result) float64 { return r.BlockHitRatio }), flat("ideal (∞ cache)", ideal.BlockHitRatio)),
 		Markers: []plots.Marker{{Name: "capacity for the ideal", X: float64(ideal.PeakLiveBlocks * blockTokens)}}}
 	ttft = plots.Figure{Title: title + ": mean TTFT", XLabel: "capacity (tokens)", YLabel: "mean TTFT (ms)",

@@ -177,3 +177,35 @@ func TestWorkloadAwarePrefersLikelyReuse(t *testing.T) {
 		t.Errorf("lru: slow contender hit %d blocks, want 0", lru[n-1])
 	}
 }
+
+// Prefix T-LRU's dead-block rule (B = 16, ξ = 30, Q̂ = 10, capacity 3).
+// Warm-up: pairs of uses of single blocks one second apart, so every reuse
+// time is 1 s and, from 16 reuses on, the lifespan is 1.024 s (the edge of
+// the bin of 1000 ms). Then x→y (input 48: the leaf y at depth 1 is unsafe,
+// 16 < 48 + 10 − 30) at 50 s, z at 60 s, v at 60.2 s and z at 60.4 s.
+// With 20 pairs, y and then x are dead (idle 10 s) and go first, so z
+// survives and hits. With 10 pairs (too few reuses, no lifespan) plain
+// T-LRU evicts the safe blocks first: the warm-up leftover for z, then z
+// itself for v, keeping the dead x→y, and z misses.
+func TestTLRUDeadBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		pairs, want int
+	}{{20, 1}, {10, 0}} {
+		var reqs []blocktrace.Request
+		add := func(tm float64, input int64, chain ...int64) {
+			reqs = append(reqs, blocktrace.Request{Index: len(reqs), Time: tm, Input: input, Hashes: chain, Conv: -1})
+		}
+		for i := 0; i < tc.pairs; i++ {
+			add(float64(2*i), 16, int64(100+i))
+			add(float64(2*i+1), 16, int64(100+i))
+		}
+		add(50, 48, 1, 2)
+		add(60, 16, 3)
+		add(60.2, 16, 4)
+		add(60.4, 16, 3)
+		got := hitsUnder(t, "tlru", prefixcache.Config{Capacity: 3, BlockTokens: 16, Xi: 30, QHat: 10}, reqs)
+		if got[len(got)-1] != tc.want {
+			t.Errorf("%d warm-up pairs: last request hit %d blocks, want %d", tc.pairs, got[len(got)-1], tc.want)
+		}
+	}
+}

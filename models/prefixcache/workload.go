@@ -215,16 +215,22 @@ func (s *waStats) fit(q float64) waFit {
 		return waFit{}
 	}
 	f := waFit{ok: true, p: min(float64(s.n)/float64(s.uses), 1), rate: float64(s.n) / max(s.sum, 1e-3*float64(s.n))}
-	need := int64(math.Ceil(q * float64(s.n)))
+	f.life = quantile(s.hist[:], s.n, q)
+	return f
+}
+
+// quantile returns the upper edge, in seconds, of the histogram bin (see
+// waBin) that holds the q-quantile of n reuse times.
+func quantile[T int32 | int64](hist []T, n int64, q float64) float64 {
+	need := int64(math.Ceil(q * float64(n)))
 	var seen int64
-	for i, c := range s.hist {
+	for i, c := range hist {
 		seen += int64(c)
 		if seen >= need {
-			f.life = math.Exp2(float64(i+1)/4) / 1000 // the bin's upper edge, s
-			break
+			return math.Exp2(float64(i+1)/4) / 1000
 		}
 	}
-	return f
+	return math.Inf(1)
 }
 
 func (p *workloadAware) Access(_ *Req, id BlockID, depth int, _ bool) {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+
+// Worked by hand (B = 16, capacity 48 tokens, ξ = 20 tokens, α = 0.1
+// ms/token, β = 10 ms): turn 1 of a has D = 32 (chain a0 a1), misses: 32
+// uncached, TTFT 13.2 ms, excess 12. Turn 2 has D = 48 (a0 a1 a2) and hits
+// a0 a1: 16 uncached, TTFT 11.6 ms, no excess. Block hit ratio 2/5, token
+// hit ratio 32/80, TEL 12 tokens = 1.2 ms, mean TTFT 12.4 ms. An infinite
+// cache does the same; a0 and a1 are live between the turns: 32 tokens.
+func TestSimulateBlockHandWorked(t *testing.T) {
+	tr := writeFile(t, "a.jsonl", `{"t":0,"conv":"a","prompt":32,"response":0}`+"\n"+`{"t":1,"conv":"a","prompt":16,"response":0}`+"\n")
+	code, out, errs := runCLI("simulate", "--level", "block", "--trace", tr, "--capacity", "48", "--block-size", "16",
+		"--xi-tokens", "20", "--policies", "lru,fifo", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Ideal struct {
+			BlockHitRatio  float64 `json:"block_hit_ratio"`
+			CapacityNeeded int64   `json:"capacity_needed_tokens"`
+		} `json:"ideal"`
+		Policies []struct {
+			Name          string             `json:"name"`
+			Requests      int64              `json:"requests"`
+			Turns         int64              `json:"turns"`
+			BlockHitRatio float64            `json:"block_hit_ratio"`
+			HitRatio      float64            `json:"hit_ratio"`
+			TELTokens     float64            `json:"tel_tokens"`
+			TELMs         float64            `json:"tel_ms"`
+			TTFTMs        map[string]float64 `json:"ttft_ms"`
+			MaxUncached   int64              `json:"max_uncached_tokens"`
+			CapacityTok   int64              `json:"capacity_tokens"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if len(doc.Policies) != 2 || !near(doc.Ideal.BlockHitRatio, 0.4) || doc.Ideal.CapacityNeeded != 32 {
+		t.Fatalf("doc %+v", doc)
+	}
+	for _, p := range doc.Policies {
+		if p.Requests != 2 || p.Turns != 2 || !near(p.BlockHitRatio, 0.4) || !near(p.HitRatio, 0.4) || !near(p.TELTokens, 12) ||
+			!near(p.TELMs, 1.2) || !near(p.TTFTMs["mean"], 12.4) || !near(p.TTFTMs["p99"], 13.2) || p.MaxUncached != 32 || p.CapacityTok != 48 {
+			t.Errorf("%+v", p)
+		}
+	}
+}
+
+func TestSimulateBlockBadInput(t *testing.T) {
+	good := writeFile(t, "good.jsonl", `{"t": 0, "conv": "a", "prompt": 10, "response": 5}`+"\n")
+	bad := writeFile(t, "bad.jsonl", `{"t": 0, "conv": "a", "prompt": 10, "response": 5}`+"\n"+`{"t": 1, "conv": "a", "prompt": 0, "response": 5}`+"\n")
+	blk := func(a ...string) []string { return append([]string{"simulate", "--level", "block"}, a...) }
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{blk("--trace", good, "--capacity", "100"), "multiple of the trace's block size, 16"},
+		{blk("--trace", good, "--capacities", "32,40"), "40 tokens"},
+		{blk("--trace", good, "--capacity", "32", "--capacities", "32"), "give one"},
+		{blk("--trace", good), "--capacity"},
+		{blk("--trace", good, "--capacity", "32", "--policies", "lru,nosuch"), `unknown block policy "nosuch"`},
+		{blk("--trace", bad, "--capacity", "32"), "bad.jsonl:2: field \"prompt\""},
+		{blk("--trace", filepath.Join(t.TempDir(), "missing.jsonl"), "--capacity", "32"), "missing.jsonl"},
+		{blk("--trace", good, "--capacity", "32", "--block-size", "0"), "--block-size"},
+		{blk("--trace", good, "--capacity", "32", "--baseline", "tlru", "--policies", "lru"), "--baseline"},
+		{blk("--trace", good, "--capacity", "32", "--policy-opt", "wa-window=-1", "--policies", "workload-aware"), "wa-window"},
+		{blk("--trace", good, "--capacity", "32", "--xi-ms", "100", "--xi-tokens", "3"), "give one threshold"},
+	}
+	for _, c := range cases {
+		code, out, errs := runCLI(c.args...)
+		if code == 0 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want one line containing %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// Runs are byte-identical in every format; the sweep writes its three
+// figures.
+func TestSimulateBlockDeterminismAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var sb strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&sb, `{"t":%d,"conv":"c%d","prompt":%d,"response":%d,"category":"%s"}`+"\n",
+			i, rng.IntN(60), 1+rng.IntN(300), rng.IntN(200), []string{"text", "file"}[rng.IntN(2)])
+	}
+	tr := writeFile(t, "w.jsonl", sb.String())
+	args := []string{"simulate", "--level", "block", "--trace", tr, "--capacities", "1024,8192", "--policies", strings.Join(prefixcache.Names(), ",")}
+	for _, f := range []string{"json", "csv", "table", "markdown"} {
+		_, a, _ := runCLI(append(args, "--format", f)...)
+		_, b, _ := runCLI(append(args, "--format", f)...)
+		if a != b || a == "" {
+			t.Errorf("format %s: two runs differ or are empty", f)
+		}
+	}
+	plot := filepath.Join(dir, "sweep.svg")
+	if code, _, errs := runCLI(append(args, "--plot", plot)...); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, p := range []string{"sweep.svg", "sweep-ttft.svg", "sweep-tel.svg"} {
+		if fi, err := os.Stat(filepath.Join(dir, p)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

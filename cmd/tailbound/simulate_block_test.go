@@ -13,7 +13,6 @@ import (
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-
 // Worked by hand (B = 16, capacity 48 tokens, ξ = 20 tokens, α = 0.1
 // ms/token, β = 10 ms): turn 1 of a has D = 32 (chain a0 a1), misses: 32
 // uncached, TTFT 13.2 ms, excess 12. Turn 2 has D = 48 (a0 a1 a2) and hits

@@ -15,7 +15,6 @@ import (
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // simulateBlock replays a block-hash trace through the prefix-cache engine
@@ -104,13 +103,15 @@ func (l *latencyFlags) resolveWith(changed func(string) bool) (latency.Model, fl
 // block size in tokens, and a function that closes it.
 func blockSource(o *simOptions, changed func(string) bool) (blocksim.Source, int64, func(), error) {
 	nop := func() {}
-	if o.traceFmt != "canonical" {
-		return nil, 0, nop, fmt.Errorf("flag --trace-format: %s traces need the importer (models/importer), which is not built yet", o.traceFmt)
-	}
-	if err := checkCapacity(0, o.block); err != nil {
-		return nil, 0, nop, err
+	if o.traceFmt == "canonical" || o.tracePath == "" {
+		if err := checkCapacity(0, o.block); err != nil {
+			return nil, 0, nop, err
+		}
 	}
 	if o.tracePath == "" { // the embedded workload, chained per conversation
+		if o.traceFmt != "canonical" {
+			return nil, 0, nop, fmt.Errorf("flag --trace-format %s: needs --trace", o.traceFmt)
+		}
 		tr, err := birthdeath.Trace(birthdeath.Default(), o.seed)
 		if err != nil {
 			return nil, 0, nop, err
@@ -128,16 +129,15 @@ func blockSource(o *simOptions, changed func(string) bool) (blocksim.Source, int
 			return c.Request(tr.Turns[i-1])
 		}, o.block, nop, nil
 	}
-	f, err := trace.Open(o.tracePath)
+	block := o.block
+	if o.traceFmt != "canonical" && !changed("block-size") {
+		block = 0
+	}
+	src, b, f, err := blocksim.Open(o.tracePath, o.traceFmt, block)
 	if err != nil {
 		return nil, 0, nop, err
 	}
-	src, err := blocksim.CanonicalSource(trace.NewReader(f, o.tracePath), o.block)
-	if err != nil {
-		f.Close()
-		return nil, 0, nop, err
-	}
-	return src, o.block, func() { f.Close() }, nil
+	return src, b, func() { f.Close() }, nil
 }
 
 // blockPolicyJSON is one run's result: simulate's contract plus the

@@ -27,10 +27,13 @@ type Params struct {
 	LambdaConv float64     // conversation births per second
 	Mu         float64     // death rate per second (mean lifetime 1/μ s)
 	Classes    []RateClass // per-conversation turn-rate distribution
-	Prompt     Dist        // prompt lengths, tokens (≥ 1)
-	Response   Dist        // response lengths, tokens (≥ 0)
-	Duration   float64     // seconds of births to generate (0: unbounded)
-	MaxTurns   int         // stop after this many turns (0: unbounded)
+	// Rates, when not nil, draws each conversation's turn rate (per
+	// second) instead of Classes (e.g. a Gamma distribution).
+	Rates    RateDist
+	Prompt   Dist    // prompt lengths, tokens (≥ 1)
+	Response Dist    // response lengths, tokens (≥ 0)
+	Duration float64 // seconds of births to generate (0: unbounded)
+	MaxTurns int     // stop after this many turns (0: unbounded)
 }
 
 // Default returns the parameters of tailbound's embedded default workload:
@@ -55,8 +58,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("lambda-conv must be > 0 per second, got %v", p.LambdaConv)
 	case !(p.Mu > 0):
 		return fmt.Errorf("mu must be > 0 per second, got %v", p.Mu)
-	case len(p.Classes) == 0:
-		return errors.New("at least one rate class is needed")
+	case len(p.Classes) == 0 && p.Rates == nil:
+		return errors.New("at least one rate class or a rate distribution is needed")
 	case p.Duration <= 0 && p.MaxTurns <= 0:
 		return errors.New("a duration (s) or a number of turns is needed, else the trace never ends")
 	case p.Prompt == nil || p.Response == nil:
@@ -112,6 +115,9 @@ func Generate(p Params, seed uint64, emit func(Turn) error) error {
 		total += c.Weight
 	}
 	pickRate := func() float64 {
+		if p.Rates != nil {
+			return p.Rates.Sample(r)
+		}
 		u := r.Float64() * total
 		for _, c := range p.Classes {
 			if u < c.Weight {

@@ -58,6 +58,8 @@ type Analysis struct {
 	// Missed reports that the search's TTFT exceeds the grid minimum by
 	// more than the noise tolerance.
 	Missed bool `json:"gss_missed_minimum"`
+	// Variant is the search variant used.
+	Variant Variant `json:"variant"`
 	// Search is the full search trace.
 	Search Result `json:"-"`
 }
@@ -66,33 +68,52 @@ type Analysis struct {
 // (clipped to the bounds), measures TTFT at r0 and r*, and, if asked, scans
 // a grid to confirm the search found the minimum.
 func Analyze(f Objective, r0Raw float64, o Options) (Analysis, error) {
-	an := Analysis{R0Raw: r0Raw}
-	res, err := Search(f, r0Raw, o.RMin, o.RMax, o.Eps, o.Variant)
+	an, err := AnalyzeAll(f, r0Raw, o, []Variant{o.Variant})
 	if err != nil {
-		return an, err
+		return Analysis{R0Raw: r0Raw}, err
 	}
-	an.Search, an.R0, an.RStar = res, res.R0, res.RStar
-	an.Evaluations, an.Inverted = res.Evaluations, res.Inverted
-	an.ClassicEvaluations = ClassicEvaluations(o.RMax-o.RMin, o.Eps)
-	if an.TTFTR0, err = f(an.R0); err != nil {
-		return an, fmt.Errorf("TTFT at r0=%.4f: %w", an.R0, err)
-	}
-	if an.TTFTRStar, err = f(an.RStar); err != nil {
-		return an, fmt.Errorf("TTFT at r*=%.4f: %w", an.RStar, err)
-	}
-	an.Regret = an.TTFTR0/an.TTFTRStar - 1
-	an.Unimodal = true
+	return an[0], nil
+}
+
+// AnalyzeAll is Analyze for several search variants on the same objective:
+// the grid is scanned once (first) and shared; each variant's search and
+// its TTFT(r0), TTFT(r*) are measured afresh.
+func AnalyzeAll(f Objective, r0Raw float64, o Options, variants []Variant) ([]Analysis, error) {
+	var grid []Point
+	var err error
 	if o.GridIntervals > 0 {
-		if an.Grid, err = Grid(f, o.RMin, o.RMax, o.GridIntervals); err != nil {
-			return an, err
+		if grid, err = Grid(f, o.RMin, o.RMax, o.GridIntervals); err != nil {
+			return nil, err
 		}
-		an.GridBest = ArgMin(an.Grid)
-		an.GridGap = an.TTFTRStar/an.GridBest.TTFT - 1
-		tol := o.Tol * math.Abs(an.GridBest.TTFT)
-		an.Unimodal, an.Bump = Unimodal(an.Grid, tol)
-		an.Missed = an.TTFTRStar-an.GridBest.TTFT > tol
 	}
-	return an, nil
+	var out []Analysis
+	for _, v := range variants {
+		an := Analysis{R0Raw: r0Raw, Unimodal: true, Variant: v}
+		res, err := Search(f, r0Raw, o.RMin, o.RMax, o.Eps, v)
+		if err != nil {
+			return nil, err
+		}
+		an.Search, an.R0, an.RStar = res, res.R0, res.RStar
+		an.Evaluations, an.Inverted = res.Evaluations, res.Inverted
+		an.ClassicEvaluations = ClassicEvaluations(o.RMax-o.RMin, o.Eps)
+		if an.TTFTR0, err = f(an.R0); err != nil {
+			return nil, fmt.Errorf("TTFT at r0=%.4f: %w", an.R0, err)
+		}
+		if an.TTFTRStar, err = f(an.RStar); err != nil {
+			return nil, fmt.Errorf("TTFT at r*=%.4f: %w", an.RStar, err)
+		}
+		an.Regret = an.TTFTR0/an.TTFTRStar - 1
+		if len(grid) > 0 {
+			an.Grid = grid
+			an.GridBest = ArgMin(grid)
+			an.GridGap = an.TTFTRStar/an.GridBest.TTFT - 1
+			tol := o.Tol * math.Abs(an.GridBest.TTFT)
+			an.Unimodal, an.Bump = Unimodal(grid, tol)
+			an.Missed = an.TTFTRStar-an.GridBest.TTFT > tol
+		}
+		out = append(out, an)
+	}
+	return out, nil
 }
 
 // Best returns the least measured TTFT of the search optimum and the grid

@@ -48,6 +48,9 @@ func (v Variant) String() string {
 	return "paper"
 }
 
+// MarshalText writes the variant's name (for JSON).
+func (v Variant) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
 // ParseVariant reads "paper" or "ordered".
 func ParseVariant(s string) (Variant, error) {
 	switch s {

@@ -21,6 +21,11 @@ import (
 // (simulate --level block): every policy at every capacity over one read of
 // the trace.
 func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.Writer) error {
+	for _, name := range []string{"forced", "threshold"} {
+		if changed(name) {
+			return fmt.Errorf("flag --%s: turn level only (the block level always admits a request's chain)", name)
+		}
+	}
 	model, xi, err := o.lat.resolveWith(changed)
 	if err != nil {
 		return err

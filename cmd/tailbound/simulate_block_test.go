@@ -78,6 +78,7 @@ func TestSimulateBlockBadInput(t *testing.T) {
 		{blk("--trace", good, "--capacity", "32", "--baseline", "tlru", "--policies", "lru"), "--baseline"},
 		{blk("--trace", good, "--capacity", "32", "--policy-opt", "wa-window=-1", "--policies", "workload-aware"), "wa-window"},
 		{blk("--trace", good, "--capacity", "32", "--xi-ms", "100", "--xi-tokens", "3"), "give one threshold"},
+		{blk("--trace", good, "--capacity", "32", "--forced"), "turn level only"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)

@@ -26,6 +26,7 @@ func commands() map[string]command {
 		"latency":  {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 		"check":    {"check the literature's theorems on random instances", runCheck},
 		"tables":   {"regenerate a paper's tables: tables tail-latency", runTables},
+		"gen":      {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
 	}
 }
 

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// runGen generates traces: gen birth-death | gen timestamps.
+func runGen(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)")
+		fmt.Fprintln(stdout, "       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)")
+		return nil
+	}
+	switch args[0] {
+	case "birth-death":
+		return runGenBirthDeath(args[1:], stdout)
+	case "timestamps":
+		return runGenTimestamps(args[1:], stdout)
+	}
+	return fmt.Errorf("unknown generator %q (want birth-death or timestamps)", args[0])
+}
+
+// rateFlags are the per-conversation turn-rate flags shared by both generators.
+type rateFlags struct{ rates, gamma string }
+
+func (r *rateFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&r.rates, "rates", defaultRates(), "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
+	fs.StringVar(&r.gamma, "gamma", "", "Gamma-distributed turn rates SHAPE:MEAN (mean per second); overrides --rates")
+}
+
+// defaultRates is the embedded workload's rate classes as a --rates value.
+func defaultRates() string {
+	var s string
+	for i, c := range birthdeath.Default().Classes {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.FormatFloat(c.Rate, 'g', -1, 64) + ":" + strconv.FormatFloat(c.Weight, 'g', -1, 64)
+	}
+	return s
+}
+
+func (r *rateFlags) resolve() (birthdeath.RateDist, []birthdeath.RateClass, error) {
+	if r.gamma != "" {
+		g, err := birthdeath.ParseGamma(r.gamma)
+		if err != nil {
+			return nil, nil, fmt.Errorf("flag --gamma: %w", err)
+		}
+		return g, nil, nil
+	}
+	c, err := birthdeath.ParseRates(r.rates)
+	if err != nil {
+		return nil, nil, fmt.Errorf("flag --rates: %w", err)
+	}
+	return birthdeath.ClassDist(c), c, nil
+}
+
+func runGenBirthDeath(args []string, stdout io.Writer) error {
+	def := birthdeath.Default()
+	fs := newFlags("gen birth-death", "gen birth-death [--lambda-conv R] [--mu R] [--rates R:W,…|--gamma K:M] [--prompt D] [--response D] (--duration S|--turns N) [--seed S] [--deaths FILE]", stdout)
+	lambda := fs.Float64("lambda-conv", def.LambdaConv, "conversation births per second")
+	mu := fs.Float64("mu", def.Mu, "death rate per second (mean lifetime 1/μ s)")
+	var rf rateFlags
+	rf.add(fs)
+	prompt := fs.String("prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default log-normal with mean 200 tokens, σ=1)")
+	response := fs.String("response", "", "response lengths, tokens, as --prompt (default log-normal with mean 300 tokens, σ=0.8)")
+	duration := fs.Float64("duration", def.Duration, "seconds during which conversations are born (their later turns run on until they die)")
+	turns := fs.Int("turns", 0, "stop after this many turns (0: no limit)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	deaths := fs.String("deaths", "", "also write the hidden per-conversation birth, death (s) and rate (per s) as JSON Lines to FILE")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	p := def
+	p.LambdaConv, p.Mu, p.MaxTurns = *lambda, *mu, *turns
+	if fs.Changed("duration") || !fs.Changed("turns") {
+		p.Duration = *duration
+	} else {
+		p.Duration = 0
+	}
+	rates, classes, err := rf.resolve()
+	if err != nil {
+		return err
+	}
+	if classes != nil {
+		p.Classes = classes
+	} else {
+		p.Rates = rates
+	}
+	if *prompt != "" {
+		if p.Prompt, err = birthdeath.ParseDist(*prompt, "prompt", 1); err != nil {
+			return fmt.Errorf("flag --prompt: %w", err)
+		}
+	}
+	if *response != "" {
+		if p.Response, err = birthdeath.ParseDist(*response, "response", 0); err != nil {
+			return fmt.Errorf("flag --response: %w", err)
+		}
+	}
+	if *turns < 0 {
+		return fmt.Errorf("flag --turns: must be ≥ 0, got %d", *turns)
+	}
+	if math.IsNaN(p.Duration) || math.IsInf(p.Duration, 0) || p.Duration < 0 {
+		return fmt.Errorf("flag --duration: must be a finite number of seconds ≥ 0")
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	w := trace.NewWriter(stdout)
+	type hidden struct {
+		Conv  string  `json:"conv"`
+		Birth float64 `json:"birth_s"`
+		Death float64 `json:"death_s"`
+		Rate  float64 `json:"rate_per_s"`
+		Turns int     `json:"turns"`
+	}
+	var convs []hidden
+	err = birthdeath.Generate(p, *seed, func(t birthdeath.Turn) error {
+		if *deaths != "" {
+			for len(convs) <= t.ConvID {
+				convs = append(convs, hidden{Conv: "c" + strconv.Itoa(len(convs))})
+			}
+			h := &convs[t.ConvID]
+			if h.Turns == 0 {
+				h.Birth = t.T
+			}
+			h.Death, h.Rate = t.Death, t.Rate
+			h.Turns++
+		}
+		return w.Write(t.Record)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if *deaths == "" {
+		return nil
+	}
+	f, err := os.Create(*deaths)
+	if err != nil {
+		return fmt.Errorf("flag --deaths: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	for _, h := range convs {
+		if err := enc.Encode(h); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", *deaths, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", *deaths, err)
+	}
+	return f.Close()
+}
+
+func runGenTimestamps(args []string, stdout io.Writer) error {
+	fs := newFlags("gen timestamps", "gen timestamps --trace FILE [--lambda-conv R] [--rates R:W,…|--gamma K:M] [--seed S]", stdout)
+	path := fs.String("trace", "", "canonical trace whose turns get synthetic times (- for stdin)")
+	lambda := fs.Float64("lambda-conv", birthdeath.Default().LambdaConv, "conversation births per second")
+	var rf rateFlags
+	rf.add(fs)
+	seed := fs.Uint64("seed", 1, "random seed")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return fmt.Errorf("flag --trace: required")
+	}
+	rates, _, err := rf.resolve()
+	if err != nil {
+		return err
+	}
+	tr, err := trace.ReadFile(*path)
+	if err != nil {
+		return err
+	}
+	out, err := birthdeath.Timestamps(tr, *lambda, rates, *seed)
+	if err != nil {
+		return err
+	}
+	return trace.WriteTrace(stdout, out)
+}

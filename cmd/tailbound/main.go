@@ -22,11 +22,12 @@ type command struct {
 // commands lists the sub-commands. Each lives in its own file.
 func commands() map[string]command {
 	return map[string]command{
-		"simulate": {"replay a trace under several eviction policies", runSimulate},
-		"latency":  {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
-		"check":    {"check the literature's theorems on random instances", runCheck},
-		"tables":   {"regenerate a paper's tables: tables tail-latency", runTables},
-		"gen":      {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
+		"simulate":  {"replay a trace under several eviction policies", runSimulate},
+		"latency":   {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
+		"check":     {"check the literature's theorems on random instances", runCheck},
+		"tables":    {"regenerate a paper's tables: tables tail-latency", runTables},
+		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
+		"recompute": {"recompute or load a reused KV cache: roofline, search, cake, profile, measure", runRecompute},
 	}
 }
 

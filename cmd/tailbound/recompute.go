@@ -679,7 +679,37 @@ func rcLive(m *rcModel, pf *rcPipeFlags, o recompute.Options, vs []recompute.Var
 	}
 	search := searchTable(fmt.Sprintf("measured optimum on this machine: warm-started golden-section search (ε = %g) and a %d-interval grid over [%g, %g]",
 		o.Eps, o.GridIntervals, o.RMin, o.RMax), rows)
-	return report.Emit(stdout, format, doc, prof, search)
+	return report.Emit(stdout, format, doc, prof, search, rooflineVsMeasured(results))
+}
+
+// rooflineVsMeasured is claim 9's table: the roofline's r0 and the
+// intercept-aware crossover against the best ratio measured anywhere
+// (grid, searches, r0 itself).
+func rooflineVsMeasured(results []kvpipe.Result) report.Table {
+	t := report.Table{Title: "roofline r0 against the best measured ratio (least TTFT over the grid, every search's r* and r0)",
+		Header: []string{"tier", "tokens", "r0", "TTFT(r0) (ms)", "r0 with stage intercepts", "its TTFT (ms)", "best measured r",
+			"best TTFT (ms)", "regret of r0", "regret of r0 with intercepts"}}
+	for _, r := range results {
+		if len(r.Analyses) == 0 {
+			continue
+		}
+		a0 := r.Analyses[0]
+		best := recompute.Point{R: a0.R0, TTFT: a0.TTFTR0}
+		for _, a := range r.Analyses {
+			if b := a.Best(); b.TTFT < best.TTFT {
+				best = b
+			}
+			if a.TTFTR0 < best.TTFT {
+				best = recompute.Point{R: a.R0, TTFT: a.TTFTR0}
+			}
+		}
+		if r.TTFTR0Branch > 0 && r.TTFTR0Branch < best.TTFT {
+			best = recompute.Point{R: r.R0Branch, TTFT: r.TTFTR0Branch}
+		}
+		t.Rows = append(t.Rows, []string{r.Tier, report.I(int64(r.Tokens)), report.F(a0.R0, 4), ms(a0.TTFTR0), report.F(r.R0Branch, 4),
+			ms(r.TTFTR0Branch), report.F(best.R, 4), ms(best.TTFT), report.Pct(a0.TTFTR0/best.TTFT - 1), report.Pct(r.TTFTR0Branch/best.TTFT - 1)})
+	}
+	return t
 }
 
 // loadAvg returns the 1-minute load average from /proc/loadavg, or "n/a".

@@ -129,6 +129,11 @@ type Result struct {
 	Model   recompute.Model `json:"model"`
 	// Analyses has one analysis per search variant, sharing one grid.
 	Analyses []recompute.Analysis `json:"analyses"`
+	// R0Branch is the crossover with each stage's own intercept
+	// (recompute.BranchR0 of the fitted lines), clipped to the bounds, and
+	// TTFTR0Branch its measured TTFT, seconds.
+	R0Branch     float64 `json:"r0_branch_intercepts"`
+	TTFTR0Branch float64 `json:"ttft_r0_branch_s"`
 }
 
 // Measure profiles the tier at tokens tokens, takes r0 from the fitted
@@ -153,6 +158,16 @@ func (p *Pipeline) Measure(t Tier, tokens int, s Settings) (Result, error) {
 	if len(vs) == 0 {
 		vs = []recompute.Variant{s.Options.Variant}
 	}
-	res.Analyses, err = recompute.AnalyzeAll(p.Objective(t, tokens, s.Reps, s.Median, s.Record), pf.Profile.R0(), s.Options, vs)
+	f := p.Objective(t, tokens, s.Reps, s.Median, s.Record)
+	if res.Analyses, err = recompute.AnalyzeAll(f, pf.Profile.R0(), s.Options, vs); err != nil {
+		return res, err
+	}
+	rb := recompute.BranchR0(pf.Profile.Tc, pf.Profile.Ti, pf.Compute.Intercept, pf.Load.Intercept, tokens)
+	if math.IsNaN(rb) {
+		rb = pf.Profile.R0()
+	}
+	res.R0Branch = recompute.Clip(rb, s.Options.RMin, s.Options.RMax)
+	note("%s, %d tokens: measuring the intercept-aware crossover r = %.3f", t, tokens, res.R0Branch)
+	res.TTFTR0Branch, err = f(res.R0Branch)
 	return res, err
 }

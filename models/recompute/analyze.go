@@ -104,16 +104,24 @@ func AnalyzeAll(f Objective, r0Raw float64, o Options, variants []Variant) ([]An
 		}
 		an.Regret = an.TTFTR0/an.TTFTRStar - 1
 		if len(grid) > 0 {
-			an.Grid = grid
-			an.GridBest = ArgMin(grid)
-			an.GridGap = an.TTFTRStar/an.GridBest.TTFT - 1
-			tol := o.Tol * math.Abs(an.GridBest.TTFT)
-			an.Unimodal, an.Bump = Unimodal(grid, tol)
-			an.Missed = an.TTFTRStar-an.GridBest.TTFT > tol
+			an.SetGrid(grid, o.Tol)
 		}
 		out = append(out, an)
 	}
 	return out, nil
+}
+
+// SetGrid records a grid scan pts (in increasing r, not empty) and derives
+// the grid minimum, the search's gap to it, unimodality and Missed with the
+// relative noise tolerance tol. Analyze calls it; a caller with measured
+// points of its own (a CSV) can pass those.
+func (an *Analysis) SetGrid(pts []Point, tol float64) {
+	an.Grid = pts
+	an.GridBest = ArgMin(pts)
+	an.GridGap = an.TTFTRStar/an.GridBest.TTFT - 1
+	abs := tol * math.Abs(an.GridBest.TTFT)
+	an.Unimodal, an.Bump = Unimodal(pts, abs)
+	an.Missed = an.TTFTRStar-an.GridBest.TTFT > abs
 }
 
 // Best returns the least measured TTFT of the search optimum and the grid

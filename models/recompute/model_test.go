@@ -171,3 +171,22 @@ func BenchmarkModelTTFT(b *testing.B) {
 	}
 	_ = s
 }
+
+// BranchR0 equalises the two branches with their own intercepts (checked
+// by substitution), and is r0 when the intercepts are equal.
+func TestBranchR0(t *testing.T) {
+	cases := []struct{ tc, ti, oc, oi float64 }{
+		{5e-6, 4.5e-6, 0, 1.6e-3}, {1e-5, 1e-6, 2e-4, 1e-4}, {2e-6, 2e-6, 3e-4, 3e-4},
+	}
+	for _, c := range cases {
+		const n = 512
+		r := BranchR0(c.tc, c.ti, c.oc, c.oi, n)
+		lhs, rhs := c.oc+r*n*c.tc, c.oi+(1-r)*n*c.ti
+		if math.Abs(lhs-rhs) > 1e-12 {
+			t.Errorf("%+v: branches at r=%v: %v vs %v", c, r, lhs, rhs)
+		}
+		if c.oc == c.oi && math.Abs(r-(Profile{Tc: c.tc, Ti: c.ti}).R0()) > 1e-12 {
+			t.Errorf("%+v: equal intercepts give %v, want r0", c, r)
+		}
+	}
+}

@@ -131,3 +131,17 @@ func HardwareProfile(cfg kvsize.Config, t tier.Tier, flops float64, tokens int, 
 	p := Profile{Tc: (linear + attn) / flops, Ti: t.Seconds(cfg.BytesPerTokenLayer()), To: to}
 	return p, p.Validate()
 }
+
+// BranchR0 is the crossover of the two branches when each has its own
+// fixed per-layer cost, o_c + r·N·t_c = o_i + (1−r)·N·t_i:
+//
+//	r = (o_i − o_c + N·t_i) / (N·(t_c + t_i)),
+//
+// unclipped. With o_c = o_i it is r0. A measured load stage often has a
+// large intercept (the latency of the first read of each layer), which
+// the roofline's single shared t_o cannot express; this moves the optimum
+// towards more recompute. NaN when t_c + t_i = 0.
+func BranchR0(tc, ti, oc, oi float64, tokens int) float64 {
+	n := float64(tokens)
+	return (oi - oc + n*ti) / (n * (tc + ti))
+}

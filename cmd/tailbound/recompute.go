@@ -322,8 +322,8 @@ type searchRow struct {
 	R0Source string             `json:"r0_source"`
 	Analysis recompute.Analysis `json:"analysis"`
 	// PredictedTTFTR0S is the roofline's TTFT at r0 with the profile used,
-	// seconds (NaN when r0 was given directly).
-	PredictedTTFTR0S float64 `json:"predicted_ttft_r0_s"`
+	// seconds (absent when r0 was given directly).
+	PredictedTTFTR0S *float64 `json:"predicted_ttft_r0_s,omitempty"`
 }
 
 func searchTable(title string, rows []searchRow) report.Table {
@@ -344,8 +344,8 @@ func searchTable(title string, rows []searchRow) report.Table {
 			uni = fmt.Sprintf("no: +%s ms at r=%.3f", report.F(1e3*a.Bump.Excess, 3), a.Bump.R)
 		}
 		pred := "-"
-		if !math.IsNaN(r.PredictedTTFTR0S) {
-			pred = ms(r.PredictedTTFTR0S)
+		if r.PredictedTTFTR0S != nil {
+			pred = ms(*r.PredictedTTFTR0S)
 		}
 		tok := "-"
 		if r.Tokens > 0 {
@@ -508,7 +508,7 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: curve %s measures r in [%v, %v], which leaves nothing of [r_min, r_max] = [%v, %v] to search",
 				*csvPath, c.Label(), lo, hi, o.RMin, o.RMax)
 		}
-		row := searchRow{Tier: c.Tier, Tokens: c.Tokens, PredictedTTFTR0S: math.NaN()}
+		row := searchRow{Tier: c.Tier, Tokens: c.Tokens}
 		var model *recompute.Model
 		var r0raw float64
 		switch {
@@ -559,7 +559,8 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 			r := row
 			r.Analysis = a
 			if model != nil {
-				r.PredictedTTFTR0S = model.TTFT(a.R0)
+				v := model.TTFT(a.R0)
+				r.PredictedTTFTR0S = &v
 			}
 			rows = append(rows, r)
 		}
@@ -661,7 +662,8 @@ func rcLive(m *rcModel, pf *rcPipeFlags, o recompute.Options, vs []recompute.Var
 	var rows []searchRow
 	for _, r := range results {
 		for _, a := range r.Analyses {
-			rows = append(rows, searchRow{Tier: r.Tier, Tokens: r.Tokens, R0Source: "profile", Analysis: a, PredictedTTFTR0S: r.Model.TTFT(a.R0)})
+			v := r.Model.TTFT(a.R0)
+			rows = append(rows, searchRow{Tier: r.Tier, Tokens: r.Tokens, R0Source: "profile", Analysis: a, PredictedTTFTR0S: &v})
 		}
 	}
 	if plot != "" {

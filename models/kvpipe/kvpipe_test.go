@@ -149,3 +149,40 @@ func BenchmarkRunPageCache(b *testing.B) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	cases := []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 4}, 4}, {[]float64{9, 1, 2, 8}, 5}, {[]float64{2, 2, 100, 2, 1}, 2}}
+	for _, c := range cases {
+		if got := median(append([]float64(nil), c.xs...)); got != c.want {
+			t.Errorf("median %v = %v, want %v", c.xs, got, c.want)
+		}
+	}
+}
+
+// Confirm measures each distinct ratio once per round and keeps every name.
+func TestConfirm(t *testing.T) {
+	p, err := Open(small())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cs, err := p.Confirm(PageCache, 128, []string{"r0", "grid best", "r* paper"}, []float64{0.15, 0.5, 0.15}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || len(cs[0].Names) != 2 || cs[0].R != 0.15 || !(cs[0].TTFT > 0) || !(cs[1].SE >= 0) {
+		t.Fatalf("candidates %+v", cs)
+	}
+	if c, ok := FindCandidate(cs, "r* paper"); !ok || c.R != 0.15 {
+		t.Errorf("r* paper: %+v %v", c, ok)
+	}
+	if b := BestCandidate(cs); b.TTFT > cs[0].TTFT || b.TTFT > cs[1].TTFT {
+		t.Errorf("best %+v is not the least", b)
+	}
+	if _, err := p.Confirm(PageCache, 128, []string{"a"}, []float64{0.2}, 1); err == nil {
+		t.Error("one round accepted")
+	}
+}

@@ -24,6 +24,10 @@ type Settings struct {
 	// Variants are the search variants to run on the same measured
 	// objective (the grid is measured once); empty means Options.Variant.
 	Variants []recompute.Variant
+	// ConfirmRounds is the number of interleaved rounds in which r0, the
+	// intercept-aware crossover, every r* and the grid minimum are
+	// re-measured side by side (0: 2·Reps).
+	ConfirmRounds int
 	// Median makes f(r) the median of the runs instead of their mean
 	// (the paper's f is the mean; the median resists interference spikes
 	// on a shared machine).
@@ -55,7 +59,9 @@ type ProfileFit struct {
 
 // FitProfile times the compute stage alone at recomputed counts
 // k·N/steps and the load stage alone at the same loaded counts, reps times
-// each, and fits a line to each (per-layer seconds against tokens).
+// each (interleaved), and fits a line to the median time of each count
+// (per-layer seconds against tokens). The median keeps one interfered run
+// on a shared machine from tilting the line.
 func (p *Pipeline) FitProfile(t Tier, tokens, reps, steps int) (ProfileFit, error) {
 	if reps < 1 || steps < 2 {
 		return ProfileFit{}, fmt.Errorf("kvpipe: profile needs ≥ 1 repetition and ≥ 2 steps, got %d and %d", reps, steps)
@@ -64,17 +70,20 @@ func (p *Pipeline) FitProfile(t Tier, tokens, reps, steps int) (ProfileFit, erro
 	var xc, yc, xl, yl []float64
 	for k := 1; k <= steps; k++ {
 		n := k * tokens / steps
-		for range reps {
+		cs, ls := make([]float64, reps), make([]float64, reps)
+		for i := range reps {
 			d, err := p.ComputeOnly(tokens, n)
 			if err != nil {
 				return ProfileFit{}, err
 			}
-			xc, yc = append(xc, float64(n)), append(yc, d.Seconds()/L)
+			cs[i] = d.Seconds() / L
 			if d, err = p.LoadOnly(t, tokens, n); err != nil {
 				return ProfileFit{}, err
 			}
-			xl, yl = append(xl, float64(n)), append(yl, d.Seconds()/L)
+			ls[i] = d.Seconds() / L
 		}
+		xc, yc = append(xc, float64(n)), append(yc, median(cs))
+		xl, yl = append(xl, float64(n)), append(yl, median(ls))
 	}
 	var pf ProfileFit
 	var err error
@@ -94,8 +103,8 @@ func (p *Pipeline) FitProfile(t Tier, tokens, reps, steps int) (ProfileFit, erro
 }
 
 // Objective returns the measured TTFT at ratio r, seconds: the mean (or,
-// with median set, the median) of reps full-pipeline runs, recording each.
-func (p *Pipeline) Objective(t Tier, tokens, reps int, median bool, record func(recompute.Measurement)) recompute.Objective {
+// with useMedian set, the median) of reps full-pipeline runs, recording each.
+func (p *Pipeline) Objective(t Tier, tokens, reps int, useMedian bool, record func(recompute.Measurement)) recompute.Objective {
 	return func(r float64) (float64, error) {
 		if reps < 1 {
 			return 0, fmt.Errorf("kvpipe: want ≥ 1 repetition, got %d", reps)
@@ -111,12 +120,22 @@ func (p *Pipeline) Objective(t Tier, tokens, reps int, median bool, record func(
 				record(recompute.Measurement{Tier: t.String(), Tokens: tokens, R: r, TTFT: xs[i], Reps: 1})
 			}
 		}
-		if median {
-			sort.Float64s(xs)
-			return stat.Quantile(0.5, stat.Empirical, xs, nil), nil
+		if useMedian {
+			return median(xs), nil
 		}
 		return stat.Mean(xs, nil), nil
 	}
+}
+
+// median returns the median of xs (sorting xs): the mean of the two middle
+// values for an even count.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // Result is one measured tier and context length.
@@ -130,10 +149,12 @@ type Result struct {
 	// Analyses has one analysis per search variant, sharing one grid.
 	Analyses []recompute.Analysis `json:"analyses"`
 	// R0Branch is the crossover with each stage's own intercept
-	// (recompute.BranchR0 of the fitted lines), clipped to the bounds, and
-	// TTFTR0Branch its measured TTFT, seconds.
-	R0Branch     float64 `json:"r0_branch_intercepts"`
-	TTFTR0Branch float64 `json:"ttft_r0_branch_s"`
+	// (recompute.BranchR0 of the fitted lines), clipped to the bounds.
+	R0Branch float64 `json:"r0_branch_intercepts"`
+	// Confirmed are r0 ("r0"), R0Branch ("r0 intercepts"), each variant's
+	// r* ("r* paper", "r* ordered") and the grid minimum ("grid best")
+	// re-measured side by side (see Pipeline.Confirm).
+	Confirmed []Candidate `json:"confirmed"`
 }
 
 // Measure profiles the tier at tokens tokens, takes r0 from the fitted
@@ -167,7 +188,19 @@ func (p *Pipeline) Measure(t Tier, tokens int, s Settings) (Result, error) {
 		rb = pf.Profile.R0()
 	}
 	res.R0Branch = recompute.Clip(rb, s.Options.RMin, s.Options.RMax)
-	note("%s, %d tokens: measuring the intercept-aware crossover r = %.3f", t, tokens, res.R0Branch)
-	res.TTFTR0Branch, err = f(res.R0Branch)
+	names := []string{"r0", "r0 intercepts"}
+	rs := []float64{res.Analyses[0].R0, res.R0Branch}
+	for _, a := range res.Analyses {
+		names, rs = append(names, "r* "+a.Variant.String()), append(rs, a.RStar)
+	}
+	if len(res.Analyses[0].Grid) > 0 {
+		names, rs = append(names, "grid best"), append(rs, res.Analyses[0].GridBest.R)
+	}
+	rounds := s.ConfirmRounds
+	if rounds == 0 {
+		rounds = max(2*s.Reps, 2)
+	}
+	note("%s, %d tokens: confirming %d ratios side by side", t, tokens, len(rs))
+	res.Confirmed, err = p.Confirm(t, tokens, names, rs, rounds)
 	return res, err
 }

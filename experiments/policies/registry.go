@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/belady"
+	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/models/policy"
 )
 
@@ -37,6 +38,7 @@ func All() []Entry {
 		{"length-aware-tlru", policy.NewLengthAwareTLRU, true, "end-aware T-LRU knowing the next prompt length"},
 		{"to-belady", belady.NewTailOptimized, true, "Tail-Optimized Belady (hindsight): budget, then furthest next turn"},
 		{"belady", belady.NewClassic, true, "classic Belady (hindsight): furthest next turn"},
+		{"etlru", etlru.New, false, "ET-LRU: evicts the blocks of least expected next-turn TEL (--policy-opt belief=paper|bayes, mu, rates, prompt)"},
 	}
 }
 

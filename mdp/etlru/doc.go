@@ -1,0 +1,32 @@
+// Package etlru is ET-LRU, the expected-tail-optimized LRU of the
+// tail-latency paper (Definition 1): after each turn it keeps the cached
+// amounts Y that minimize the expected TEL of the next turn,
+//
+//	Σ_i λ_i · E[(H_i + Q − Y_i − ξ)⁺]
+//	s.t. Y_served ≤ its new history, Y_i ≤ X_i for the others, Σ Y_i ≤ C,
+//
+// with Y in whole blocks of B tokens, λ_i the expected turn rate of
+// conversation i under a belief (package mdp/belief) and Q the next prompt
+// length.
+//
+// Each term is convex and non-increasing in Y_i, so block k of
+// conversation i has the marginal value
+//
+//	v_i(k) = λ_i · (E[(H_i + Q − ξ − (k−1)B)⁺] − E[(H_i + Q − ξ − kB)⁺]),
+//
+// non-increasing in k, and the problem is a separable concave resource
+// allocation: taking blocks in decreasing marginal value is optimal
+// (Lemma 1). Greedy does it from the top down with a heap — start from the
+// upper bounds and evict the block of least value until the total fits —
+// and Exact solves the same problem by dynamic programming over
+// conversations × capacity blocks, for checks.
+//
+// As a replay policy (New), ET-LRU keeps the served conversation whole and
+// trims only when over capacity. Beliefs move with time for every
+// conversation, and under the Bayes belief their order changes with time
+// too, so values cannot be kept in a static index: each turn that
+// overflows recomputes the rate of every cached conversation (O(n) for n
+// cached conversations, each an O(log L) prompt-tail lookup) and evicts
+// with a heap, O(n + e·log n) for e evicted blocks. Turns that fit cost
+// O(1) plus the online prompt update, O(log L).
+package etlru

@@ -62,8 +62,9 @@ func ParseVariant(s string) (Variant, error) {
 	return 0, fmt.Errorf("unknown search variant %q (want paper|ordered)", s)
 }
 
-// Phi is (√5 − 1)/2 ≈ 0.618, the golden-section ratio of Algorithm 1.
-var phi = (math.Sqrt(5) - 1) / 2
+// phi is (√5 − 1)/2 ≈ 0.618, the golden-section ratio of Algorithm 1
+// (TestPhi checks φ² + φ = 1).
+const phi = 0.61803398874989484820458683436563811772
 
 // Phi returns (√5 − 1)/2.
 func Phi() float64 { return phi }

@@ -257,3 +257,9 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+func TestPhi(t *testing.T) {
+	if p := Phi(); math.Abs(p*p+p-1) > 1e-15 || math.Abs(p-(math.Sqrt(5)-1)/2) > 1e-15 {
+		t.Errorf("φ = %v", p)
+	}
+}

@@ -90,8 +90,7 @@ func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 // arguments (fs.Args()).
 func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	err := fs.Parse(args)
-	if errors.Is(err, pflag.ErrHelp) {
-		fs.Usage()
+	if errors.Is(err, pflag.ErrHelp) { // pflag has printed the usage
 		return err
 	}
 	if err != nil {

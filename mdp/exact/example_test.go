@@ -10,7 +10,7 @@ import (
 // 0.25·e^{−μs}), μ = 1/s, its history of 3 tokens just served, capacity 2
 // tokens, ξ = 0, prompts of 1 token, over two steps. Keeping 2 tokens is
 // optimal and the expected TEL is, by hand,
-// 0.25·(2 + 0.25·3) + 0.75·0.25·e^{−0.25}·2 ≈ 0.9795 tokens.
+// 0.25·(2 + 0.25·3) + 0.75·0.25·e^{−0.25}·2 = 0.97955… tokens.
 func Example() {
 	in := &exact.Instance{World: exact.Paper, Seats: []exact.Seat{{Rate: 1, History: 3}}, Served: 0,
 		Mu: 1, Step: 0.25, Horizon: 2, Capacity: 2, Block: 1, Xi: 0,
@@ -18,5 +18,5 @@ func Example() {
 		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
 	res, _ := exact.Solve(in)
 	fmt.Printf("%.4f tokens, keep %v\n", res.Value, res.Decision)
-	// Output: 0.9795 tokens, keep [2]
+	// Output: 0.9796 tokens, keep [2]
 }

@@ -1,0 +1,55 @@
+package importer
+
+import "slices"
+
+// prefixLinker derives conversations from shared hash prefixes (the
+// Mooncake rule of the package documentation). It is online: a request is
+// linked using earlier requests only.
+type prefixLinker struct {
+	k int
+	// index maps (length m, last id) of a conversation's latest full-block
+	// chain to the conversation most recently indexed under it.
+	index map[prefixKey]int
+	// chains holds each conversation's latest full-block chain (nil when it
+	// is too short to be continued).
+	chains [][]int64
+}
+
+type prefixKey struct {
+	m    int
+	last int64
+}
+
+func newPrefixLinker(k int) *prefixLinker {
+	return &prefixLinker{k: k, index: map[prefixKey]int{}}
+}
+
+// link returns the conversation of a request with chain h whose first full
+// blocks are content-stable, and whether it continues an earlier one.
+func (p *prefixLinker) link(h []int64, full int) (int, bool) {
+	conv, linked := -1, false
+	for m := len(h); m > p.k; m-- {
+		c, ok := p.index[prefixKey{m, h[m-1]}]
+		if ok && slices.Equal(p.chains[c], h[:m]) {
+			conv, linked = c, true
+			break
+		}
+	}
+	if linked {
+		old := p.chains[conv]
+		if key := (prefixKey{len(old), old[len(old)-1]}); p.index[key] == conv {
+			delete(p.index, key)
+		}
+	} else {
+		conv = len(p.chains)
+		p.chains = append(p.chains, nil)
+	}
+	full = min(full, len(h))
+	if full > p.k {
+		p.chains[conv] = slices.Clone(h[:full])
+		p.index[prefixKey{full, h[full-1]}] = conv
+	} else {
+		p.chains[conv] = nil
+	}
+	return conv, linked
+}

@@ -1,0 +1,91 @@
+package importer
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/tailbound/tailbound/models/blocktrace"
+)
+
+// MooncakeBlockTokens is the Mooncake traces' block size in tokens.
+const MooncakeBlockTokens = 512
+
+// Mooncake reads a Mooncake trace (see the package documentation) and links
+// its requests into conversations by shared prefixes.
+type Mooncake struct {
+	in      *lines
+	opt     Options
+	link    *prefixLinker
+	lastMs  int64
+	sum     Summary
+	firstLn []int
+}
+
+// NewMooncake returns a reader of the Mooncake trace r; name is used in
+// errors.
+func NewMooncake(r io.Reader, name string, opt Options) *Mooncake {
+	return &Mooncake{in: newLines(r, name, opt.MaxLineBytes), opt: opt, link: newPrefixLinker(opt.MinSharedBlocks)}
+}
+
+type mooncakeRecord struct {
+	Timestamp *int64  `json:"timestamp"`
+	Input     *int64  `json:"input_length"`
+	Output    *int64  `json:"output_length"`
+	Hashes    []int64 `json:"hash_ids"`
+}
+
+// Next returns the next request, io.EOF at the end, or a *ParseError.
+func (m *Mooncake) Next() (blocktrace.Request, error) {
+	b, err := m.in.next()
+	if err != nil {
+		return blocktrace.Request{}, err
+	}
+	var rec mooncakeRecord
+	if err := m.in.decode(b, &rec); err != nil {
+		return blocktrace.Request{}, err
+	}
+	l := m.in
+	switch {
+	case rec.Timestamp == nil:
+		return blocktrace.Request{}, l.fail("timestamp", "missing or null (arrival time, integer ms)")
+	case rec.Input == nil:
+		return blocktrace.Request{}, l.fail("input_length", "missing or null (prompt length, tokens)")
+	case rec.Output == nil:
+		return blocktrace.Request{}, l.fail("output_length", "missing or null (response length, tokens)")
+	case rec.Hashes == nil:
+		return blocktrace.Request{}, l.fail("hash_ids", "missing or null (array of block ids)")
+	case *rec.Timestamp < 0:
+		return blocktrace.Request{}, l.fail("timestamp", "must be ≥ 0 ms, got %d", *rec.Timestamp)
+	case m.sum.Requests > 0 && *rec.Timestamp < m.lastMs:
+		return blocktrace.Request{}, l.fail("timestamp", "%d ms goes back before the previous request's %d ms (the trace must be in arrival order)", *rec.Timestamp, m.lastMs)
+	case *rec.Input < 0:
+		return blocktrace.Request{}, l.fail("input_length", "must be ≥ 0 tokens, got %d", *rec.Input)
+	case *rec.Output < 0:
+		return blocktrace.Request{}, l.fail("output_length", "must be ≥ 0 tokens, got %d", *rec.Output)
+	}
+	if err := l.checkChain("hash_ids", m.opt.Chain, *rec.Input, len(rec.Hashes), MooncakeBlockTokens); err != nil {
+		return blocktrace.Request{}, err
+	}
+	m.lastMs = *rec.Timestamp
+	conv, linked := m.link.link(rec.Hashes, int(*rec.Input/MooncakeBlockTokens))
+	if linked {
+		m.sum.Linked++
+	} else {
+		m.sum.Conversations++
+		m.firstLn = append(m.firstLn, l.line)
+	}
+	r := blocktrace.Request{Index: int(m.sum.Requests), Time: float64(*rec.Timestamp) / 1000,
+		Input: *rec.Input, Output: *rec.Output, Hashes: rec.Hashes, Conv: conv}
+	m.sum.Requests++
+	return r, nil
+}
+
+// BlockTokens returns 512.
+func (m *Mooncake) BlockTokens() int { return MooncakeBlockTokens }
+
+// ConvName returns the 1-based line number of conversation c's first
+// request.
+func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(m.firstLn[c]) }
+
+// Summary counts what has been read so far.
+func (m *Mooncake) Summary() Summary { return m.sum }

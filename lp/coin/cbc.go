@@ -64,7 +64,7 @@ func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 		return lp.Solution{}, err
 	}
 	if !p.HasIntegers() || opt.Relax {
-		sol, err := solveLP(ctx, p, opt)
+		sol, err := solveLP(ctx, p, opt, Automatic)
 		sol.Detail = "cbc: LP solved by clp; " + sol.Detail
 		return sol, err
 	}

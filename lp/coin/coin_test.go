@@ -179,10 +179,27 @@ func checkCase(t *testing.T, c handCase, sol lp.Solution, integral bool) {
 	}
 }
 
+// lpBackends are the backends and settings that solve LPs, by test name.
+func lpBackends() []struct {
+	name string
+	b    lp.Backend
+} {
+	return []struct {
+		name string
+		b    lp.Backend
+	}{
+		{"clp", CLP{}},
+		{"clp-dual", CLP{Method: Dual}},
+		{"clp-primal", CLP{Method: Primal}},
+		{"cbc", CBC{}},
+	}
+}
+
 func TestLPs(t *testing.T) {
-	for _, b := range []lp.Backend{CLP{}, CBC{}} {
+	for _, nb := range lpBackends() {
+		b := nb.b
 		for _, c := range lpCases() {
-			t.Run(b.Name()+"/"+c.name, func(t *testing.T) {
+			t.Run(nb.name+"/"+c.name, func(t *testing.T) {
 				sol, err := b.Solve(context.Background(), c.p, lp.Options{})
 				if err != nil {
 					t.Fatal(err)
@@ -322,6 +339,19 @@ func TestBadInput(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestUnknownMethod(t *testing.T) {
+	_, err := CLP{Method: 7}.Solve(context.Background(), lpCases()[0].p, lp.Options{})
+	if err == nil || !strings.Contains(err.Error(), "unknown clp method 7") {
+		t.Fatalf("error %v, want an unknown-method error", err)
+	}
+	if got := Method(7).String(); got != "method(7)" {
+		t.Errorf("Method(7).String() = %q", got)
+	}
+	if got := Dual.String(); got != "dual" {
+		t.Errorf("Dual.String() = %q", got)
 	}
 }
 

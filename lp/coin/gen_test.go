@@ -3,6 +3,7 @@
 package coin
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/lp"
@@ -49,8 +50,9 @@ func marketSplit(m, n int, seed uint64) *lp.Problem {
 // 100…5000 tokens), and a column u_j ≥ 0 for the uncached excess with the
 // row z_j + u_j ≥ d_j, d_j = h_j + q_j − ξ (q_j the next prompt, 1…1000
 // tokens, ξ = 300 tokens; the row is dropped when d_j ≤ 0). Objective:
-// minimize Σ u_j (tokens). Capacity is a third of the mean load Σ h over
-// a span, so it binds. Sizes: 2n columns, n + (rows with d_j > 0) rows,
+// minimize Σ u_j (tokens). Capacity is a third of the mean load (Σ_j h_j
+// len_j / n, rounded down to whole tokens), so it binds; all data are
+// integers. Sizes: 2n columns, n + (rows with d_j > 0) rows,
 // about n·(meanSpan+2) non-zeros.
 func intervalLP(n int, meanSpan float64, seed uint64) *lp.Problem {
 	r := rand.New(rand.NewPCG(seed, 2))
@@ -66,7 +68,7 @@ func intervalLP(n int, meanSpan float64, seed uint64) *lp.Problem {
 		end[j] = min(n, j+span)
 		load += h[j] * float64(end[j]-j)
 	}
-	capacity := load / float64(n) / 3
+	capacity := math.Floor(load / float64(n) / 3)
 
 	p := &lp.Problem{NumRows: n, NumCols: 2 * n}
 	// Demand rows n, n+1, … for the turns with d_j > 0.

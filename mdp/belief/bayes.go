@@ -64,11 +64,20 @@ func (b *Bayes) logTerms(h History, now float64) (alive, dead, rate float64) {
 	}
 	k := len(b.Prior.Classes)
 	la, ld, lr := make([]float64, k), make([]float64, k), make([]float64, k)
+	base := make([]float64, k)
+	top := math.Inf(-1)
 	for i, c := range b.Prior.Classes {
 		// log of weight × rate likelihood of the n−1 turns over age.
-		base := math.Log(c.Weight) + float64(n-1)*math.Log(c.Rate) - c.Rate*age
+		base[i] = math.Log(c.Weight) + float64(n-1)*math.Log(c.Rate) - c.Rate*age
+		top = max(top, base[i])
+	}
+	for i, c := range b.Prior.Classes {
+		// Subtracting the largest base (a common factor) makes a single
+		// class's result independent of the history bit for bit, so two
+		// conversations silent equally long tie exactly.
 		a, d := logSilence(b.Mu, c.Rate, s)
-		la[i], ld[i], lr[i] = base+a, base+d, base+a+math.Log(c.Rate)
+		bi := base[i] - top
+		la[i], ld[i], lr[i] = bi+a, bi+d, bi+a+math.Log(c.Rate)
 	}
 	return floats.LogSumExp(la), floats.LogSumExp(ld), floats.LogSumExp(lr)
 }

@@ -1,0 +1,216 @@
+package checks
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/tailbound/tailbound/mdp/exact"
+)
+
+// MDP is a belief-MDP instance on which ET-LRU with Belief is compared
+// with the exact optimum.
+type MDP struct {
+	Instance exact.Instance
+	Belief   exact.World // ET-LRU's belief
+}
+
+// Size implements Case.
+func (m *MDP) Size() int {
+	in := &m.Instance
+	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.Block)
+	for _, st := range in.Seats {
+		s += int(st.History) + st.Silence
+	}
+	if in.Birth > 0 {
+		s += 50
+	}
+	if in.Discount > 0 {
+		s += 50
+	}
+	return s
+}
+
+// Shrink implements Case: a shorter horizon, a seat fewer, shorter
+// histories or silences, a lower capacity, fewer length atoms, no births,
+// no discount; only valid variants.
+func (m *MDP) Shrink() []Case {
+	var out []Case
+	with := func(f func(in *exact.Instance)) {
+		c := &MDP{Instance: m.Instance, Belief: m.Belief}
+		in := &c.Instance
+		in.Seats = append([]exact.Seat(nil), m.Instance.Seats...)
+		in.Prompt = copyDist(m.Instance.Prompt)
+		in.Response = copyDist(m.Instance.Response)
+		f(in)
+		if in.Validate() == nil {
+			out = append(out, c)
+		}
+	}
+	in := &m.Instance
+	if in.Horizon > 1 {
+		with(func(in *exact.Instance) { in.Horizon-- })
+	}
+	for i := range in.Seats {
+		if i != in.Served && len(in.Seats) > 1 {
+			with(func(in *exact.Instance) {
+				in.Seats = append(in.Seats[:i], in.Seats[i+1:]...)
+				if in.Served > i {
+					in.Served--
+				}
+			})
+		}
+		if in.Seats[i].History > 1 {
+			with(func(in *exact.Instance) {
+				s := &in.Seats[i]
+				s.History--
+				s.Cached = min(s.Cached, s.History/in.Block*in.Block)
+			})
+		}
+		if in.Seats[i].Silence > 1 {
+			with(func(in *exact.Instance) { in.Seats[i].Silence-- })
+		}
+	}
+	if in.Capacity > in.Block {
+		with(func(in *exact.Instance) { in.Capacity -= in.Block })
+	}
+	for _, d := range []*exact.Dist{&in.Prompt, &in.Response} {
+		for k := range d.Values {
+			if len(d.Values) > 1 {
+				isPrompt := d == &in.Prompt
+				with(func(in *exact.Instance) {
+					dd := &in.Response
+					if isPrompt {
+						dd = &in.Prompt
+					}
+					rest := 1 - dd.Probs[k]
+					dd.Values = append(dd.Values[:k], dd.Values[k+1:]...)
+					dd.Probs = append(dd.Probs[:k], dd.Probs[k+1:]...)
+					for j := range dd.Probs {
+						dd.Probs[j] /= rest
+					}
+				})
+			}
+		}
+	}
+	if in.Birth > 0 {
+		with(func(in *exact.Instance) { in.Birth = 0 })
+	}
+	if in.Discount > 0 {
+		with(func(in *exact.Instance) { in.Discount = 0 })
+	}
+	return out
+}
+
+func copyDist(d exact.Dist) exact.Dist {
+	return exact.Dist{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
+}
+
+// Export implements Case: the instance with its world and belief named.
+func (m *MDP) Export() any {
+	return map[string]any{"world": m.Instance.World.String(), "etlru_belief": m.Belief.String(), "instance": m.Instance,
+		"units": "rates and μ per second, step in seconds, lengths in tokens, silences in steps"}
+}
+
+// MDPShape says which random MDP instances a Theorem 2 claim draws.
+type MDPShape struct {
+	World      exact.World
+	Belief     exact.World
+	EqualRates bool // one rate for every seat
+	FixedQ     bool // deterministic prompt lengths
+	Forced     bool // forced caching
+	UnitPage   bool // Q = 0, no responses, one-token histories, ξ = 0, B = 1
+}
+
+// RandomMDP draws a belief-MDP instance with 2..s.Seats seats and up to
+// s.Horizon steps of Δ = 0.25 s: rates 0.5–1.3/s (or one rate), μ 0.2–1.2/s,
+// histories up to 6 tokens, B 1–2, C up to 4 blocks, ξ 0–3.5 tokens,
+// prompts of two atoms (or one), responses 0–1, sometimes births, a turn
+// cap or a discount.
+func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
+	for {
+		in := exact.Instance{World: sh.World, Mu: 0.2 + r.Float64(), Step: 0.25,
+			Horizon: 1 + r.IntN(max(s.Horizon, 1)), Block: int64(1 + r.IntN(2)),
+			Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)], Forced: sh.Forced}
+		in.Capacity = in.Block * int64(1+r.IntN(4))
+		if r.IntN(3) == 0 {
+			in.MaxTurns = 1 + r.IntN(3)
+		}
+		if r.IntN(4) == 0 {
+			in.Discount = 0.8 + 0.2*r.Float64()
+		}
+		if r.IntN(4) == 0 {
+			in.Birth = 1
+		}
+		a, b := int64(r.IntN(3)), int64(1+r.IntN(5))
+		in.Prompt = exact.Dist{Values: []int64{a, b}, Probs: []float64{0.5, 0.5}}
+		if sh.FixedQ {
+			in.Prompt = exact.Dist{Values: []int64{b}, Probs: []float64{1}}
+		}
+		in.Response = exact.Dist{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
+		if sh.UnitPage {
+			in.Prompt = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
+			in.Response = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
+			in.Block, in.Xi, in.Birth = 1, 0, 0
+			in.Capacity = int64(1 + r.IntN(2))
+		}
+		seats := 2 + r.IntN(max(s.Seats-1, 1))
+		in.Served = r.IntN(seats+1) - 1
+		rate := 0.5 + 0.8*r.Float64()
+		var used int64
+		for i := 0; i < seats; i++ {
+			st := exact.Seat{Rate: rate}
+			if !sh.EqualRates {
+				st.Rate = 0.5 + 0.8*r.Float64()
+			}
+			if i == in.Served || r.IntN(5) > 0 || sh.UnitPage {
+				st.History = int64(1 + r.IntN(6))
+				if sh.UnitPage {
+					st.History = 1
+				}
+				if i != in.Served {
+					st.Silence = 1 + r.IntN(5)
+					room := min(st.History, in.Capacity-used) / in.Block
+					st.Cached = in.Block * int64(r.IntN(int(room)+1))
+					used += st.Cached
+				}
+			}
+			in.Seats = append(in.Seats, st)
+		}
+		if in.Validate() == nil {
+			return &MDP{Instance: in, Belief: sh.Belief}
+		}
+	}
+}
+
+// CheckMDP compares ET-LRU's exact value with the exact optimum.
+func CheckMDP(c Case) (bool, string, error) {
+	m := c.(*MDP)
+	opt, err := exact.Solve(&m.Instance)
+	if err != nil {
+		return false, "", err
+	}
+	et, err := exact.Evaluate(&m.Instance, exact.ETLRU{Belief: m.Belief})
+	if err != nil {
+		return false, "", err
+	}
+	if et.Value < opt.Value-objTol(opt.Value) {
+		return false, "", fmt.Errorf("ET-LRU %.12g below the optimum %.12g: a solver bug", et.Value, opt.Value)
+	}
+	if et.Value <= opt.Value+objTol(opt.Value) {
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("ET-LRU (%s belief) expects %.6g tokens of TEL (first decision %v), the optimum %.6g (first decision %v): gap %.3g tokens (%.2f%%)",
+		m.Belief, et.Value, et.Decision, opt.Value, opt.Decision, et.Value-opt.Value, 100*(et.Value-opt.Value)/math.Max(opt.Value, 1e-300)), nil
+}
+
+// Theorem2 is claim 6 in one scope: ET-LRU is optimal in the belief MDP.
+func Theorem2(name, scope string, s Sizes, sh MDPShape) Claim {
+	return Claim{
+		Name: name,
+		Statement: "Theorem 2 (tail-latency paper): ET-LRU is the optimal online policy in the belief MDP; " + scope +
+			"; ET-LRU's exact expected TEL against the exact optimum over all cache decisions (mdp/exact)",
+		Generate: func(r *rand.Rand) Case { return RandomMDP(r, s, sh) },
+		Check:    CheckMDP,
+	}
+}

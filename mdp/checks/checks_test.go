@@ -91,8 +91,8 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 	}
 	rate1 := lo
 	in := exact.Instance{World: exact.Bayes, Mu: mu, Step: step, Horizon: horizon, MaxTurns: 1,
-		Seats:    []exact.Seat{{Rate: 1, History: 1}, {Rate: rate1, History: 1, Cached: 1, Silence: 4}},
-		Served:   0, Capacity: 1, Block: 1, Xi: 0,
+		Seats:  []exact.Seat{{Rate: 1, History: 1}, {Rate: rate1, History: 1, Cached: 1, Silence: 4}},
+		Served: 0, Capacity: 1, Block: 1, Xi: 0,
 		Prompt:   exact.Dist{Values: []int64{1}, Probs: []float64{1}},
 		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
 	var p0, p1 float64

@@ -1,0 +1,34 @@
+package characterize_test
+
+import (
+	"fmt"
+
+	"github.com/tailbound/tailbound/experiments/characterize"
+	"github.com/tailbound/tailbound/models/blocktrace"
+)
+
+// Two requests of one conversation share a block; a third request uses a
+// block of its own. Four uses of three blocks: one hit in an infinite
+// cache, and one live block (the shared one) between the first two
+// requests.
+func ExampleRun() {
+	s := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{
+		{Time: 0, Input: 16, Hashes: []int64{7}, Conv: 0, Category: "text"},
+		{Time: 4, Input: 20, Hashes: []int64{8}, Conv: 1, Category: "text"},
+		{Time: 9, Input: 32, Hashes: []int64{7, 9}, Conv: 0, Category: "text"},
+	}}
+	rep, err := characterize.Run(characterize.StreamSource(s), s.BlockTokens, characterize.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("ideal hit ratio %.2f, capacity %d blocks (%d tokens)\n", rep.IdealHitRatio,
+		rep.Capacity.PeakLiveBlocks, rep.Capacity.PeakLiveTokens)
+	for _, c := range rep.Categories {
+		fmt.Printf("%s: %d uses, %d reuses, median reuse time %g s\n", c.Name, c.Uses, c.Reuses, c.ReuseTime.P50)
+	}
+	// Output:
+	// ideal hit ratio 0.25, capacity 1 blocks (16 tokens)
+	// text-1: 2 uses, 1 reuses, median reuse time 9 s
+	// text-2: 2 uses, 0 reuses, median reuse time 0 s
+}

@@ -5,17 +5,20 @@ import (
 	"io"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/importer"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
 // Formats lists the trace formats Open reads.
-var Formats = []string{"canonical", "mooncake", "bailian"}
+var Formats = []string{"canonical", "mooncake", "bailian", "blocks"}
 
 // Open opens the block-level trace at path ("-" for standard input) in
 // format: "canonical" (conversations, chained with block tokens per block
-// by a Chainer), "mooncake" or "bailian" (block-hash traces, whose own
-// block size is used; block must then be 0 or equal to it). It returns the
-// requests as a Source, the block size in tokens and the file to close.
+// by a Chainer), or "mooncake", "bailian" or "blocks" (block-hash traces,
+// read by package importer with its default options — conversations
+// derived, chains checked — whose own block size is used; block must then
+// be 0 or equal to it). It returns the requests as a Source, the block size
+// in tokens and the file to close.
 func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
 	switch format {
 	case "canonical":
@@ -29,8 +32,36 @@ func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
 			return nil, 0, nil, err
 		}
 		return src, block, f, nil
-	case "mooncake", "bailian":
-		return nil, 0, nil, fmt.Errorf("%s: %s traces need the importer (models/importer), which is not built yet", path, format)
+	case "mooncake", "bailian", "blocks":
+		src, f, err := importer.Open(path, format, importer.DefaultOptions())
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		next := src.Next
+		if format == "blocks" { // its block size is on its lines
+			first, err := src.Next()
+			if err != nil && err != io.EOF {
+				f.Close()
+				return nil, 0, nil, err
+			}
+			pending := err == nil
+			next = func() (blocktrace.Request, error) {
+				if pending {
+					pending = false
+					return first, nil
+				}
+				return src.Next()
+			}
+		}
+		b := int64(src.BlockTokens())
+		if b == 0 { // an empty blocks file
+			b = max(block, 1)
+		}
+		if block != 0 && block != b {
+			f.Close()
+			return nil, 0, nil, fmt.Errorf("%s: the %s trace has %d-token blocks, not %d", path, format, b, block)
+		}
+		return next, b, f, nil
 	}
 	return nil, 0, nil, fmt.Errorf("trace format %q: want one of %v", format, Formats)
 }

@@ -27,6 +27,7 @@ func commands() map[string]command {
 		"check":     {"check the literature's theorems on random instances", runCheck},
 		"tables":    {"regenerate a paper's tables: tables tail-latency", runTables},
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
+		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},
 		"recompute": {"recompute or load a reused KV cache: roofline, search, cake, profile, measure", runRecompute},
 	}
 }

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/tailbound/tailbound/experiments/replay"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/mdp/montecarlo"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/policy"
+)
+
+// runMDP is the belief-MDP command: mdp solve | mdp simulate.
+func runMDP(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stdout, "Usage: tailbound mdp solve [flags]      exact optimum and policy values of a small belief MDP")
+		fmt.Fprintln(stdout, "       tailbound mdp simulate [flags]   Monte Carlo of the birth–death model, policies vs Tail-Optimized Belady")
+		return nil
+	}
+	switch args[0] {
+	case "solve":
+		return runMDPSolve(args[1:], stdout)
+	case "simulate":
+		return runMDPSimulate(args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("unknown mdp command %q (want solve or simulate)", args[0])
+}
+
+func runMDPSolve(args []string, stdout io.Writer) error {
+	def := exact.Default(2, exact.Paper)
+	fs := newFlags("mdp solve", "mdp solve [--seats R:H:X:M,…] [--world paper|bayes] [flags]", stdout)
+	seats := fs.String("seats", exact.FormatSeats(def.Seats), "seats RATE:HISTORY:CACHED:SILENCE,… (turns per s while alive, tokens, tokens, steps; history 0 = empty seat)")
+	served := fs.Int("served", def.Served, "seat whose turn was just served (the root decision); -1: the root is between turns")
+	world := fs.String("world", "paper", "turn hazards: paper (λ̄·exp(−μs)) or bayes (λ̄·P(alive | silent s), the birth–death model)")
+	mu := fs.Float64("mu", def.Mu, "death rate μ, per second")
+	birth := fs.Float64("birth", def.Birth, "rate at which an empty seat receives a conversation, per second")
+	step := fs.Float64("step", def.Step, "step Δ, seconds (at most one event per step)")
+	horizon := fs.Int("horizon", def.Horizon, "horizon, steps")
+	maxTurns := fs.Int("max-turns", def.MaxTurns, "end after this many turns (0: no cap)")
+	capacity := fs.Int64("capacity", def.Capacity, "cache capacity C, tokens (a multiple of --block-size)")
+	block := fs.Int64("block-size", def.Block, "block size B, tokens")
+	xi := fs.Float64("xi-tokens", def.Xi, "TEL threshold ξ, tokens")
+	prompt := fs.String("prompt", exact.FormatDist(def.Prompt), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
+	response := fs.String("response", exact.FormatDist(def.Response), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
+	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
+	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
+	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
+	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return err
+	}
+	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
+		Capacity: *capacity, Block: *block, Xi: *xi, Forced: *forced}
+	var err error
+	if in.World, err = exact.ParseWorld(*world); err != nil {
+		return fmt.Errorf("flag --world: %w", err)
+	}
+	if in.Seats, err = exact.ParseSeats(*seats); err != nil {
+		return fmt.Errorf("flag --seats: %w", err)
+	}
+	if in.Prompt, err = exact.ParseDist(*prompt); err != nil {
+		return fmt.Errorf("flag --prompt: %w", err)
+	}
+	if in.Response, err = exact.ParseDist(*response); err != nil {
+		return fmt.Errorf("flag --response: %w", err)
+	}
+	if !(*discount > 0 && *discount <= 1) {
+		return fmt.Errorf("flag --discount: must be in (0, 1], got %v", *discount)
+	}
+	in.Discount = *discount
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	q := *qhat
+	if q == 0 {
+		for i, v := range in.Prompt.Values {
+			q += float64(v) * in.Prompt.Probs[i]
+		}
+	}
+	var deciders []exact.Decider
+	for _, name := range strings.Split(*pols, ",") {
+		switch strings.TrimSpace(name) {
+		case "":
+		case "lru":
+			deciders = append(deciders, exact.LRU{})
+		case "tlru":
+			deciders = append(deciders, exact.TLRU{QHat: q})
+		case "etlru-paper":
+			deciders = append(deciders, exact.ETLRU{Belief: exact.Paper})
+		case "etlru-bayes":
+			deciders = append(deciders, exact.ETLRU{Belief: exact.Bayes})
+		default:
+			return fmt.Errorf("flag --policies: unknown policy %q (want lru, tlru, etlru-paper, etlru-bayes)", name)
+		}
+	}
+	opt, err := exact.Solve(&in)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Name     string  `json:"name"`
+		Value    float64 `json:"expected_tel_tokens"`
+		Gap      float64 `json:"gap_tokens"`
+		Decision []int64 `json:"first_decision_tokens"`
+		States   int     `json:"states"`
+	}
+	rows := []row{{"optimum", opt.Value, 0, opt.Decision, opt.States}}
+	for _, d := range deciders {
+		r, err := exact.Evaluate(&in, d)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{d.Name(), r.Value, r.Value - opt.Value, r.Decision, r.States})
+	}
+	t := report.Table{
+		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
+			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.Block, in.Xi, in.Mu),
+		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
+	}
+	for _, r := range rows {
+		pct := "0"
+		if opt.Value > 0 {
+			pct = report.F(100*r.Gap/opt.Value, 4)
+		}
+		dec := "none (between turns)"
+		if r.Decision != nil {
+			dec = fmt.Sprint(r.Decision)
+		}
+		t.Rows = append(t.Rows, []string{r.Name, report.F(r.Value, 9), report.F(r.Gap, 9), pct, dec, fmt.Sprint(r.States)})
+	}
+	doc := map[string]any{"units": "expected TEL in tokens over the horizon; decisions in tokens per seat",
+		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",
+		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
+			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
+			"capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
+			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
+			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
+		"policies": rows}
+	return report.Emit(stdout, *format, doc, t)
+}
+
+func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
+	def := birthdeath.Default()
+	fs := newFlags("mdp simulate", "mdp simulate [--reps N] [--seed S] [--policies …] [model and cache flags]", stdout)
+	lambda := fs.Float64("lambda-conv", def.LambdaConv, "conversation births per second")
+	mu := fs.Float64("mu", def.Mu, "death rate μ, per second")
+	var rf rateFlags
+	rf.add(fs)
+	prompt := fs.String("prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default: the embedded workload's)")
+	response := fs.String("response", "", "response lengths, tokens, as --prompt")
+	duration := fs.Float64("duration", 1800, "seconds of births per replication")
+	reps := fs.Int("reps", 10, "replications (independent traces)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "online policies (registered names, or etlru-paper / etlru-bayes: ET-LRU told the model's μ and rates); to-belady is added as the reference")
+	capacity := fs.Int64("capacity", defaultWorkloadCapacity, "cache capacity C, tokens, a multiple of --block-size")
+	block := fs.Int64("block-size", 16, "block size B, tokens")
+	var lat latencyFlags
+	lat.add(fs)
+	qhat := fs.String("qhat", "auto", "T-LRU's Q̂: auto (running mean) or tokens")
+	slo := fs.Float64("slo-ms", 200, "SLO for violation counts, ms")
+	forced := fs.Bool("forced", false, "forced caching")
+	var popts []string
+	fs.StringArrayVar(&popts, "policy-opt", nil, "policy-specific setting key=value (repeatable; e.g. prompt=online for ET-LRU)")
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return err
+	}
+	p := def
+	p.LambdaConv, p.Mu, p.Duration = *lambda, *mu, *duration
+	rates, classes, err := rf.resolve()
+	if err != nil {
+		return err
+	}
+	if classes != nil {
+		p.Classes = classes
+	} else {
+		p.Rates = rates
+	}
+	if *prompt != "" {
+		if p.Prompt, err = birthdeath.ParseDist(*prompt, "prompt", 1); err != nil {
+			return fmt.Errorf("flag --prompt: %w", err)
+		}
+	}
+	if *response != "" {
+		if p.Response, err = birthdeath.ParseDist(*response, "response", 0); err != nil {
+			return fmt.Errorf("flag --response: %w", err)
+		}
+	}
+	if !(p.Duration > 0) || math.IsInf(p.Duration, 0) {
+		return fmt.Errorf("flag --duration: must be a finite number of seconds > 0")
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if *reps < 2 {
+		return fmt.Errorf("flag --reps: need at least 2 replications, got %d", *reps)
+	}
+	if err := checkCapacity(*capacity, *block); err != nil {
+		return err
+	}
+	model, xi, err := lat.resolve(fs)
+	if err != nil {
+		return err
+	}
+	q, err := parseQHat(*qhat)
+	if err != nil {
+		return err
+	}
+	kv, err := parseKV("policy-opt", popts)
+	if err != nil {
+		return err
+	}
+	entries, err := montecarlo.Policies(*pols, p, kv)
+	if err != nil {
+		return fmt.Errorf("flag --policies: %w", err)
+	}
+	cfg := montecarlo.Config{Model: p, Reps: *reps, Seed: *seed, Policies: entries, Workers: 2,
+		Settings: sim.Settings{Options: replay.Options{Capacity: *capacity, BlockSize: *block, Xi: xi, Model: model,
+			SLOMs: *slo, Forced: *forced}, QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}
+	if pr := progressTo(stderr); pr != nil {
+		fmt.Fprintf(pr, "running %d replications of %g s on 2 workers…\n", *reps, p.Duration)
+	}
+	stats, err := montecarlo.Run(cfg)
+	if err != nil {
+		return err
+	}
+	ci := func(v montecarlo.Interval, d int) string { return report.F(v.Mean, d) + " ± " + report.F(v.Half, d) }
+	t := report.Table{
+		Title: fmt.Sprintf("birth–death Monte Carlo: %d replications (seed %d) of %g s, λ_conv=%.4g/s, μ=%.4g/s, rates %s; C=%d tokens, B=%d tokens, ξ=%.1f tokens; mean ± 95%% CI half-width",
+			*reps, *seed, p.Duration, p.LambdaConv, p.Mu, rateLabel(p), *capacity, *block, xi),
+		Header: []string{"policy", "TEL (tokens)", "TEL per turn (tokens)", "mean TTFT (ms)", "P90 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)", "TEL gap to to-belady (%)"},
+	}
+	for _, s := range stats {
+		gap := montecarlo.Interval{Mean: 100 * s.GapToReference.Mean, Half: 100 * s.GapToReference.Half}
+		t.Rows = append(t.Rows, []string{s.Name, ci(s.TELTokens, 0), ci(s.TELPerTurn, 2), ci(s.MeanTTFT, 2),
+			ci(s.P90, 1), ci(s.P95, 1), ci(s.P99, 1), ci(gap, 2)})
+	}
+	doc := map[string]any{"units": "TEL in tokens and ms per replication, TTFT in ms, gap as a ratio (TEL − TEL_to-belady)/TEL_to-belady; each value a mean with its 95% Student-t CI half-width over replications",
+		"replications": *reps, "seed": *seed, "duration_s": p.Duration, "lambda_conv_per_s": p.LambdaConv, "mu_per_s": p.Mu,
+		"rates": rateLabel(p), "capacity_tokens": *capacity, "block_size_tokens": *block, "xi_tokens": xi, "policies": stats}
+	return report.Emit(stdout, *format, doc, t)
+}
+
+func rateLabel(p birthdeath.Params) string {
+	if p.Rates != nil {
+		return p.Rates.String()
+	}
+	return birthdeath.ClassDist(p.Classes).String()
+}

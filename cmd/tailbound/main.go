@@ -29,6 +29,9 @@ func commands() map[string]command {
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
 		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},
 		"recompute": {"recompute or load a reused KV cache: roofline, search, cake, profile, measure", runRecompute},
+
+		"import":       {"convert a Mooncake or Bailian trace: import mooncake|bailian --in FILE [--to canonical|blocks]", runImport},
+		"characterize": {"the workload study's trace analyses: characterize TRACE --trace-format mooncake|bailian|blocks", runCharacterize},
 	}
 }
 

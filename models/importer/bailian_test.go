@@ -66,7 +66,7 @@ func TestBailianHandWorked(t *testing.T) {
 	if s := src.Summary(); s != wantSum {
 		t.Errorf("summary %+v, want %+v", s, wantSum)
 	}
-	if c.Fallbacks != 2 || c.FallbackFollowUps != 1 || c.FollowUps != 3 || c.ExcessTokens != 3 {
+	if c.Fallbacks != 2 || c.FallbackFollowUps != 1 || c.FollowUps != 3 || c.ExcessTokens != 3 || c.PairShort != 1 {
 		t.Errorf("canonicalizer %+v, want 2 fallbacks (1 follow-up) of 3 follow-ups, 3 excess tokens", *c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // canonical history, or 1 token when that is < 1 (a fallback, counted).
 type Canonicalizer struct {
 	hist []int64
+	prev [][2]int64 // input and output of each conversation's latest turn, tokens
 	// Fallbacks counts the turns whose prompt fell back to 1 token.
 	Fallbacks int64
 	// FollowUps counts the turns that continue a conversation.
@@ -21,6 +22,11 @@ type Canonicalizer struct {
 	// FallbackFollowUps counts the fallbacks among FollowUps (the rest are
 	// first turns with an input of 0 tokens).
 	FallbackFollowUps int64
+	// PairShort counts the follow-ups whose input is short of the previous
+	// turn's input plus output (input_k − input_{k−1} − output_{k−1} < 1),
+	// whatever the earlier turns did: the fallbacks of the pairwise rule,
+	// which does not carry an earlier fallback's excess forward.
+	PairShort int64
 	// ExcessTokens sums, over the fallbacks, the tokens by which the
 	// canonical load H + p exceeds the trace's input.
 	ExcessTokens int64
@@ -35,9 +41,14 @@ func (c *Canonicalizer) Turn(r *blocktrace.Request) (prompt, response int64, err
 	}
 	if r.Conv == len(c.hist) {
 		c.hist = append(c.hist, 0)
+		c.prev = append(c.prev, [2]int64{})
 	} else {
 		c.FollowUps++
+		if p := c.prev[r.Conv]; r.Input-p[0]-p[1] < 1 {
+			c.PairShort++
+		}
 	}
+	c.prev[r.Conv] = [2]int64{r.Input, r.Output}
 	h := c.hist[r.Conv]
 	prompt = r.Input - h
 	if prompt < 1 {

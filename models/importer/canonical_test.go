@@ -46,7 +46,14 @@ func TestCanonicalLoads(t *testing.T) {
 			t.Fatalf("canonical output rejected: %v", err)
 		}
 		hist := map[int]int64{}
-		var excess, fallbacks int64
+		prev := map[int][2]int64{}
+		var excess, fallbacks, short int64
+		for _, r := range reqs {
+			if p, ok := prev[r.Conv]; ok && r.Input < p[0]+p[1]+1 {
+				short++
+			}
+			prev[r.Conv] = [2]int64{r.Input, r.Output}
+		}
 		for k, u := range tr.Turns {
 			d := hist[u.Conv] + u.Prompt
 			switch {
@@ -59,8 +66,9 @@ func TestCanonicalLoads(t *testing.T) {
 			}
 			hist[u.Conv] = d + u.Response
 		}
-		if fallbacks != c.Fallbacks || excess != c.ExcessTokens {
-			t.Fatalf("counted %d fallbacks, %d excess tokens; recomputed %d, %d", c.Fallbacks, c.ExcessTokens, fallbacks, excess)
+		if fallbacks != c.Fallbacks || excess != c.ExcessTokens || short != c.PairShort {
+			t.Fatalf("counted %d fallbacks, %d excess tokens, %d pairwise short; recomputed %d, %d, %d",
+				c.Fallbacks, c.ExcessTokens, c.PairShort, fallbacks, excess, short)
 		}
 	})
 }

@@ -2,12 +2,15 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 func TestMooncakeErrors(t *testing.T) {
@@ -166,7 +169,7 @@ func bruteLink(chains [][]int64, inputs []int64, k int) []int {
 }
 
 // rawMooncake reads a Mooncake file with encoding/json alone.
-func rawMooncake(t *testing.T, path string) (chains [][]int64, inputs, ms []int64) {
+func rawMooncake(t *testing.T, path string) (chains [][]int64, inputs, outputs, ms []int64) {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -178,14 +181,16 @@ func rawMooncake(t *testing.T, path string) (chains [][]int64, inputs, ms []int6
 		var rec struct {
 			T      int64   `json:"timestamp"`
 			In     int64   `json:"input_length"`
+			Out    int64   `json:"output_length"`
 			Hashes []int64 `json:"hash_ids"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}
 		chains, inputs, ms = append(chains, rec.Hashes), append(inputs, rec.In), append(ms, rec.T)
+		outputs = append(outputs, rec.Out)
 	}
-	return chains, inputs, ms
+	return chains, inputs, outputs, ms
 }
 
 // TestMooncakeRealTraces reads both published files and checks the request
@@ -218,7 +223,7 @@ func TestMooncakeRealTraces(t *testing.T) {
 		if len(s.Requests) != c.requests || refs != c.refs {
 			t.Errorf("%s: %d requests, %d block refs; README says %d, %d", c.file, len(s.Requests), refs, c.requests, c.refs)
 		}
-		chains, inputs, ms := rawMooncake(t, path)
+		chains, inputs, outputs, ms := rawMooncake(t, path)
 		for i, r := range s.Requests {
 			if r.Time != float64(ms[i])/1000 {
 				t.Fatalf("%s request %d: time %v s, file says %d ms", c.file, i, r.Time, ms[i])
@@ -233,8 +238,30 @@ func TestMooncakeRealTraces(t *testing.T) {
 				t.Fatalf("%s request %d (line %d): conversation %d, brute force says %d", c.file, i, i+1, r.Conv, want[i])
 			}
 		}
+		// The pairwise shortfall input_k − input_{k−1} − output_{k−1} < 1,
+		// counted over the brute-force links.
+		last := map[int]int{}
+		var short int64
+		for i, cv := range want {
+			if j, ok := last[cv]; ok && inputs[i]-inputs[j]-outputs[j] < 1 {
+				short++
+			}
+			last[cv] = i
+		}
+		var buf bytes.Buffer
+		canon, err := WriteCanonical(&buf, StreamSourceOf(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := trace.ReadAll(&buf, "canonical"); err != nil {
+			t.Fatalf("%s: canonical output rejected: %v", c.file, err)
+		}
+		if canon.PairShort != short || canon.FollowUps != src.Summary().Linked {
+			t.Errorf("%s: %d pairwise short of %d follow-ups; brute force %d of %d", c.file, canon.PairShort, canon.FollowUps, short, src.Summary().Linked)
+		}
 		sum := src.Summary()
-		t.Logf("%s: %d requests, %d linked, %d conversations", c.file, sum.Requests, sum.Linked, sum.Conversations)
+		t.Logf("%s: %d requests, %d linked, %d conversations; %d follow-ups pairwise short, %d canonical fallbacks (%d excess tokens)",
+			c.file, sum.Requests, sum.Linked, sum.Conversations, canon.PairShort, canon.Fallbacks, canon.ExcessTokens)
 	}
 }
 

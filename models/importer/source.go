@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -175,4 +176,39 @@ func ReadAll(src Source) (*blocktrace.Stream, error) {
 		}
 		s.Requests = append(s.Requests, r)
 	}
+}
+
+// streamSource replays an in-memory stream as a Source.
+type streamSource struct {
+	s *blocktrace.Stream
+	i int
+}
+
+// StreamSourceOf returns a Source over an in-memory stream; conversations
+// are named by their ids in decimal.
+func StreamSourceOf(s *blocktrace.Stream) Source { return &streamSource{s: s} }
+
+func (s *streamSource) Next() (blocktrace.Request, error) {
+	if s.i == len(s.s.Requests) {
+		return blocktrace.Request{}, io.EOF
+	}
+	s.i++
+	return s.s.Requests[s.i-1], nil
+}
+
+func (s *streamSource) BlockTokens() int { return s.s.BlockTokens }
+
+func (s *streamSource) ConvName(c int) string { return strconv.Itoa(c) }
+
+// Summary counts the requests replayed so far and their conversations.
+func (s *streamSource) Summary() Summary {
+	var sum Summary
+	for _, r := range s.s.Requests[:s.i] {
+		sum.Requests++
+		if int64(r.Conv) == sum.Conversations {
+			sum.Conversations++
+		}
+	}
+	sum.Linked = sum.Requests - sum.Conversations
+	return sum
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCharacterizeMooncake checks the JSON contract on the published
+// conversation trace: the ideal hit ratio of shared/data/README.md (0.366)
+// and identical output on a second run.
+func TestCharacterizeMooncake(t *testing.T) {
+	path := mooncakeFile(t, "conversation_trace.jsonl")
+	dir := t.TempDir()
+	code, out, errs := runCLI("characterize", path, "--trace-format", "mooncake", "--format", "json", "--plot-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Requests      int64   `json:"requests"`
+		Ideal         float64 `json:"ideal_block_hit_ratio"`
+		Refs          int64   `json:"ref_blocks"`
+		Distinct      int64   `json:"distinct_blocks"`
+		Conversations int64   `json:"conversations"`
+		Capacity      struct {
+			Blocks int64 `json:"peak_live_blocks"`
+			Tokens int64 `json:"peak_live_tokens"`
+		} `json:"capacity_for_ideal"`
+		Categories []struct {
+			Name string `json:"name"`
+		} `json:"categories"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Requests != 12031 || fmt.Sprintf("%.3f", doc.Ideal) != "0.366" || doc.Refs != 288500 || doc.Distinct != 182790 ||
+		doc.Capacity.Tokens != 512*doc.Capacity.Blocks || len(doc.Categories) != 5 || doc.Categories[0].Name != "turn-1" {
+		t.Errorf("document %+v", doc)
+	}
+	for _, f := range []string{"conversation_trace-reuse.svg", "conversation_trace-lifespan.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	_, again, _ := runCLI("characterize", path, "--trace-format", "mooncake", "--format", "json")
+	if again != out {
+		t.Error("second run differs")
+	}
+	for _, f := range []string{"table", "markdown", "csv"} {
+		if code, out, errs := runCLI("characterize", path, "--trace-format", "mooncake", "--format", f); code != 0 || !strings.Contains(out, "P50 (s)") {
+			t.Errorf("--format %s: exit %d %s", f, code, errs)
+		}
+	}
+}
+
+// TestCharacterizeBlocks characterizes the blocks output of import, which
+// states its block size per line.
+func TestCharacterizeBlocks(t *testing.T) {
+	in := importFixture(t, "b.jsonl", bailianLines)
+	blocks := filepath.Join(t.TempDir(), "b.blocks.jsonl")
+	if code, _, errs := runCLI("import", "bailian", "--in", in, "--to", "blocks", "--out", blocks); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := runCLI("characterize", blocks, "--trace-format", "blocks", "--format", "json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var doc struct {
+		Block    int     `json:"block_tokens"`
+		Ideal    float64 `json:"ideal_block_hit_ratio"`
+		Capacity struct {
+			Blocks int64 `json:"peak_live_blocks"`
+			Tokens int64 `json:"peak_live_tokens"`
+		} `json:"capacity_for_ideal"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// Chains [1 2 3], [7 8], [1 2 4 5]: 9 uses of 7 blocks; blocks 1 and
+	// 2 live between the first and the third request.
+	if doc.Block != 16 || doc.Ideal != 1-7.0/9 || doc.Capacity.Blocks != 2 || doc.Capacity.Tokens != 32 {
+		t.Errorf("document %+v", doc)
+	}
+}
+
+func TestCharacterizeErrors(t *testing.T) {
+	bad := importFixture(t, "bad.jsonl", `{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [1]}`+"\n")
+	empty := importFixture(t, "empty.jsonl", "\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"characterize", bad, "--trace-format", "mooncake"}, bad + `:1: field "hash_ids"`},
+		{[]string{"characterize", bad}, "flag --trace-format: required"},
+		{[]string{"characterize", bad, "--trace-format", "csv"}, `trace format "csv"`},
+		{[]string{"characterize", "--trace-format", "mooncake"}, "exactly one TRACE"},
+		{[]string{"characterize", empty, "--trace-format", "mooncake"}, "no requests"},
+		{[]string{"characterize", bad, "--trace-format", "mooncake", "--plot-dir", bad}, "flag --plot-dir"},
+		{[]string{"characterize", bad, "--trace-format", "mooncake", "--format", "xml"}, "flag --format"},
+		{[]string{"characterize", bad, "--trace-format", "mooncake", "--max-turn", "0"}, "flag --max-turn"},
+	}
+	for _, c := range cases {
+		code, _, errs := runCLI(c.args...)
+		if code == 0 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want an error containing %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/importer"
+)
+
+// importFlags are the importer settings shared by import and characterize.
+type importFlags struct {
+	chain      string
+	minShared  int
+	extraTypes []string
+}
+
+func addImportFlags(fs *pflag.FlagSet) *importFlags {
+	f := &importFlags{}
+	fs.StringVar(&f.chain, "chain-length", "ceil", "required hash_ids length for an input of L tokens in B-token blocks: ceil (⌈L/B⌉ blocks), floor (⌊L/B⌋ blocks, full blocks only) or any")
+	fs.IntVar(&f.minShared, "min-shared-blocks", importer.DefaultMinSharedBlocks, "Mooncake linking guard k, blocks: a request continues a conversation only through a shared full-block prefix longer than k blocks (the system prompt)")
+	fs.StringSliceVar(&f.extraTypes, "extra-types", nil, "Bailian request types accepted besides text, search, image, file (comma-separated)")
+	return f
+}
+
+func (f *importFlags) options() (importer.Options, error) {
+	rule, err := importer.ParseChainRule(f.chain)
+	if err != nil {
+		return importer.Options{}, fmt.Errorf("flag --chain-length: %w", err)
+	}
+	if f.minShared < 0 {
+		return importer.Options{}, fmt.Errorf("flag --min-shared-blocks: %d must be ≥ 0 blocks", f.minShared)
+	}
+	return importer.Options{Chain: rule, MinSharedBlocks: f.minShared, ExtraTypes: f.extraTypes}, nil
+}
+
+// runImport converts a Mooncake or Bailian trace into the canonical
+// conversation trace or the blocks format.
+func runImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("import", "import mooncake|bailian --in FILE [--to canonical|blocks] [--out FILE] [--format F]", stdout)
+	in := fs.String("in", "", "trace file to import (\"-\" for standard input)")
+	to := fs.String("to", "canonical", "output: canonical (conversation trace: t in s, prompt and response in tokens) or blocks (block-level JSONL: t in s, input/output in tokens, block size in tokens, hashes)")
+	out := fs.String("out", "-", "output file (\"-\" for standard output); written to a temporary file and renamed when complete")
+	format := fs.String("format", "table", "format of the summary on stderr: table|markdown|csv|json")
+	iflags := addImportFlags(fs)
+	if err := parseFlagsPositional(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("want exactly one trace format argument, mooncake or bailian (see --help)")
+	}
+	name := fs.Arg(0)
+	if name != "mooncake" && name != "bailian" {
+		return fmt.Errorf("trace format %q: want mooncake or bailian", name)
+	}
+	if *to != "canonical" && *to != "blocks" {
+		return fmt.Errorf("flag --to: %q, want canonical or blocks", *to)
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return err
+	}
+	if *in == "" {
+		return fmt.Errorf("flag --in: required (the trace file)")
+	}
+	opt, err := iflags.options()
+	if err != nil {
+		return err
+	}
+	src, closer, err := importer.Open(*in, name, opt)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	var canon *importer.Canonicalizer
+	err = writeOutput(*out, stdout, func(w io.Writer) error {
+		if *to == "blocks" {
+			return importer.WriteBlocks(w, src)
+		}
+		var err error
+		canon, err = importer.WriteCanonical(w, src)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return importSummary(stderr, *format, *in, name, src.Summary(), canon)
+}
+
+// writeOutput runs write on path ("-" is stdout). A file is written under
+// a temporary name and renamed only when write succeeds, so that a failed
+// import leaves no partial file.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("flag --out: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("flag --out: %w", err)
+	}
+	return nil
+}
+
+func importSummary(w io.Writer, format, path, name string, s importer.Summary, c *importer.Canonicalizer) error {
+	doc := map[string]any{"file": path, "format": name, "requests": s.Requests, "linked": s.Linked,
+		"conversations": s.Conversations}
+	header := []string{"file", "requests", "linked (requests)", "conversations"}
+	row := []string{path, report.I(s.Requests), report.I(s.Linked), report.I(s.Conversations)}
+	if name == "bailian" {
+		doc["orphans"], doc["forks"], doc["turn_mismatches"] = s.Orphans, s.Forks, s.TurnMismatches
+		header = append(header, "orphans (requests)", "forks (requests)", "turn mismatches (requests)")
+		row = append(row, report.I(s.Orphans), report.I(s.Forks), report.I(s.TurnMismatches))
+	}
+	if c != nil {
+		doc["prompt_fallbacks"], doc["follow_up_fallbacks"], doc["excess_tokens"] = c.Fallbacks, c.FallbackFollowUps, c.ExcessTokens
+		doc["pairwise_short"] = c.PairShort
+		header = append(header, "prompt fallbacks (turns)", "of them follow-ups (turns)", "excess load (tokens)",
+			"input < previous input + output (turns)")
+		row = append(row, report.I(c.Fallbacks), report.I(c.FallbackFollowUps), report.I(c.ExcessTokens), report.I(c.PairShort))
+	}
+	return report.Emit(w, format, doc, report.Table{Title: "import summary", Header: header, Rows: [][]string{row}})
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/kvsize"
 )
 
 // runCharacterize measures a block-hash trace as the workload study does.
@@ -22,6 +23,7 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 	maxTurn := fs.Int("max-turn", 5, "pool turns above this into one category per request type (turns)")
 	hubs := fs.Int("hubs", 10, "number of prefix hubs (blocks with the most distinct successors) to list")
 	share := fs.Float64("shared-share", 0.05, "a prefix counts as shared when at least this fraction of the requests use it")
+	kvModel := fs.String("kv-model", "qwen2-7b", "model whose KV bytes per token (fp16) size the capacity in GiB: "+kvsize.PresetNames())
 	iflags := addImportFlags(fs)
 	if err := parseFlagsPositional(fs, args); err != nil {
 		return err
@@ -46,6 +48,10 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 	opt, err := iflags.options()
 	if err != nil {
 		return err
+	}
+	model, err := kvsize.Preset(*kvModel)
+	if err != nil {
+		return fmt.Errorf("flag --kv-model: %w", err)
 	}
 	if *plotDir != "" {
 		if fi, err := os.Stat(*plotDir); err != nil || !fi.IsDir() {
@@ -89,17 +95,22 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "wrote", f)
 		}
 	}
+	gib := model.Bytes(rep.Capacity.PeakLiveTokens) / (1 << 30)
 	doc := struct {
 		File          string `json:"file"`
 		Format        string `json:"format"`
 		Linked        int64  `json:"linked_requests"`
 		Conversations int64  `json:"conversations"`
+		KVModel       string `json:"kv_model"`
+		// PeakLiveGiB is the capacity for the ideal hit ratio in GiB of
+		// KV cache of KVModel.
+		PeakLiveGiB float64 `json:"peak_live_gib"`
 		*characterize.Report
-	}{path, *tf, sum.Linked, sum.Conversations, rep}
-	return report.Emit(stdout, *format, doc, characterizeTables(path, rep, sum)...)
+	}{path, *tf, sum.Linked, sum.Conversations, model.Name, gib, rep}
+	return report.Emit(stdout, *format, doc, characterizeTables(path, rep, sum, model.Name, gib)...)
 }
 
-func characterizeTables(path string, r *characterize.Report, s importer.Summary) []report.Table {
+func characterizeTables(path string, r *characterize.Report, s importer.Summary, model string, gib float64) []report.Table {
 	f3 := func(x float64) string { return report.F(x, 3) }
 	summary := report.Table{Title: "trace " + path,
 		Header: []string{"requests", "span (s)", "block (tokens)", "block refs (blocks)", "distinct (blocks)",
@@ -109,8 +120,8 @@ func characterizeTables(path string, r *characterize.Report, s importer.Summary)
 			fmt.Sprint(r.SharedPrefixBlocks)}}}
 	c := r.Capacity
 	capacity := report.Table{Title: "cache size for the ideal hit ratio (peak live blocks: used before and used again)",
-		Header: []string{"peak live (blocks)", "peak live (tokens)", "after request", "at (s)", "mean live (blocks)"},
-		Rows: [][]string{{report.I(c.PeakLiveBlocks), report.I(c.PeakLiveTokens), fmt.Sprint(c.PeakAfter),
+		Header: []string{"peak live (blocks)", "peak live (tokens)", "peak live (GiB, " + model + ")", "after request", "at (s)", "mean live (blocks)"},
+		Rows: [][]string{{report.I(c.PeakLiveBlocks), report.I(c.PeakLiveTokens), report.F(gib, 1), fmt.Sprint(c.PeakAfter),
 			f3(c.PeakTime), report.F(c.MeanLiveBlocks, 1)}}}
 	reuse := report.Table{Title: "reuse time by category of the previous use",
 		Header: []string{"category", "uses (blocks)", "reuses (blocks)", "reuse fraction", "P10 (s)", "P25 (s)",

@@ -25,6 +25,7 @@ func TestCharacterizeMooncake(t *testing.T) {
 		Refs          int64   `json:"ref_blocks"`
 		Distinct      int64   `json:"distinct_blocks"`
 		Conversations int64   `json:"conversations"`
+		GiB           float64 `json:"peak_live_gib"`
 		Capacity      struct {
 			Blocks int64 `json:"peak_live_blocks"`
 			Tokens int64 `json:"peak_live_tokens"`
@@ -37,7 +38,9 @@ func TestCharacterizeMooncake(t *testing.T) {
 		t.Fatal(err)
 	}
 	if doc.Requests != 12031 || fmt.Sprintf("%.3f", doc.Ideal) != "0.366" || doc.Refs != 288500 || doc.Distinct != 182790 ||
-		doc.Capacity.Tokens != 512*doc.Capacity.Blocks || len(doc.Categories) != 5 || doc.Categories[0].Name != "turn-1" {
+		doc.Capacity.Tokens != 512*doc.Capacity.Blocks || len(doc.Categories) != 5 ||
+		// Qwen2-7B: 2 × 28 layers × 4 KV heads × 128 × 2 bytes = 57,344 bytes per token.
+		doc.GiB != float64(doc.Capacity.Tokens)*57344/(1<<30) || doc.Categories[0].Name != "turn-1" {
 		t.Errorf("document %+v", doc)
 	}
 	for _, f := range []string{"conversation_trace-reuse.svg", "conversation_trace-lifespan.svg"} {
@@ -101,6 +104,7 @@ func TestCharacterizeErrors(t *testing.T) {
 		{[]string{"characterize", bad, "--trace-format", "mooncake", "--plot-dir", bad}, "flag --plot-dir"},
 		{[]string{"characterize", bad, "--trace-format", "mooncake", "--format", "xml"}, "flag --format"},
 		{[]string{"characterize", bad, "--trace-format", "mooncake", "--max-turn", "0"}, "flag --max-turn"},
+		{[]string{"characterize", bad, "--trace-format", "mooncake", "--kv-model", "gpt-9"}, "flag --kv-model"},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(c.args...)

@@ -240,14 +240,16 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	t := report.Table{
 		Title: fmt.Sprintf("birth–death Monte Carlo: %d replications (seed %d) of %g s, λ_conv=%.4g/s, μ=%.4g/s, rates %s; C=%d tokens, B=%d tokens, ξ=%.1f tokens; mean ± 95%% CI half-width",
 			*reps, *seed, p.Duration, p.LambdaConv, p.Mu, rateLabel(p), *capacity, *block, xi),
-		Header: []string{"policy", "TEL (tokens)", "TEL per turn (tokens)", "mean TTFT (ms)", "P90 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)", "TEL gap to to-belady (%)"},
+		Header: []string{"policy", "TEL (tokens)", "TEL per turn (tokens)", "mean TTFT (ms)", "P90 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)",
+			"TEL gap to to-belady (%)", "TEL vs " + stats[0].Name + " (%, paired)"},
 	}
 	for _, s := range stats {
 		gap := montecarlo.Interval{Mean: 100 * s.GapToReference.Mean, Half: 100 * s.GapToReference.Half}
+		vs := montecarlo.Interval{Mean: 100 * s.VsFirst.Mean, Half: 100 * s.VsFirst.Half}
 		t.Rows = append(t.Rows, []string{s.Name, ci(s.TELTokens, 0), ci(s.TELPerTurn, 2), ci(s.MeanTTFT, 2),
-			ci(s.P90, 1), ci(s.P95, 1), ci(s.P99, 1), ci(gap, 2)})
+			ci(s.P90, 1), ci(s.P95, 1), ci(s.P99, 1), ci(gap, 2), ci(vs, 2)})
 	}
-	doc := map[string]any{"units": "TEL in tokens and ms per replication, TTFT in ms, gap as a ratio (TEL − TEL_to-belady)/TEL_to-belady; each value a mean with its 95% Student-t CI half-width over replications",
+	doc := map[string]any{"units": "TEL in tokens and ms per replication, TTFT in ms, gap as a ratio (TEL − TEL_to-belady)/TEL_to-belady; tel_vs_first_policy the paired ratio (TEL − TEL_first)/TEL_first; each value a mean with its 95% Student-t CI half-width over replications",
 		"replications": *reps, "seed": *seed, "duration_s": p.Duration, "lambda_conv_per_s": p.LambdaConv, "mu_per_s": p.Mu,
 		"rates": rateLabel(p), "capacity_tokens": *capacity, "block_size_tokens": *block, "xi_tokens": xi, "policies": stats}
 	return report.Emit(stdout, *format, doc, t)

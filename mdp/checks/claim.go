@@ -100,6 +100,8 @@ type Sizes struct {
 	Turns int
 }
 
-// DefaultSizes are the sizes 'tailbound check' uses unless told otherwise:
-// they keep every claim under a second or two for 200 instances.
+// DefaultSizes are the sizes 'tailbound check' uses unless told otherwise.
+// On this 2-core machine 200 instances take milliseconds per one-step or
+// trace claim and 1–8 s per Theorem 2 scope (instances of 3 seats and 6
+// steps dominate); the belief claims take about 0.1 s per instance.
 func DefaultSizes() Sizes { return Sizes{Seats: 3, Horizon: 6, Items: 6, Turns: 12} }

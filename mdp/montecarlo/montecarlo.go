@@ -63,6 +63,10 @@ type Stats struct {
 	// GapToReference is (TEL − TEL_to-belady)/TEL_to-belady per replication
 	// (a ratio; replications with a zero reference TEL are skipped).
 	GapToReference Interval `json:"gap_to_to_belady"`
+	// VsFirst is (TEL − TEL_first)/TEL_first per replication, where first
+	// is the first policy of the study: a paired comparison, whose interval
+	// is much narrower than the difference of two unpaired intervals.
+	VsFirst Interval `json:"tel_vs_first_policy"`
 	// Turns is the mean number of turns per replication.
 	Turns float64 `json:"turns"`
 }
@@ -132,7 +136,7 @@ func Run(cfg Config) ([]Stats, error) {
 	}
 	out := make([]Stats, len(entries))
 	for i, e := range entries {
-		var tel, telMs, perTurn, mean, p90, p95, p99, gap []float64
+		var tel, telMs, perTurn, mean, p90, p95, p99, gap, vs []float64
 		var turns float64
 		for r := range results {
 			m := results[r][i].Summary
@@ -142,11 +146,14 @@ func Run(cfg Config) ([]Stats, error) {
 			if b := results[r][ref].Summary.TELTokens; b > 0 {
 				gap = append(gap, (m.TELTokens-b)/b)
 			}
+			if f := results[r][0].Summary.TELTokens; f > 0 {
+				vs = append(vs, (m.TELTokens-f)/f)
+			}
 			turns += float64(m.Turns)
 		}
 		out[i] = Stats{Name: e.Name, TELTokens: interval(tel), TELMs: interval(telMs), TELPerTurn: interval(perTurn),
 			MeanTTFT: interval(mean), P90: interval(p90), P95: interval(p95), P99: interval(p99),
-			GapToReference: interval(gap), Turns: turns / float64(cfg.Reps)}
+			GapToReference: interval(gap), VsFirst: interval(vs), Turns: turns / float64(cfg.Reps)}
 	}
 	return out, nil
 }

@@ -10,23 +10,7 @@ import (
 	"github.com/tailbound/tailbound/models/blocktrace"
 )
 
-// The blocks format is tailbound's own block-level stream, written by
-// "tailbound import --to blocks": JSON Lines, one request per line, in
-// arrival order, self-describing so that a line needs no header:
-//
-//		{"t": 0.5, "conv": 0, "input": 600, "output": 20, "block": 512, "category": "text", "hashes": [0, 1]}
-//
-//	  - t: arrival time in seconds (finite, ≥ 0, non-decreasing).
-//	  - conv: the derived conversation id, an integer ≥ 0; ids are dense in
-//	    order of first appearance (a new id is one more than the largest so
-//	    far).
-//	  - input, output: prompt (history included) and response lengths in
-//	    tokens, ≥ 0.
-//	  - block: the block size in tokens that the hashes stand for, ≥ 1 and
-//	    the same on every line.
-//	  - category: the request type, optional ("" or absent when unknown).
-//	  - hashes: the prompt's chain of block ids (integers), first block
-//	    first; its length follows the chain rule (⌈input/block⌉ by default).
+// blockRecord is one line of the blocks format (package documentation).
 type blockRecord struct {
 	T        *float64 `json:"t"`
 	Conv     *int64   `json:"conv"`

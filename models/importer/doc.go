@@ -5,7 +5,7 @@
 // from parent ids where the format has them (Bailian), from shared hash
 // prefixes where it does not (Mooncake). A Canonicalizer turns the derived
 // conversations into tailbound's canonical conversation trace (package
-// trace), and the blocks format (blocks.go) stores a block stream with its
+// trace), and the blocks format (below) stores a block stream with its
 // conversation ids so that it can be read back without re-deriving them.
 //
 // # Formats
@@ -51,6 +51,29 @@
 // not an earlier line of the file (Orphans), a second child of the same
 // parent (Forks) and a turn number that is not the parent's plus one, or
 // not 1 for a first turn (TurnMismatches; an orphan's turn is not checked).
+//
+// # Blocks format
+//
+// The blocks format is tailbound's own block-level stream, written by
+// "tailbound import --to blocks" (WriteBlocks) and read by NewBlocks: JSON
+// Lines, one request per line, in arrival order, self-describing so that a
+// line needs no header:
+//
+//	{"t": 0.5, "conv": 0, "input": 600, "output": 20, "block": 512, "hashes": [0, 1]}
+//
+// Fields:
+//
+//   - t: arrival time in seconds (finite, ≥ 0, non-decreasing).
+//   - conv: the derived conversation id, an integer ≥ 0; ids are dense in
+//     order of first appearance (a new id is one more than the largest so
+//     far).
+//   - input, output: prompt (history included) and response lengths in
+//     tokens, ≥ 0.
+//   - block: the block size in tokens that the hashes stand for, ≥ 1 and the
+//     same on every line.
+//   - category: the request type, optional ("" or absent when unknown).
+//   - hashes: the prompt's chain of block ids (integers), first block first;
+//     its length follows the chain rule (⌈input/block⌉ by default).
 //
 // # Conversations
 //

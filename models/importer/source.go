@@ -64,7 +64,7 @@ const (
 	ChainAny
 )
 
-// ChainRules names the rules as the command line spells them.
+// chainRules names the rules as the command line spells them.
 var chainRules = []string{"ceil", "floor", "any"}
 
 // ParseChainRule parses "ceil", "floor" or "any".
@@ -121,7 +121,7 @@ func DefaultOptions() Options {
 	return Options{Chain: ChainCeil, MinSharedBlocks: DefaultMinSharedBlocks}
 }
 
-// Formats lists the formats New and Open accept.
+// formats lists the formats New and Open accept.
 var formats = []string{"mooncake", "bailian", "blocks"}
 
 // Formats returns the names of the formats New and Open accept.

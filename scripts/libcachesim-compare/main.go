@@ -58,7 +58,7 @@ func main() {
 type options struct {
 	cachesim, trace, format, capacities, policies, out string
 	block                                              int64
-	singles, repeat                                    int
+	singles, repeat, copies                            int
 	seed                                               uint64
 }
 
@@ -74,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.policies, "policies", "lru,fifo", "policies to compare (lru, fifo)")
 	fs.IntVar(&o.singles, "singles", 9000, "requests of the single-block exactness check (1..9999; 0 skips it)")
 	fs.IntVar(&o.repeat, "repeat", 5, "timed runs per tool and setting; the best is reported")
+	fs.IntVar(&o.copies, "copies", 1, "replay this many copies of the trace back to back, each with its own blocks (hashes shifted), to time a longer run")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the single-block stream")
 	fs.StringVar(&o.out, "format", "table", report.FormatHelp)
 	if err := fs.Parse(args); err != nil {
@@ -82,8 +83,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.cachesim == "" {
 		return errors.New("flag --cachesim: required (path of libCacheSim's cachesim binary)")
 	}
-	if o.singles < 0 || o.singles > 9999 || o.repeat < 1 {
-		return errors.New("flags --singles (0..9999) and --repeat (≥ 1) out of range")
+	if o.singles < 0 || o.singles > 9999 || o.repeat < 1 || o.copies < 1 {
+		return errors.New("flags --singles (0..9999), --repeat (≥ 1) and --copies (≥ 1) out of range")
 	}
 	pols := strings.Split(o.policies, ",")
 	for _, p := range pols {
@@ -184,6 +185,9 @@ func speed(o options, pols []string, dir string) (report.Table, report.Table, er
 		return report.Table{}, report.Table{}, err
 	}
 	parse := time.Since(t0)
+	if s, err = replicate(s, o.copies); err != nil {
+		return report.Table{}, report.Table{}, err
+	}
 	path := filepath.Join(dir, "trace.oracleGeneral")
 	refs, err := writeOracle(s, path)
 	if err != nil {
@@ -199,8 +203,8 @@ func speed(o options, pols []string, dir string) (report.Table, report.Table, er
 			"plain, usable prefix hits", "tailbound block hit ratio (orphan-free)"},
 	}
 	t := report.Table{
-		Title: fmt.Sprintf("%s: %d requests, %d block references of %d tokens (tailbound parsed it in %.0f ms, not counted below); best of %d runs",
-			filepath.Base(o.trace), len(s.Requests), refs, b, parse.Seconds()*1000, o.repeat),
+		Title: fmt.Sprintf("%s ×%d: %d requests, %d block references of %d tokens (tailbound parsed one copy in %.0f ms, not counted below); best of %d runs",
+			filepath.Base(o.trace), o.copies, len(s.Requests), refs, b, parse.Seconds()*1000, o.repeat),
 		Header: []string{"policy", "capacity (tokens)", "capacity (blocks)", "tailbound block hit ratio", "cachesim hit ratio",
 			"tailbound requests/s", "tailbound block refs/s", "cachesim block refs/s", "speed ratio (tailbound/cachesim)"},
 	}
@@ -272,6 +276,43 @@ func plain(s *blocktrace.Stream, policy string, capacity int64) (all, usable int
 		}
 	}
 	return all, usable
+}
+
+// replicate returns n copies of s back to back: copy k's times are shifted
+// past the previous copy's end and its hashes by k times the span of the
+// trace's hashes, so that no block of one copy is a block of another.
+func replicate(s *blocktrace.Stream, n int) (*blocktrace.Stream, error) {
+	if n == 1 || len(s.Requests) == 0 {
+		return s, nil
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, r := range s.Requests {
+		for _, h := range r.Hashes {
+			lo, hi = min(lo, h), max(hi, h)
+		}
+	}
+	span := uint64(hi-lo) + 1
+	if lo > hi {
+		span = 1
+	}
+	if span > math.MaxInt64/uint64(n) || hi > math.MaxInt64-int64(span)*int64(n) {
+		return nil, fmt.Errorf("flag --copies: %d copies of hashes spanning %d values overflow int64", n, span)
+	}
+	end := s.Requests[len(s.Requests)-1].Time + 1
+	out := &blocktrace.Stream{BlockTokens: s.BlockTokens}
+	for k := 0; k < n; k++ {
+		for _, r := range s.Requests {
+			c := r
+			c.Index = len(out.Requests)
+			c.Time += float64(k) * end
+			c.Hashes = make([]int64, len(r.Hashes))
+			for i, h := range r.Hashes {
+				c.Hashes[i] = h + int64(k)*int64(span)
+			}
+			out.Requests = append(out.Requests, c)
+		}
+	}
+	return out, nil
 }
 
 func parseCapacities(list string, block int64) ([]int64, error) {

@@ -56,25 +56,67 @@ import (
 //
 // Costs are integers: savings per block are B tokens, or j + H tokens for
 // the last piece (j whole, H = 1 − frac(ξ)), scaled by 2^s with the least s
-// ≤ 30 that makes H·2^s whole; when no such s exists (ξ with more than 30
-// fractional bits) H·2^30 is rounded and the result is exact to within
-// 2^−31 tokens per turn (Result.Detail says so).
+// ≤ 30 that makes H·2^s whole. They are then multiplied by T = (C/B)·K + 1
+// and each piece arc's cost is raised by the number of steps it spans: the
+// total of those raises is below T for any flow, so the order of flows by
+// savings is unchanged (the optimum is the same) while ties between equal
+// savings are broken towards holding fewer block-steps. This removes the
+// massive degeneracy of equal B-token pieces, which otherwise makes the
+// shortest-path searches explore wide plateaus of zero reduced cost.
+// Every path sum must stay below 2^61: when T does not fit, ties are left
+// unbroken; when 2^s does not fit (or s would exceed 30), H·2^s is rounded
+// at the largest s that fits and the optimum is exact to within 2^−(s+1)
+// tokens per turn (Result.Detail says so).
 func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) {
+	return solveFlow(ctx, in, opt, Sweep)
+}
+
+// FlowMethod is the min-cost flow algorithm of the flow solver.
+type FlowMethod string
+
+// Min-cost flow algorithms, all exact on integer data. Sweep (successive
+// shortest paths in turn order, see sweep) is the default and the one that
+// scales; NetworkSimplex and CostScaling are independent cross-checks.
+const (
+	Sweep          FlowMethod = "sweep"
+	NetworkSimplex FlowMethod = "network-simplex"
+	CostScaling    FlowMethod = "cost-scaling"
+)
+
+// FlowMethods lists the min-cost flow algorithms.
+func FlowMethods() []FlowMethod { return []FlowMethod{Sweep, NetworkSimplex, CostScaling} }
+
+// SolveFlowWith is SolveFlow with a chosen min-cost flow algorithm.
+func SolveFlowWith(ctx context.Context, in *Instance, opt Options, method FlowMethod) (*Result, error) {
+	return solveFlow(ctx, in, opt, method)
+}
+
+func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod) (*Result, error) {
 	if opt.Relax {
 		return nil, errors.New("flow solves the integer program (its own LP is integral); the plain LP relaxation needs an LP backend (gonum, clp)")
 	}
 	start := time.Now()
 	r := &Result{Formulation: Compact, Solver: "flow", Conditions: flowReadings(in)}
 	h := in.FracH()
-	shift, exact := 0, true
-	for ; shift <= 30; shift++ {
-		v := math.Ldexp(h, shift)
-		if v == math.Floor(v) {
+	K := in.K()
+	phi := in.CapBlocks()
+	need := 0
+	for ; need <= 30; need++ {
+		if v := math.Ldexp(h, need); v == math.Floor(v) {
 			break
 		}
 	}
-	if shift > 30 {
-		shift, exact = 30, false
+	// Costs must keep every path sum, (K+1)·max|cost|, below 2^61.
+	fits := func(s int, tie int64) bool {
+		return float64(K+1)*(float64(in.Block)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
+	}
+	tie := phi*int64(K) + 1 // > any total occupancy, blocks·steps
+	if !fits(min(need, 30), tie) {
+		tie = 1
+	}
+	shift, exact := min(need, 30), need <= 30
+	for shift > 0 && !fits(shift, tie) {
+		shift, exact = shift-1, false
 	}
 	scale := int64(1) << shift
 	hs := int64(math.Round(math.Ldexp(h, shift)))
@@ -85,15 +127,13 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 		}
 		return w
 	}
-	K := in.K()
-	phi := in.CapBlocks()
 	capAt := func(t int) int64 {
 		if in.Forced {
 			return phi - in.MaxKeep(t)
 		}
 		return phi
 	}
-	g := newNetSimplex(K+1, 3*K)
+	g := &network{n: K + 1, supply: make([]int64, K+1)}
 	var prev int64
 	for t := 0; t < K; t++ {
 		c := capAt(t)
@@ -102,8 +142,9 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 		g.addArc(t, t+1, c, 0)
 	}
 	g.supply[K] -= prev
-	// arcsOf[n] lists the arcs of the pair ending at n: first index and count.
+	// The arcs of the pair ending at n are arcStart[n], … (arcCount[n]).
 	arcStart := make([]int32, K)
+	var base []int64 // unperturbed savings per block of piece arcs, scaled
 	arcCount := make([]int8, K)
 	fixed := make([]int64, K) // forced pairs with no step in between
 	for n := 0; n < K; n++ {
@@ -111,7 +152,6 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 		if p < 0 {
 			continue
 		}
-		segs := in.Savings(n)
 		if in.Forced && n == p+1 {
 			fixed[n] = in.MaxKeep(p)
 			continue
@@ -120,13 +160,22 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 		if in.Forced {
 			a = p + 1
 		}
-		arcStart[n] = int32(g.m)
-		for _, sg := range segs {
-			g.addArc(a, n, sg.Blocks, -weight(sg))
+		arcStart[n] = int32(len(g.src))
+		for _, sg := range in.Savings(n) {
+			// With tie > 1 the cost also counts the steps held, as a
+			// tie-break below one unit of savings: among optimal
+			// schedules the one holding least is preferred, which
+			// removes the degeneracy of equal savings.
+			if tie > 1 {
+				g.addArc(a, n, sg.Blocks, -weight(sg)*tie+int64(n-a))
+			} else {
+				g.addArc(a, n, sg.Blocks, -weight(sg))
+			}
+			base = append(base, weight(sg))
 			arcCount[n]++
 		}
 	}
-	r.Rows, r.Cols = g.n, g.m
+	r.Rows, r.Cols = g.n, len(g.src)
 	r.Build = time.Since(start)
 	if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
@@ -134,11 +183,11 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 		defer cancel()
 	}
 	start = time.Now()
-	err := g.solve(ctx)
+	flow, stats, err := g.solve(ctx, method)
 	r.Solve = time.Since(start)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("network simplex stopped after %d pivots", g.pivots), math.NaN()
+		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", method, stats), math.NaN()
 		return r, nil
 	case errors.Is(err, errNSInfeasible):
 		return nil, fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
@@ -147,23 +196,30 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 	}
 	r.Status, r.Integral, r.Points = Optimal, true, true
 	r.Schedule = make([]int64, K)
+	var cost int64
+	for i, f := range flow[K:] {
+		cost -= base[i] * f
+	}
 	for n := 0; n < K; n++ {
 		z := fixed[n]
 		for e := int(arcStart[n]); e < int(arcStart[n])+int(arcCount[n]); e++ {
-			z += g.flow[e]
+			z += flow[e]
 		}
 		r.Schedule[n] = z * in.Block
 	}
 	r.ScheduleTEL = in.TEL(r.Schedule)
 	r.ScheduleErr = in.CheckSchedule(r.Schedule)
 	r.TEL = r.ScheduleTEL
-	r.Detail = fmt.Sprintf("network simplex, %d pivots, costs scaled by 2^%d", g.pivots, shift)
+	r.Detail = fmt.Sprintf("%s (%s), costs scaled by 2^%d", method, stats, shift)
+	if tie > 1 {
+		r.Detail += ", ties broken by steps held"
+	}
 	if !exact {
-		r.Detail += fmt.Sprintf("; ξ has more than 30 fractional bits: optimal to within 2^-31 tokens per turn (%.3g tokens here)", float64(K)*math.Ldexp(1, -31))
+		r.Detail += fmt.Sprintf("; frac(ξ) rounded to %d bits: optimal to within 2^-%d tokens per turn (%.3g tokens here)", shift, shift+1, float64(K)*math.Ldexp(1, -shift-1))
 	}
 	// Consistency: base TEL − savings from the flow's cost (plus fixed
 	// forced savings) must equal the schedule's TEL.
-	saved := float64(-g.totalCost()) / float64(scale)
+	saved := float64(-cost) / float64(scale)
 	for n := 0; n < K; n++ {
 		if fixed[n] > 0 {
 			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.Block)

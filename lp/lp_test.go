@@ -208,3 +208,36 @@ func TestFlowAgainstIP(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowMethodsAgree: the three min-cost flow algorithms give the same
+// optimum on random instances (and the enumeration on the tiny ones).
+func TestFlowMethodsAgree(t *testing.T) {
+	n := 400
+	if *long {
+		n = 5000
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		block := int64(1 + r.IntN(6))
+		c := randomTiny(r, 30, 8*block, block, i%4 == 3)
+		c.capacity = block * r.Int64N(12)
+		in := mustInstance(t, c)
+		var tels []float64
+		for _, m := range FlowMethods() {
+			res, err := SolveFlowWith(ctx, in, Options{}, m)
+			if err != nil || res.Status != Optimal || res.ScheduleErr != nil {
+				t.Fatalf("%v: %s: %v %v %v %s", c, m, err, res.Status, res.ScheduleErr, res.Detail)
+			}
+			tels = append(tels, res.TEL)
+		}
+		if !near(tels[1], tels[0]) || !near(tels[2], tels[0]) {
+			t.Fatalf("%v: sweep, network simplex, cost scaling: %v", c, tels)
+		}
+		if len(c.tr.Turns) <= 5 && c.capacity <= 4*block {
+			if opt := bruteOpt(c.tr, c.capacity, c.block, c.xi, c.forced); !near(tels[0], opt) {
+				t.Fatalf("%v: flow %v, enumeration %v", c, tels[0], opt)
+			}
+		}
+	}
+}

@@ -393,8 +393,16 @@ func (s *netSimplex) updatePotential() {
 	}
 	sigma := s.pi[s.vIn] - s.pi[s.uIn] - c
 	end := s.thread[s.lastSucc[s.uIn]]
-	for u := s.uIn; u != end; u = s.thread[u] {
-		s.pi[u] += sigma
+	if int(s.succNum[s.uIn]) <= (s.n+1)/2 {
+		for u := s.uIn; u != end; u = s.thread[u] {
+			s.pi[u] += sigma
+		}
+		return
+	}
+	// Potentials matter up to a constant: shift the smaller side, the
+	// nodes outside the moved subtree, by −σ instead.
+	for u := end; u != s.uIn; u = s.thread[u] {
+		s.pi[u] -= sigma
 	}
 }
 

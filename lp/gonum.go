@@ -59,11 +59,8 @@ func (g Gonum) Solve(ctx context.Context, p *Problem, opt Options) (Solution, er
 	if err != nil {
 		return Solution{}, err
 	}
-	maxRows, maxCells := orDefault(g.MaxRows, DefaultGonumMaxRows), orDefault(g.MaxCells, DefaultGonumMaxCells)
-	if sf.rows() > maxRows || sf.rows()*sf.cols() > maxCells {
-		return Solution{Status: TooLarge, Time: time.Since(start),
-			Detail: fmt.Sprintf("gonum's dense simplex handles standard forms up to %d rows and %d entries; this one is %d×%d (use --solver flow, or clp/cbc built with -tags coin)",
-				maxRows, maxCells, sf.rows(), sf.cols())}, nil
+	if ok, why := g.Fits(p); !ok {
+		return Solution{Status: TooLarge, Time: time.Since(start), Detail: why}, nil
 	}
 	if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
@@ -79,6 +76,18 @@ func (g Gonum) Solve(ctx context.Context, p *Problem, opt Options) (Solution, er
 	}
 	sol.Time = time.Since(start)
 	return sol, nil
+}
+
+// Fits reports whether p is within the backend's size limits, and if not
+// why, with the sizes.
+func (g Gonum) Fits(p *Problem) (bool, string) {
+	sf := &standard{p: p}
+	maxRows, maxCells := orDefault(g.MaxRows, DefaultGonumMaxRows), orDefault(g.MaxCells, DefaultGonumMaxCells)
+	if sf.rows() > maxRows || sf.rows()*sf.cols() > maxCells {
+		return false, fmt.Sprintf("gonum's dense simplex handles standard forms up to %d rows and %d entries; this one is %d×%d (use --solver flow, or clp/cbc built with -tags coin)",
+			maxRows, maxCells, sf.rows(), sf.cols())
+	}
+	return true, ""
 }
 
 func orDefault(v, d int) int {

@@ -1,0 +1,152 @@
+package solvers
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+var long = flag.Bool("solvers.long", false, "run thousands of random instances instead of hundreds")
+
+// tol is the TEL tolerance, tokens: TELs are sums of a few dozen terms with
+// quarter-token fractions (exact in float64); LP solvers are accurate to
+// about 1e-9 relative.
+const tol = 1e-6
+
+func near(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+func randomInstance(t testing.TB, r *rand.Rand, block int64, forced bool) *lp.Instance {
+	t.Helper()
+	tr := &trace.Trace{}
+	convs := 1 + r.IntN(4)
+	for k := 2 + r.IntN(12); k > 0; k-- {
+		tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(6*block), r.Int64N(6*block))
+	}
+	xis := []float64{0, 2, 5, 0.5, 3.25, -2, 9}
+	in, err := lp.NewInstance(tr, block*r.Int64N(10), block, xis[r.IntN(len(xis))], forced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestBackendsAgree: on random instances with B = 1..8 every backend of
+// this build (gonum; clp and cbc with -tags coin) solves the compact and
+// paper formulations; integer optima equal the flow optimum, LP bounds
+// agree across backends and formulations.
+func TestBackendsAgree(t *testing.T) {
+	n := 200
+	if *long {
+		n = 3000
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	ctx := context.Background()
+	below := 0
+	for i := 0; i < n; i++ {
+		in := randomInstance(t, r, int64(1+i%8), i%5 == 4)
+		fl, err := lp.SolveFlow(ctx, in, lp.Options{})
+		if err != nil || fl.Status != lp.Optimal {
+			t.Fatalf("instance %d: flow %v %v", i, err, fl)
+		}
+		lpBound := math.NaN()
+		for _, f := range []lp.Formulation{lp.Compact, lp.Paper} {
+			for _, b := range Backends() {
+				for _, relax := range []bool{false, true} {
+					if b.Name() == "clp" && !relax {
+						continue
+					}
+					res, err := Solve(ctx, in, f, b.Name(), relax, lp.Options{})
+					if err != nil {
+						t.Fatalf("instance %d %s %s relax=%v: %v", i, f, b.Name(), relax, err)
+					}
+					if res.Status == lp.TooLarge {
+						continue
+					}
+					if res.Status != lp.Optimal {
+						t.Fatalf("instance %d %s %s relax=%v: %v %s", i, f, b.Name(), relax, res.Status, res.Detail)
+					}
+					if !relax {
+						if !near(res.TEL, fl.TEL) || res.ScheduleErr != nil || !near(res.ScheduleTEL, fl.TEL) {
+							t.Fatalf("instance %d %s %s: IP %v (schedule %v, %v), flow %v", i, f, b.Name(), res.TEL, res.ScheduleTEL, res.ScheduleErr, fl.TEL)
+						}
+						continue
+					}
+					if math.IsNaN(lpBound) {
+						lpBound = res.TEL
+					} else if !near(res.TEL, lpBound) {
+						t.Fatalf("instance %d %s %s: LP %v, other LP %v", i, f, b.Name(), res.TEL, lpBound)
+					}
+					if res.TEL > fl.TEL+tol {
+						t.Fatalf("instance %d: LP %v above the IP optimum %v", i, res.TEL, fl.TEL)
+					}
+				}
+			}
+		}
+		if !math.IsNaN(lpBound) && !near(lpBound, fl.TEL) {
+			below++
+		}
+	}
+	t.Logf("backends %v; %d instances, the LP relaxation below the flow optimum on %d", Names(), n, below)
+}
+
+func TestPickAndNames(t *testing.T) {
+	tr := &trace.Trace{}
+	tr.Append(0, "a", 3, 1)
+	tr.Append(1, "a", 2, 0)
+	in, err := lp.NewInstance(tr, 4, 1, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lp.Build(in, lp.Compact, lp.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		relax bool
+		want  string
+		fails bool
+	}{
+		{"flow", false, "flow", false},
+		{"flow", true, "", true},
+		{"gonum", true, "gonum", false},
+		{"nonsense", false, "", true},
+	}
+	if Coin() {
+		cases = append(cases, struct {
+			name  string
+			relax bool
+			want  string
+			fails bool
+		}{"auto", true, "clp", false}, struct {
+			name  string
+			relax bool
+			want  string
+			fails bool
+		}{"auto", false, "cbc", false})
+	} else {
+		cases = append(cases, struct {
+			name  string
+			relax bool
+			want  string
+			fails bool
+		}{"auto", false, "gonum", false}, struct {
+			name  string
+			relax bool
+			want  string
+			fails bool
+		}{"clp", true, "", true})
+	}
+	for _, c := range cases {
+		got, _, err := Pick(c.name, m, c.relax)
+		if (err != nil) != c.fails || got != c.want {
+			t.Errorf("Pick(%q, relax=%v) = %q, %v; want %q (fails %v)", c.name, c.relax, got, err, c.want, c.fails)
+		}
+	}
+}

@@ -26,6 +26,8 @@ func commands() map[string]command {
 		"latency":   {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 		"check":     {"check the literature's theorems on random instances", runCheck},
 		"tables":    {"regenerate a paper's tables: tables tail-latency", runTables},
+		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver auto|clp|cbc|gonum|flow)", runSolve},
+		"gap":       {"every policy's TEL against the hindsight optimum over capacities and thresholds", runGap},
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
 		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},
 		"recompute": {"recompute or load a reused KV cache: roofline, search, cake, profile, measure", runRecompute},

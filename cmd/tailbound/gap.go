@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tailbound/tailbound/experiments/gap"
+	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// runGap measures every policy's TEL against the hindsight optimum over a
+// sweep of capacities and thresholds.
+func runGap(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gap", "gap --trace FILE --policies lru,tlru,... --capacities C1,C2 --xis X1,X2 [--thresholds T1,T2] [flags]", stdout)
+	tracePath := fs.String("trace", "", "canonical trace (JSON Lines; - for stdin)")
+	pols := fs.String("policies", "", "comma-separated policies (default: all of "+joinNames(policies.Names())+")")
+	caps := fs.String("capacities", "", "capacities C, tokens, comma-separated (multiples of --block-size)")
+	xis := fs.String("xis", "", "TEL thresholds ξ, tokens, comma-separated")
+	thresholds := fs.String("thresholds", "", "threshold-lru's T values, tokens, comma-separated (default: its default T)")
+	block := fs.Int64("block-size", 16, "block size B, tokens")
+	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
+	alpha := fs.Float64("alpha-ms", latency.DefaultAlphaMs, "α: prefill time per uncached token, ms/token (converts TEL tokens to ms)")
+	qhat := fs.String("qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
+	solver := fs.String("solver", solvers.Flow, "solver of the optimum (compact formulation): flow|auto|cbc|gonum")
+	limit := fs.Float64("time-limit", 0, "time limit per optimum, seconds (0: none)")
+	workers := fs.Int("workers", 2, "sweep points solved at once (≥ 1)")
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return err
+	}
+	if *tracePath == "" {
+		return fmt.Errorf("flag --trace: required (a canonical trace file, or - for stdin)")
+	}
+	if *caps == "" || *xis == "" {
+		return fmt.Errorf("flags --capacities and --xis: both required (comma-separated tokens)")
+	}
+	capacities, err := parseInts("capacities", *caps)
+	if err != nil {
+		return err
+	}
+	if err := checkCapacity(0, *block); err != nil {
+		return err
+	}
+	for _, c := range capacities {
+		if c < 0 || c%*block != 0 {
+			return fmt.Errorf("flag --capacities: %d tokens must be ≥ 0 and a multiple of --block-size %d", c, *block)
+		}
+	}
+	xiList, err := parseFloats("xis", *xis)
+	if err != nil {
+		return err
+	}
+	var thr []int64
+	if *thresholds != "" {
+		if thr, err = parseInts("thresholds", *thresholds); err != nil {
+			return err
+		}
+	}
+	if *pols == "" {
+		*pols = joinNames(policies.Names())
+	}
+	entries, err := policies.Parse(*pols)
+	if err != nil {
+		return fmt.Errorf("flag --policies: %w", err)
+	}
+	if len(thr) > 0 && !strings.Contains(","+*pols+",", ",threshold-lru,") {
+		return fmt.Errorf("flag --thresholds: threshold-lru is not among --policies")
+	}
+	q, err := parseQHat(*qhat)
+	if err != nil {
+		return err
+	}
+	if *workers < 1 {
+		return fmt.Errorf("flag --workers: must be ≥ 1, got %d", *workers)
+	}
+	if *limit < 0 {
+		return fmt.Errorf("flag --time-limit: must be ≥ 0 seconds, got %v", *limit)
+	}
+	model := latency.Default()
+	model.AlphaMs = *alpha
+	if err := model.Validate(); err != nil {
+		return fmt.Errorf("flag --alpha-ms: %w", err)
+	}
+	tr, err := trace.ReadFile(*tracePath)
+	if err != nil {
+		return err
+	}
+	rows, err := gap.Run(context.Background(), tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
+		Xis: xiList, Thresholds: thr, Policies: entries, Solver: *solver, QHat: q, Model: model,
+		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)})
+	if err != nil {
+		return err
+	}
+	t := report.Table{
+		Title: fmt.Sprintf("%s: optimality gap against the hindsight optimum, B=%d tokens, forced=%v; relative gap = (TEL − TEL_opt)/TEL_opt, shown ∞ when TEL_opt = 0 < TEL",
+			*tracePath, *block, *forced),
+		Header: []string{"capacity (tokens)", "ξ (tokens)", "policy", "TEL_opt (tokens)", "TEL (tokens)", "gap (tokens)", "gap (ms)", "gap (relative)"},
+	}
+	for _, r := range rows {
+		name := r.Policy
+		if r.ThresholdTokens != nil {
+			name = fmt.Sprintf("%s(T=%d)", r.Policy, *r.ThresholdTokens)
+		}
+		t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), report.F(r.XiTokens, 2), name, report.F(r.TELOptTokens, 2),
+			report.F(r.TELTokens, 2), report.F(r.AbsGapTokens, 2), report.F(r.AbsGapMs, 2), r.RelGapText()})
+	}
+	doc := map[string]any{
+		"units": "TEL in tokens and ms; rel_gap = (TEL − TEL_opt)/TEL_opt, null when TEL_opt = 0 (opt_zero: \"both zero\" or \"infinite\")",
+		"settings": map[string]any{"trace": *tracePath, "block_size_tokens": *block, "forced": *forced,
+			"alpha_ms_per_token": model.AlphaMs, "solver": *solver, "qhat": *qhat},
+		"rows": rows,
+	}
+	return report.Emit(stdout, *format, doc, t)
+}

@@ -9,7 +9,11 @@ import (
 // costScaling is a min-cost flow problem solved by Goldberg and Tarjan's
 // cost-scaling push–relabel method (A. V. Goldberg, "An efficient
 // implementation of a scaling minimum-cost flow algorithm", J. Algorithms
-// 22, 1997), with FIFO selection of active nodes and scaling factor 16.
+// 22, 1997), with FIFO selection of active nodes, scaling factor 16 and
+// Goldberg's global price updates (by Dial's buckets) at the start of each
+// phase and after every n/4 relabels: without them the excess climbs the
+// long line of steps one relabel at a time (measured: 25 times more pushes
+// at 3·10^4 turns).
 // Costs are multiplied by n+1, so that the ε = 1 flow at the end of the
 // last phase is optimal for the integer costs (ε-optimality with
 // ε < 1/n implies optimality for integer costs).
@@ -34,8 +38,13 @@ type costScaling struct {
 	cur    []int32
 	queue  []int32
 	inQ    []bool
+	gdist  []int64
+	gstamp []int32
+	gid    int32
 
-	pushes, relabels int64
+	bucketHead, poolNode, poolNext []int32
+
+	pushes, relabels, updates, scannedG int64
 }
 
 // flowOn returns the flow on arc i after solve.
@@ -93,6 +102,7 @@ func (s *costScaling) solve(ctx context.Context) error {
 		fill[v]++
 	}
 	s.excess = append([]int64(nil), s.supply...)
+
 	s.price = make([]int64, n)
 	s.cur = make([]int32, n)
 	s.inQ = make([]bool, n)
@@ -141,8 +151,14 @@ func (s *costScaling) refine(ctx context.Context, eps int64) error {
 			s.inQ[v] = true
 		}
 	}
+	s.priceUpdate(eps)
+	sinceUpdate := int64(0)
 	var steps int
 	for qh := 0; qh < len(s.queue); qh++ {
+		if s.relabels-sinceUpdate > int64(n/4) {
+			sinceUpdate = s.relabels
+			s.priceUpdate(eps)
+		}
 		if steps++; steps&65535 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -159,6 +175,103 @@ func (s *costScaling) refine(ctx context.Context, eps int64) error {
 		}
 	}
 	return nil
+}
+
+// priceUpdate is Goldberg's global price update: a Dijkstra search
+// backwards from the deficit nodes over residual arcs of length
+// ⌊c_p/ε⌋ + 1 (0 when admissible) finds each node's distance d(v) to a
+// deficit, stopping once every node with excess is reached at distance D;
+// prices drop by ε·d(v) (ε·D for the nodes not reached). Every arc on a
+// shortest path becomes admissible and ε-optimality is kept, so excess
+// then flows straight to deficits instead of climbing relabel by relabel.
+func (s *costScaling) priceUpdate(eps int64) {
+	n := s.n
+	if s.gdist == nil {
+		s.gdist = make([]int64, n)
+		s.gstamp = make([]int32, n)
+	}
+	s.gid += 2 // gstamp: gid = tentative, gid+1 = scanned
+	id := s.gid
+	remaining := 0
+	// Dial's buckets: bucket d holds the nodes of tentative distance d
+	// (lazily: stale entries are skipped); distances above maxD are not
+	// followed, which only leaves far nodes at the final level D.
+	maxD := int64(2*n + 2)
+	s.bucketHead = s.bucketHead[:0]
+	s.poolNode = s.poolNode[:0]
+	s.poolNext = s.poolNext[:0]
+	put := func(d int64, v int32) {
+		for int64(len(s.bucketHead)) <= d {
+			s.bucketHead = append(s.bucketHead, -1)
+		}
+		s.poolNode = append(s.poolNode, v)
+		s.poolNext = append(s.poolNext, s.bucketHead[d])
+		s.bucketHead[d] = int32(len(s.poolNode) - 1)
+	}
+	for v := 0; v < n; v++ {
+		switch {
+		case s.excess[v] < 0:
+			s.gdist[v] = 0
+			s.gstamp[v] = id
+			put(0, int32(v))
+		case s.excess[v] > 0:
+			remaining++
+		}
+	}
+	if remaining == 0 {
+		return
+	}
+	var D int64
+scan:
+	for D = 0; D < int64(len(s.bucketHead)); D++ {
+		for s.bucketHead[D] >= 0 {
+			k := s.bucketHead[D]
+			s.bucketHead[D] = s.poolNext[k]
+			v := int(s.poolNode[k])
+			if s.gstamp[v] == id+1 || s.gdist[v] != D {
+				continue
+			}
+			s.gstamp[v] = id + 1
+			s.scannedG++
+			if s.excess[v] > 0 {
+				if remaining--; remaining == 0 {
+					break scan
+				}
+			}
+			pv := s.price[v]
+			for k := s.first[v]; k < s.first[v+1]; k++ {
+				r := s.adj[k] ^ 1 // the arc u → v
+				if s.res[r] == 0 {
+					continue
+				}
+				u := s.head[s.adj[k]]
+				if s.gstamp[u] == id+1 {
+					continue
+				}
+				var l int64
+				if cp := s.rc[r] + s.price[u] - pv; cp >= 0 {
+					l = cp/eps + 1
+				}
+				if nd := D + l; nd <= maxD && (s.gstamp[u] != id || nd < s.gdist[u]) {
+					s.gstamp[u] = id
+					s.gdist[u] = nd
+					put(nd, u)
+				}
+			}
+		}
+	}
+	if D >= int64(len(s.bucketHead)) {
+		D = int64(len(s.bucketHead)) // every reachable node scanned
+	}
+	for v := 0; v < n; v++ {
+		if s.gstamp[v] == id+1 {
+			s.price[v] -= eps * s.gdist[v]
+		} else {
+			s.price[v] -= eps * D
+		}
+		s.cur[v] = s.first[v]
+	}
+	s.updates++
 }
 
 // discharge pushes v's excess along admissible arcs, relabelling v when it

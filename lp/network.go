@@ -31,7 +31,7 @@ func (g *network) solve(ctx context.Context, method FlowMethod) ([]int64, string
 	case CostScaling:
 		s := &costScaling{n: g.n, src: g.src, dst: g.dst, cap: g.cap, cost: g.cost, supply: g.supply}
 		err := s.solve(ctx)
-		stats := fmt.Sprintf("%d pushes, %d relabels", s.pushes, s.relabels)
+		stats := fmt.Sprintf("%d pushes, %d relabels, %d price updates scanning %d nodes", s.pushes, s.relabels, s.updates, s.scannedG)
 		if err != nil {
 			return nil, stats, err
 		}

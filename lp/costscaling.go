@@ -310,23 +310,30 @@ func (s *costScaling) discharge(v int32, eps int64) error {
 		if s.excess[v] == 0 {
 			return nil
 		}
-		// Relabel: the highest price that makes some residual arc
-		// admissible with reduced cost −ε.
-		best := int64(math.MinInt64)
-		for k := s.first[v]; k < end; k++ {
-			e := s.adj[k]
-			if s.res[e] > 0 {
-				if p := s.price[s.head[e]] - s.rc[e]; p > best {
-					best = p
-				}
-			}
-		}
-		if best == math.MinInt64 {
+		if !s.relabel(v, eps) {
 			return errNSInfeasible
 		}
-		s.price[v] = best - eps
-		s.cur[v] = s.first[v]
-		s.relabels++
 	}
 	return nil
+}
+
+// relabel sets v's price to the highest that makes some residual arc
+// admissible with reduced cost −ε; false if v has no residual arc.
+func (s *costScaling) relabel(v int32, eps int64) bool {
+	best := int64(math.MinInt64)
+	for k := s.first[v]; k < s.first[v+1]; k++ {
+		e := s.adj[k]
+		if s.res[e] > 0 {
+			if p := s.price[s.head[e]] - s.rc[e]; p > best {
+				best = p
+			}
+		}
+	}
+	if best == math.MinInt64 {
+		return false
+	}
+	s.price[v] = best - eps
+	s.cur[v] = s.first[v]
+	s.relabels++
+	return true
 }

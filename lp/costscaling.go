@@ -28,9 +28,15 @@ type costScaling struct {
 	cost   []int64
 	supply []int64
 
-	first  []int32 // residual arcs of node v: adj[first[v]:first[v+1]]
-	adj    []int32
-	head   []int32 // residual arc e: forward 2i, backward 2i+1
+	// Residual arcs are stored by tail node (CSR): node v's arcs are
+	// positions first[v] .. first[v+1]-1 of head, res, rc and rev (the
+	// position of the reverse arc); fwd[i] is the position of arc i's
+	// forward residual arc. Keeping a node's arcs together keeps the
+	// scans cache-friendly on 10^6-node lines.
+	first  []int32
+	head   []int32
+	rev    []int32
+	fwd    []int32
 	res    []int64
 	rc     []int64
 	excess []int64
@@ -48,7 +54,7 @@ type costScaling struct {
 }
 
 // flowOn returns the flow on arc i after solve.
-func (s *costScaling) flowOn(i int) int64 { return s.res[2*i+1] }
+func (s *costScaling) flowOn(i int) int64 { return s.res[s.rev[s.fwd[i]]] }
 
 // totalCost returns Σ cost·flow.
 func (s *costScaling) totalCost() int64 {
@@ -87,19 +93,21 @@ func (s *costScaling) solve(ctx context.Context) error {
 		s.first[v+1] += s.first[v]
 	}
 	fill := append([]int32(nil), s.first[:n]...)
-	s.adj = make([]int32, 2*m)
 	s.head = make([]int32, 2*m)
+	s.rev = make([]int32, 2*m)
+	s.fwd = make([]int32, m)
 	s.res = make([]int64, 2*m)
 	s.rc = make([]int64, 2*m)
 	for i := 0; i < m; i++ {
 		u, v := s.src[i], s.dst[i]
-		s.head[2*i], s.head[2*i+1] = v, u
-		s.res[2*i] = s.cap[i]
-		s.rc[2*i], s.rc[2*i+1] = s.cost[i]*mult, -s.cost[i]*mult
-		s.adj[fill[u]] = int32(2 * i)
+		a, b := fill[u], fill[v]
 		fill[u]++
-		s.adj[fill[v]] = int32(2*i + 1)
 		fill[v]++
+		s.fwd[i] = a
+		s.head[a], s.head[b] = v, u
+		s.rev[a], s.rev[b] = b, a
+		s.res[a] = s.cap[i]
+		s.rc[a], s.rc[b] = s.cost[i]*mult, -s.cost[i]*mult
 	}
 	s.excess = append([]int64(nil), s.supply...)
 
@@ -132,11 +140,10 @@ func (s *costScaling) refine(ctx context.Context, eps int64) error {
 	n := s.n
 	for v := 0; v < n; v++ {
 		pv := s.price[v]
-		for k := s.first[v]; k < s.first[v+1]; k++ {
-			e := s.adj[k]
+		for e := s.first[v]; e < s.first[v+1]; e++ {
 			if r := s.res[e]; r > 0 && s.rc[e]+pv-s.price[s.head[e]] < 0 {
 				s.res[e] = 0
-				s.res[e^1] += r
+				s.res[s.rev[e]] += r
 				s.excess[v] -= r
 				s.excess[s.head[e]] += r
 			}
@@ -239,12 +246,12 @@ scan:
 				}
 			}
 			pv := s.price[v]
-			for k := s.first[v]; k < s.first[v+1]; k++ {
-				r := s.adj[k] ^ 1 // the arc u → v
+			for e := s.first[v]; e < s.first[v+1]; e++ {
+				r := s.rev[e] // the arc u → v
 				if s.res[r] == 0 {
 					continue
 				}
-				u := s.head[s.adj[k]]
+				u := s.head[e]
 				if s.gstamp[u] == id+1 {
 					continue
 				}
@@ -282,7 +289,7 @@ func (s *costScaling) discharge(v int32, eps int64) error {
 		end := s.first[v+1]
 		k := s.cur[v]
 		for ; k < end; k++ {
-			e := s.adj[k]
+			e := k
 			r := s.res[e]
 			if r == 0 {
 				continue
@@ -293,7 +300,7 @@ func (s *costScaling) discharge(v int32, eps int64) error {
 			}
 			d := min(r, s.excess[v])
 			s.res[e] -= d
-			s.res[e^1] += d
+			s.res[s.rev[e]] += d
 			s.excess[v] -= d
 			before := s.excess[w]
 			s.excess[w] += d
@@ -321,8 +328,7 @@ func (s *costScaling) discharge(v int32, eps int64) error {
 // admissible with reduced cost −ε; false if v has no residual arc.
 func (s *costScaling) relabel(v int32, eps int64) bool {
 	best := int64(math.MinInt64)
-	for k := s.first[v]; k < s.first[v+1]; k++ {
-		e := s.adj[k]
+	for e := s.first[v]; e < s.first[v+1]; e++ {
 		if s.res[e] > 0 {
 			if p := s.price[s.head[e]] - s.rc[e]; p > best {
 				best = p

@@ -33,6 +33,13 @@ var cbcMu sync.Mutex
 // documentation); a time-limited MIP reports its best integer point, if it
 // found one, with Status TimeLimit.
 //
+// CBC applies a time limit to branch and bound only, not to the LP
+// relaxation at the root, which on large programs can take minutes. With
+// a time limit, Solve therefore first solves the relaxation with CLP's dual
+// simplex under the limit, returns its status if it does not finish (or is
+// infeasible), and gives CBC what time is left. The root relaxation is then
+// solved twice; a CBC root slower than CLP's can still overrun the limit.
+//
 // Two defects of CBC 2.10.8 (Debian's) shape the defaults; the package
 // documentation gives the evidence:
 //
@@ -75,6 +82,25 @@ func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 	if why := tooLarge(p); why != "" {
 		return lp.Solution{Status: lp.TooLarge, Detail: "cbc: " + why}, nil
 	}
+	t0 := time.Now()
+	if secs > 0 {
+		// CBC checks its clock only in branch and bound, after the root
+		// LP relaxation (CbcSolver.cpp applies "seconds" to the search
+		// alone), so first make sure the relaxation fits in the limit.
+		root, err := solveLP(ctx, p, opt, Dual)
+		if err != nil {
+			return lp.Solution{}, err
+		}
+		if stop, ok := rootOutcome(root); !ok {
+			stop.Time = time.Since(t0)
+			return stop, nil
+		}
+		secs -= time.Since(t0).Seconds()
+		if secs <= 0 {
+			return lp.Solution{Status: lp.TimeLimit, Iterations: root.Iterations, Time: time.Since(t0),
+				Detail: "cbc: the LP relaxation (clp dual) took the whole time limit"}, nil
+		}
+	}
 	mat := newMatrix(p)
 	numRows, rowLo, rowUp := p.NumRows, p.RowLo, p.RowUp
 	if numRows < minRows && p.NumCols < minCols {
@@ -83,7 +109,6 @@ func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 
 	cbcMu.Lock()
 	defer cbcMu.Unlock()
-	t0 := time.Now()
 	m := C.Cbc_newModel()
 	defer C.Cbc_deleteModel(m)
 	C.Cbc_loadProblem(m, C.int(p.NumCols), C.int(numRows),
@@ -135,6 +160,22 @@ func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 	}
 	sol.Time = time.Since(t0)
 	return sol, nil
+}
+
+// rootOutcome reports whether branch and bound should follow the LP
+// relaxation's outcome root; when not, stop is the MIP's answer.
+func rootOutcome(root lp.Solution) (stop lp.Solution, ok bool) {
+	switch root.Status {
+	case lp.Optimal, lp.Unbounded:
+		// An unbounded relaxation leaves the MIP unbounded or
+		// infeasible; CBC tells which.
+		return lp.Solution{}, true
+	case lp.Infeasible:
+		return lp.Solution{Status: lp.Infeasible, Iterations: root.Iterations,
+			Detail: "cbc: LP relaxation infeasible (clp dual): " + root.Detail}, false
+	}
+	return lp.Solution{Status: root.Status, Iterations: root.Iterations,
+		Detail: "cbc: stopped in the LP relaxation (clp dual), before branch and bound: " + root.Detail}, false
 }
 
 // padRows returns row bounds extended to n rows by free rows (−∞, +∞).

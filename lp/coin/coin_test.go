@@ -4,6 +4,7 @@ package coin
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -212,13 +213,16 @@ func TestLPs(t *testing.T) {
 
 func TestMIPs(t *testing.T) {
 	for _, c := range mipCases() {
-		t.Run("cbc/"+c.name, func(t *testing.T) {
-			sol, err := CBC{}.Solve(context.Background(), c.p, lp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkCase(t, c.handCase, sol, true)
-		})
+		for _, lim := range []time.Duration{0, time.Minute} {
+			// With a limit the LP relaxation is solved first.
+			t.Run(fmt.Sprintf("cbc/limit=%v/%s", lim, c.name), func(t *testing.T) {
+				sol, err := CBC{}.Solve(context.Background(), c.p, lp.Options{TimeLimit: lim})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkCase(t, c.handCase, sol, true)
+			})
+		}
 		relaxed := c.handCase
 		relaxed.status, relaxed.obj, relaxed.want = lp.Optimal, c.relaxObj, nil
 		for _, b := range []lp.Backend{CLP{}, CBC{}} {

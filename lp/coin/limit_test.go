@@ -4,6 +4,7 @@ package coin
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,49 @@ func TestCLPTimeLimit(t *testing.T) {
 	full, err := CLP{}.Solve(context.Background(), p, lp.Options{})
 	if err != nil || full.Status != lp.Optimal || full.Iterations < 1000 {
 		t.Fatalf("without a limit: %v, %v, %d iterations", full.Status, err, full.Iterations)
+	}
+}
+
+// TestCBCRootLimit gives CBC a nanosecond on a MIP whose LP relaxation
+// takes CLP thousands of pivots: CBC's own limit would not stop its root
+// LP, the relaxation run first does, and the answer says where it stopped.
+func TestCBCRootLimit(t *testing.T) {
+	p := intervalLP(5000, 20, 1)
+	p.Integer = make([]bool, p.NumCols)
+	for j := 0; j < 5000; j++ {
+		p.Integer[j] = true
+	}
+	t0 := time.Now()
+	sol, err := CBC{}.Solve(context.Background(), p, lp.Options{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != lp.TimeLimit || sol.X != nil || !strings.Contains(sol.Detail, "LP relaxation") {
+		t.Fatalf("status %v (%s), point %v; want %v in the LP relaxation without a point", sol.Status, sol.Detail, sol.X != nil, lp.TimeLimit)
+	}
+	if wall := time.Since(t0); wall > overrun {
+		t.Errorf("returned after %v", wall)
+	}
+}
+
+// TestRootOutcome checks which relaxation outcomes end a time-limited MIP
+// solve before branch and bound.
+func TestRootOutcome(t *testing.T) {
+	for _, c := range []struct {
+		root lp.Status
+		ok   bool
+		want lp.Status
+	}{
+		{lp.Optimal, true, 0},
+		{lp.Unbounded, true, 0},
+		{lp.Infeasible, false, lp.Infeasible},
+		{lp.TimeLimit, false, lp.TimeLimit},
+		{lp.IterationLimit, false, lp.IterationLimit},
+		{lp.Numerical, false, lp.Numerical},
+	} {
+		stop, ok := rootOutcome(lp.Solution{Status: c.root, Detail: "x"})
+		if ok != c.ok || (!ok && (stop.Status != c.want || stop.X != nil || stop.Detail == "")) {
+			t.Errorf("rootOutcome(%v) = %+v, %v", c.root, stop, ok)
+		}
 	}
 }

@@ -35,6 +35,37 @@ func benchInstance(b *testing.B, turns int, block int64) *Instance {
 	return in
 }
 
+// BenchmarkFlowMethods times each min-cost flow method on 10^4 turns.
+func BenchmarkFlowMethods(b *testing.B) {
+	in := benchInstance(b, 10000, 16)
+	for _, m := range FlowMethods() {
+		b.Run(string(m), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := SolveFlowWith(context.Background(), in, Options{}, m)
+				if err != nil || r.Status != Optimal {
+					b.Fatal(err, r.Status)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGonum times the gonum backend on the compact formulation of 40
+// turns (about its size limit), LP and branch and bound.
+func BenchmarkGonum(b *testing.B) {
+	in := benchInstance(b, 40, 16)
+	for _, relax := range []bool{true, false} {
+		b.Run(fmt.Sprint("relax=", relax), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				r, err := SolveInstance(context.Background(), in, Compact, Gonum{}, relax, Options{})
+				if err != nil || r.Status != Optimal {
+					b.Fatal(err, r.Status, r.Detail)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkFlow times the flow solver on birth–death traces (B = 16).
 func BenchmarkFlow(b *testing.B) {
 	for _, k := range []int{1000, 10000, 100000, 1000000} {

@@ -1,0 +1,136 @@
+package solvers
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+var measure = flag.String("solvers.measure", "", "measure the size table (formulation × backend × turns, 60 s limit) into this markdown file")
+
+// Size-table settings: the default birth–death workload, B = 16 tokens,
+// C = 131072 tokens (about a third of what its live conversations hold),
+// ξ = 300 tokens.
+const (
+	measureCapacity = 131072
+	measureBlock    = 16
+	measureXi       = 300
+	measureLimit    = 60 * time.Second
+)
+
+func birthDeath(tb testing.TB, turns int) *trace.Trace {
+	tb.Helper()
+	p := birthdeath.Default()
+	p.Duration = 0
+	p.MaxTurns = turns
+	tr, err := birthdeath.Trace(p, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr
+}
+
+// TestMeasureTable writes the README's size table: for each formulation,
+// backend and IP/LP, the build+solve time at growing numbers of turns,
+// stopping a series at its first refusal or time-out.
+func TestMeasureTable(t *testing.T) {
+	if *measure == "" {
+		t.Skip("measurement run: go test ./lp/solvers -run MeasureTable -solvers.measure FILE [-tags coin] -timeout 2h")
+	}
+	sizes := []int{25, 50, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1000000}
+	type series struct {
+		f     lp.Formulation
+		name  string
+		relax bool
+	}
+	var all []series
+	for _, f := range []lp.Formulation{lp.Compact, lp.Paper} {
+		for _, b := range Backends() {
+			if b.Name() != "cbc" {
+				all = append(all, series{f, b.Name(), true})
+			}
+			if b.Name() != "clp" {
+				all = append(all, series{f, b.Name(), false})
+			}
+		}
+	}
+	all = append(all, series{lp.Compact, Flow, false})
+	var out strings.Builder
+	fmt.Fprintf(&out, "| formulation | solver | program | %s | largest solved ≤ 60 s (turns) |\n|---|---|---|%s---|\n",
+		strings.Join(func() []string {
+			var h []string
+			for _, k := range []int{1000, 10000, 100000, 1000000} {
+				h = append(h, fmt.Sprintf("%d turns (s)", k))
+			}
+			return h
+		}(), " | "), strings.Repeat("---|", 4))
+	traces := map[int]*trace.Trace{}
+	for _, s := range all {
+		cell := map[int]string{}
+		largest := 0
+		for _, k := range sizes {
+			tr, ok := traces[k]
+			if !ok {
+				tr = birthDeath(t, k)
+				traces[k] = tr
+			}
+			in, err := lp.NewInstance(tr, measureCapacity, measureBlock, measureXi, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res, err := Solve(context.Background(), in, s.f, s.name, s.relax, lp.Options{TimeLimit: measureLimit})
+			el := time.Since(start)
+			stop := false
+			switch {
+			case err != nil:
+				cell[k] = "refused: " + firstWords(err.Error())
+				stop = true
+			case res.Status == lp.Optimal && el <= measureLimit+5*time.Second:
+				cell[k] = fmt.Sprintf("%.3g", el.Seconds())
+				largest = k
+			case res.Status == lp.TooLarge:
+				cell[k] = "refused: " + firstWords(res.Detail)
+				stop = true
+			default:
+				cell[k] = fmt.Sprintf("%s after %.0f s", res.Status, el.Seconds())
+				stop = true
+			}
+			t.Logf("%s %s relax=%v %d turns: %s", s.f, s.name, s.relax, k, cell[k])
+			if stop {
+				break
+			}
+		}
+		prog := "IP"
+		if s.relax {
+			prog = "LP"
+		}
+		fmt.Fprintf(&out, "| %s | %s | %s |", s.f, s.name, prog)
+		for _, k := range []int{1000, 10000, 100000, 1000000} {
+			v := cell[k]
+			if v == "" {
+				v = "—"
+			}
+			fmt.Fprintf(&out, " %s |", v)
+		}
+		fmt.Fprintf(&out, " %d |\n", largest)
+	}
+	if err := os.WriteFile(*measure, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func firstWords(s string) string {
+	if len(s) > 90 {
+		return s[:90] + "…"
+	}
+	return s
+}

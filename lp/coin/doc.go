@@ -25,7 +25,7 @@
 // uses CoinCpuTime, getrusage RUSAGE_SELF), so while other goroutines burn
 // CPU the limit is reached sooner in wall time, and on an overloaded machine
 // later; it checks the clock between iterations, and overran a 60 s limit
-// by about 11 s on programs with 10^7 non-zeros. CBC is told to count
+// by up to 13 s on programs with 10^5 to 10^7 non-zeros. CBC is told to count
 // elapsed (wall-clock) seconds, but only in branch and bound: its root LP
 // relaxation is not limited, so CBC.Solve solves that relaxation with CLP
 // under the limit first (see CBC). Cancelling the context without a

@@ -79,7 +79,7 @@ func TestSavingsExact(t *testing.T) {
 // TestTinyAgainstEnumeration: every formulation × {IP, LP} × backend on tiny
 // instances against the exhaustive optimum.
 func TestTinyAgainstEnumeration(t *testing.T) {
-	n := 150
+	n := 40
 	if *long {
 		n = 3000
 	}
@@ -238,6 +238,66 @@ func TestFlowMethodsAgree(t *testing.T) {
 			if opt := bruteOpt(c.tr, c.capacity, c.block, c.xi, c.forced); !near(tels[0], opt) {
 				t.Fatalf("%v: flow %v, enumeration %v", c, tels[0], opt)
 			}
+		}
+	}
+}
+
+// TestCensus counts, on random instances with many interleaved
+// conversations, where the plain LP relaxation of the compact IP falls
+// below the flow optimum (claim 10) and where Tail-Optimized Belady misses
+// it (Theorem 1's scope), by block size and kind of ξ. It asserts only
+// what must hold (LP ≤ IP = flow ≤ to-belady; LP = IP and to-belady = IP
+// at B = 1 with whole-token ξ) and logs the counts.
+func TestCensus(t *testing.T) {
+	n := 40
+	if *long {
+		n = 2000
+	}
+	ctx := context.Background()
+	for _, block := range []int64{1, 2, 4, 8} {
+		for _, frac := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(uint64(block), map[bool]uint64{false: 1, true: 2}[frac]))
+			lpBelow, belOff := 0, 0
+			for i := 0; i < n; i++ {
+				tr := &trace.Trace{}
+				for k := 0; k < 14; k++ {
+					tr.Append(float64(k), string(rune('a'+r.IntN(5))), 1+r.Int64N(3*block), r.Int64N(3*block))
+				}
+				xi := float64(r.IntN(4 * int(block)))
+				if frac {
+					xi += 0.5
+				}
+				in, err := NewInstance(tr, block*(1+r.Int64N(4)), block, xi, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fl, err := SolveFlow(ctx, in, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ip, err := SolveInstance(ctx, in, Compact, Gonum{}, false, Options{})
+				if err != nil || ip.Status != Optimal || !near(ip.TEL, fl.TEL) {
+					t.Fatalf("IP %v %v ≠ flow %v", err, ip, fl.TEL)
+				}
+				rl, err := SolveInstance(ctx, in, Compact, Gonum{}, true, Options{})
+				if err != nil || rl.Status != Optimal || rl.TEL > fl.TEL+tol {
+					t.Fatalf("LP %v %v above flow %v", err, rl, fl.TEL)
+				}
+				bel := toBeladyTEL(t, in, tr)
+				if bel < fl.TEL-tol {
+					t.Fatalf("to-belady %v below the optimum %v", bel, fl.TEL)
+				}
+				if !near(rl.TEL, fl.TEL) {
+					lpBelow++
+				}
+				if !near(bel, fl.TEL) {
+					belOff++
+				}
+				if block == 1 && !frac && (lpBelow > 0 || belOff > 0) {
+					t.Fatalf("B=1, whole-token ξ: LP %v, to-belady %v, optimum %v", rl.TEL, bel, fl.TEL)
+				}
+			}
+			t.Logf("B=%d fractional ξ=%v: LP relaxation below the optimum on %d/%d, to-belady above it on %d/%d", block, frac, lpBelow, n, belOff, n)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func TestSavingsExact(t *testing.T) {
 // TestTinyAgainstEnumeration: every formulation × {IP, LP} × backend on tiny
 // instances against the exhaustive optimum.
 func TestTinyAgainstEnumeration(t *testing.T) {
-	n := 40
+	n := 150
 	if *long {
 		n = 3000
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/policies"
@@ -66,6 +67,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err := report.CheckFormat(o.format); err != nil {
 		return err
 	}
+	o.baseline = resolveBaseline(o.baseline, o.policies, fs.Changed("baseline"))
 	switch o.level {
 	case "turn":
 	case "block":
@@ -257,4 +259,20 @@ func plotCDF(path string, results []replay.Result) error {
 		f.Series = append(f.Series, plots.Series{Name: r.Name, X: x, Y: y})
 	}
 	return f.Save(path)
+}
+
+// resolveBaseline drops the default baseline (lru) when --policies names
+// other policies only, so that the relative view is shown when it can be
+// and an explicit --baseline that is not run is still an error (reported
+// after the replay would be too late; emit checks it).
+func resolveBaseline(baseline, list string, explicit bool) string {
+	if explicit || list == "" {
+		return baseline
+	}
+	for _, name := range strings.Split(list, ",") {
+		if strings.TrimSpace(name) == baseline {
+			return baseline
+		}
+	}
+	return ""
 }

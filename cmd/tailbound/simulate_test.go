@@ -44,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"simulate", "--format", "xml"}, "--format"},
 		{[]string{"simulate", "--capacity", "abc"}, "--capacity"},
 		{[]string{"nosuchcommand"}, "unknown command"},
+		{[]string{"simulate", "--trace", good, "--capacity", "16", "--policies", "tlru", "--baseline", "lru"}, `--baseline: policy "lru"`},
 	}
 	for _, c := range cases {
 		code, out, errs := runCLI(c.args...)
@@ -149,5 +150,22 @@ func TestLatencyFit(t *testing.T) {
 	const eps = 1e-9 // exact data
 	if abs(doc["alpha_ms_per_token"]-0.2) > eps || abs(doc["beta_ms"]-5) > eps || abs(doc["xi_tokens"]-1000) > 1e-6 {
 		t.Errorf("fit %v", doc)
+	}
+}
+
+// TestDefaultBaselineDropped: the default baseline (lru) is dropped when
+// --policies leaves it out, so the run succeeds without the relative view.
+func TestDefaultBaselineDropped(t *testing.T) {
+	good := writeFile(t, "good.jsonl", `{"t": 0, "conv": "a", "prompt": 10, "response": 5}`+"\n")
+	code, out, errs := runCLI("simulate", "--trace", good, "--capacity", "16", "--policies", "tlru", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc["baseline"]; ok {
+		t.Errorf("baseline %v reported though lru was not run", doc["baseline"])
 	}
 }

@@ -150,3 +150,34 @@ func TestPickAndNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoLargeCompactIsFlow: a compact integer program beyond
+// AutoCBCMaxCols goes to flow in every build (gonum refuses it, CBC would
+// not finish), its LP relaxation does not.
+func TestAutoLargeCompactIsFlow(t *testing.T) {
+	tr := &trace.Trace{}
+	for k := 0; k < AutoCBCMaxCols; k++ {
+		tr.Append(float64(k), string(rune('a'+k%7)), 3, 1)
+	}
+	in, err := lp.NewInstance(tr, 8, 1, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lp.Build(in, lp.Compact, lp.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Problem.NumCols <= AutoCBCMaxCols {
+		t.Fatalf("instance too small: %d columns", m.Problem.NumCols)
+	}
+	if got, _, err := Pick(Auto, m, false); err != nil || got != Flow {
+		t.Errorf("auto IP: %q %v, want flow", got, err)
+	}
+	got, _, err := Pick(Auto, m, true)
+	if Coin() && (err != nil || got != "clp") {
+		t.Errorf("auto LP with coin: %q %v, want clp", got, err)
+	}
+	if !Coin() && err == nil {
+		t.Errorf("auto LP without coin: %q, want a refusal (gonum too small, flow has no plain relaxation)", got)
+	}
+}

@@ -188,6 +188,38 @@ func (s *rcSearchFlags) resolve() (recompute.Options, []recompute.Variant, error
 }
 
 // rcTokens parses a list of context lengths.
+// rcSetup is the model, hardware and context lengths that roofline and
+// cake share.
+type rcSetup struct {
+	m      rcModel
+	h      rcHardware
+	tokens *string
+}
+
+func (s *rcSetup) add(fs *pflag.FlagSet) {
+	s.m.add(fs)
+	s.h.add(fs)
+	s.tokens = fs.String("tokens", "4096,16384,32768", "context lengths N, tokens, comma-separated")
+}
+
+// resolve returns the KV config, the tiers, the achieved FLOP/s and the
+// context lengths (tokens).
+func (s *rcSetup) resolve() (kvsize.Config, []tier.Tier, float64, []int, error) {
+	cfg, err := s.m.resolve()
+	if err != nil {
+		return kvsize.Config{}, nil, 0, nil, err
+	}
+	ts, flops, err := s.h.resolve()
+	if err != nil {
+		return kvsize.Config{}, nil, 0, nil, err
+	}
+	ns, err := rcTokens(*s.tokens)
+	if err != nil {
+		return kvsize.Config{}, nil, 0, nil, err
+	}
+	return cfg, ts, flops, ns, nil
+}
+
 func rcTokens(s string) ([]int, error) {
 	v, err := parseInts("tokens", s)
 	if err != nil {
@@ -237,11 +269,8 @@ type rooflineRow struct {
 
 func rcRoofline(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recompute roofline", "recompute roofline [--model M] [--tiers T,...] [--tokens N,...] [flags]", stdout)
-	var m rcModel
-	var h rcHardware
-	m.add(fs)
-	h.add(fs)
-	tokens := fs.String("tokens", "4096,16384,32768", "context lengths N, tokens, comma-separated")
+	var setup rcSetup
+	setup.add(fs)
 	toMs := fs.Float64("to-ms", 0.05, "per-layer fixed pipeline overhead t_o, ms (an assumption, not measured)")
 	rmin := fs.Float64("r-min", recompute.DefaultRMin, "quality floor r_min, fraction of tokens recomputed")
 	rmax := fs.Float64("r-max", recompute.DefaultRMax, "upper bound r_max, fraction of tokens recomputed")
@@ -253,15 +282,7 @@ func rcRoofline(args []string, stdout, stderr io.Writer) error {
 	if err := report.CheckFormat(*format); err != nil {
 		return err
 	}
-	cfg, err := m.resolve()
-	if err != nil {
-		return err
-	}
-	ts, flops, err := h.resolve()
-	if err != nil {
-		return err
-	}
-	ns, err := rcTokens(*tokens)
+	cfg, ts, flops, ns, err := setup.resolve()
 	if err != nil {
 		return err
 	}
@@ -818,11 +839,8 @@ func rcProfile(args []string, stdout, stderr io.Writer) error {
 
 func rcCake(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recompute cake", "recompute cake [--model M] [--tiers T,...] [--tokens N,...] [--chunk TOKENS] [flags]", stdout)
-	var m rcModel
-	var h rcHardware
-	m.add(fs)
-	h.add(fs)
-	tokens := fs.String("tokens", "4096,16384,32768", "context lengths N, tokens, comma-separated")
+	var setup rcSetup
+	setup.add(fs)
 	chunk := fs.Int("chunk", 512, "chunk size, tokens (vLLM's chunked-prefill budget, as in the paper)")
 	overheadMs := fs.Float64("chunk-overhead-ms", 0, "fixed compute overhead per chunk, ms")
 	plot := fs.String("plot", "", "draw TTFT of each schedule against context length for the first tier (.svg/.png)")
@@ -833,15 +851,7 @@ func rcCake(args []string, stdout, stderr io.Writer) error {
 	if err := report.CheckFormat(*format); err != nil {
 		return err
 	}
-	cfg, err := m.resolve()
-	if err != nil {
-		return err
-	}
-	ts, flops, err := h.resolve()
-	if err != nil {
-		return err
-	}
-	ns, err := rcTokens(*tokens)
+	cfg, ts, flops, ns, err := setup.resolve()
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,9 @@
 package policies
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/tailbound/tailbound/belady"
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/namelist"
 	"github.com/tailbound/tailbound/models/policy"
 )
 
@@ -43,38 +41,12 @@ func All() []Entry {
 }
 
 // Names returns the registered names, in presentation order.
-func Names() []string {
-	var n []string
-	for _, e := range All() {
-		n = append(n, e.Name)
-	}
-	return n
-}
+func Names() []string { return namelist.Names(All(), entryName) }
 
-// Parse resolves a comma-separated list of policy names. An unknown name is
+// Parse resolves a comma-separated list of policy names; an unknown name is
 // an error that lists the known ones.
 func Parse(list string) ([]Entry, error) {
-	all := All()
-	var out []Entry
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		found := false
-		for _, e := range all {
-			if e.Name == name {
-				out = append(out, e)
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no policy named (known: %s)", strings.Join(Names(), ", "))
-	}
-	return out, nil
+	return namelist.Select(list, All(), entryName, "policy")
 }
+
+func entryName(e Entry) string { return e.Name }

@@ -31,6 +31,50 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown generator %q (want birth-death or timestamps)", args[0])
 }
 
+// modelFlags are the birth–death model's flags shared by gen birth-death
+// and mdp simulate: birth and death rates, turn rates, length
+// distributions.
+type modelFlags struct {
+	lambda, mu       float64
+	rates            rateFlags
+	prompt, response string
+}
+
+// add registers the flags; promptDef and responseDef describe the defaults
+// of the length distributions in the help.
+func (m *modelFlags) add(fs *pflag.FlagSet, def birthdeath.Params, promptDef, responseDef string) {
+	fs.Float64Var(&m.lambda, "lambda-conv", def.LambdaConv, "conversation births per second")
+	fs.Float64Var(&m.mu, "mu", def.Mu, "death rate μ per second (mean lifetime 1/μ s)")
+	m.rates.add(fs)
+	fs.StringVar(&m.prompt, "prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default "+promptDef+")")
+	fs.StringVar(&m.response, "response", "", "response lengths, tokens, as --prompt (default "+responseDef+")")
+}
+
+// apply sets p's rates and, when given, its length distributions.
+func (m *modelFlags) apply(p *birthdeath.Params) error {
+	p.LambdaConv, p.Mu = m.lambda, m.mu
+	rates, classes, err := m.rates.resolve()
+	if err != nil {
+		return err
+	}
+	if classes != nil {
+		p.Classes = classes
+	} else {
+		p.Rates = rates
+	}
+	if m.prompt != "" {
+		if p.Prompt, err = birthdeath.ParseDist(m.prompt, "prompt", 1); err != nil {
+			return fmt.Errorf("flag --prompt: %w", err)
+		}
+	}
+	if m.response != "" {
+		if p.Response, err = birthdeath.ParseDist(m.response, "response", 0); err != nil {
+			return fmt.Errorf("flag --response: %w", err)
+		}
+	}
+	return nil
+}
+
 // rateFlags are the per-conversation turn-rate flags shared by both generators.
 type rateFlags struct{ rates, gamma string }
 
@@ -69,12 +113,8 @@ func (r *rateFlags) resolve() (birthdeath.RateDist, []birthdeath.RateClass, erro
 func runGenBirthDeath(args []string, stdout io.Writer) error {
 	def := birthdeath.Default()
 	fs := newFlags("gen birth-death", "gen birth-death [--lambda-conv R] [--mu R] [--rates R:W,…|--gamma K:M] [--prompt D] [--response D] (--duration S|--turns N) [--seed S] [--deaths FILE]", stdout)
-	lambda := fs.Float64("lambda-conv", def.LambdaConv, "conversation births per second")
-	mu := fs.Float64("mu", def.Mu, "death rate per second (mean lifetime 1/μ s)")
-	var rf rateFlags
-	rf.add(fs)
-	prompt := fs.String("prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default log-normal with mean 200 tokens, σ=1)")
-	response := fs.String("response", "", "response lengths, tokens, as --prompt (default log-normal with mean 300 tokens, σ=0.8)")
+	var mf modelFlags
+	mf.add(fs, def, "log-normal with mean 200 tokens, σ=1", "log-normal with mean 300 tokens, σ=0.8")
 	duration := fs.Float64("duration", def.Duration, "seconds during which conversations are born (their later turns run on until they die)")
 	turns := fs.Int("turns", 0, "stop after this many turns (0: no limit)")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -83,30 +123,14 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 		return err
 	}
 	p := def
-	p.LambdaConv, p.Mu, p.MaxTurns = *lambda, *mu, *turns
+	p.MaxTurns = *turns
 	if fs.Changed("duration") || !fs.Changed("turns") {
 		p.Duration = *duration
 	} else {
 		p.Duration = 0
 	}
-	rates, classes, err := rf.resolve()
-	if err != nil {
+	if err := mf.apply(&p); err != nil {
 		return err
-	}
-	if classes != nil {
-		p.Classes = classes
-	} else {
-		p.Rates = rates
-	}
-	if *prompt != "" {
-		if p.Prompt, err = birthdeath.ParseDist(*prompt, "prompt", 1); err != nil {
-			return fmt.Errorf("flag --prompt: %w", err)
-		}
-	}
-	if *response != "" {
-		if p.Response, err = birthdeath.ParseDist(*response, "response", 0); err != nil {
-			return fmt.Errorf("flag --response: %w", err)
-		}
 	}
 	if *turns < 0 {
 		return fmt.Errorf("flag --turns: must be ≥ 0, got %d", *turns)
@@ -126,7 +150,7 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 		Turns int     `json:"turns"`
 	}
 	var convs []hidden
-	err = birthdeath.Generate(p, *seed, func(t birthdeath.Turn) error {
+	err := birthdeath.Generate(p, *seed, func(t birthdeath.Turn) error {
 		if *deaths != "" {
 			for len(convs) <= t.ConvID {
 				convs = append(convs, hidden{Conv: "c" + strconv.Itoa(len(convs))})

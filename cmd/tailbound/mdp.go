@@ -151,12 +151,8 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	def := birthdeath.Default()
 	fs := newFlags("mdp simulate", "mdp simulate [--reps N] [--seed S] [--policies …] [model and cache flags]", stdout)
-	lambda := fs.Float64("lambda-conv", def.LambdaConv, "conversation births per second")
-	mu := fs.Float64("mu", def.Mu, "death rate μ, per second")
-	var rf rateFlags
-	rf.add(fs)
-	prompt := fs.String("prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default: the embedded workload's)")
-	response := fs.String("response", "", "response lengths, tokens, as --prompt")
+	var mf modelFlags
+	mf.add(fs, def, "the embedded workload's", "the embedded workload's")
 	duration := fs.Float64("duration", 1800, "seconds of births per replication")
 	reps := fs.Int("reps", 10, "replications (independent traces)")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -178,25 +174,9 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	p := def
-	p.LambdaConv, p.Mu, p.Duration = *lambda, *mu, *duration
-	rates, classes, err := rf.resolve()
-	if err != nil {
+	p.Duration = *duration
+	if err := mf.apply(&p); err != nil {
 		return err
-	}
-	if classes != nil {
-		p.Classes = classes
-	} else {
-		p.Rates = rates
-	}
-	if *prompt != "" {
-		if p.Prompt, err = birthdeath.ParseDist(*prompt, "prompt", 1); err != nil {
-			return fmt.Errorf("flag --prompt: %w", err)
-		}
-	}
-	if *response != "" {
-		if p.Response, err = birthdeath.ParseDist(*response, "response", 0); err != nil {
-			return fmt.Errorf("flag --response: %w", err)
-		}
 	}
 	if !(p.Duration > 0) || math.IsInf(p.Duration, 0) {
 		return fmt.Errorf("flag --duration: must be a finite number of seconds > 0")

@@ -237,7 +237,12 @@ func rcTokens(s string) ([]int, error) {
 
 func ms(s float64) string  { return report.F(1e3*s, 3) }
 func us(s float64) string  { return report.F(1e6*s, 4) }
-func gbs(b float64) string { return report.F(b/1e9, 3) }
+func gbs(b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return report.F(b/1e9, 3)
+}
 
 // plotName returns path with "-label" before the extension when several
 // figures share one --plot flag.

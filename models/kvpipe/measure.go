@@ -53,7 +53,9 @@ type ProfileFit struct {
 	// depend on t_o.
 	Profile recompute.Profile `json:"profile"`
 	// Bandwidth is the effective read bandwidth, bytes per token per layer
-	// / t_i, bytes/s.
+	// / t_i, bytes/s; 0 when the fitted load slope is not positive (the
+	// timings could not resolve a per-token read cost, so no bandwidth is
+	// claimed).
 	Bandwidth float64 `json:"bandwidth_bytes_per_s"`
 }
 
@@ -98,7 +100,9 @@ func (p *Pipeline) FitProfile(t Tier, tokens, reps, steps int) (ProfileFit, erro
 	if err := pf.Profile.Validate(); err != nil {
 		return pf, fmt.Errorf("kvpipe: fitted profile: %w", err)
 	}
-	pf.Bandwidth = float64(p.cfg.BytesPerTokenLayer) / pf.Profile.Ti
+	if pf.Profile.Ti > 0 {
+		pf.Bandwidth = float64(p.cfg.BytesPerTokenLayer) / pf.Profile.Ti
+	}
 	return pf, nil
 }
 

@@ -111,7 +111,7 @@ func FitRoofline(pts []CurvePoint, tokens, layers int) (Fit, error) {
 type Line struct {
 	Intercept float64 `json:"intercept"`
 	Slope     float64 `json:"slope"`
-	R2        float64 `json:"r2"` // coefficient of determination
+	R2        float64 `json:"r2"` // coefficient of determination; 1 when y is constant (the fit is exact)
 }
 
 // FitLine fits a least-squares line (gonum/stat) to at least two points
@@ -128,5 +128,11 @@ func FitLine(x, y []float64) (Line, error) {
 		return Line{}, errors.New("line fit: all x values are equal")
 	}
 	a, b := stat.LinearRegression(x, y, nil, false)
-	return Line{Intercept: a, Slope: b, R2: stat.RSquared(x, y, nil, a, b)}, nil
+	r2 := stat.RSquared(x, y, nil, a, b)
+	if math.IsNaN(r2) {
+		// 0/0: y has no variance, and the least-squares line through
+		// constant points is exact.
+		r2 = 1
+	}
+	return Line{Intercept: a, Slope: b, R2: r2}, nil
 }

@@ -166,6 +166,11 @@ func TestFitLine(t *testing.T) {
 	if _, err := FitLine([]float64{1, 1}, []float64{1, 2}); err == nil {
 		t.Error("equal x accepted")
 	}
+	// Constant y: R² is 0/0 by its formula; the flat line is exact, so 1
+	// (and a finite value, which JSON output requires).
+	if l, err := FitLine([]float64{1, 2, 3}, []float64{5, 5, 5}); err != nil || l.Slope != 0 || l.Intercept != 5 || l.R2 != 1 {
+		t.Errorf("constant y: line %+v, %v; want 5 + 0x, R² 1", l, err)
+	}
 }
 
 // On an exact roofline the ordered search lands within ε/2 of r0, so the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // TestTheorem1 requires Theorem 1 where its proof applies (B = 1, whole-token
@@ -18,7 +19,7 @@ func TestTheorem1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := Run(claims, 300, 1)
+	reports, err := claim.Run(claims, 300, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestTheorem1(t *testing.T) {
 }
 
 func TestFigure1(t *testing.T) {
-	r, err := Run([]Claim{figure1()}, 50, 1)
+	r, err := claim.Run([]claim.Claim{figure1()}, 50, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +51,12 @@ func TestFigure1(t *testing.T) {
 // "LRU is TEL-optimal": the reported counterexample must really fail when
 // re-checked independently, and be no larger than some failing draw.
 func TestShrinkFindsRealCounterexample(t *testing.T) {
-	lruOptimal := Claim{
+	lruOptimal := claim.Claim{
 		Name: "lru-optimal",
-		Generate: func(r *rand.Rand) Instance {
+		Generate: func(r *rand.Rand) claim.Instance {
 			return RandomInstance(r, 6, 3, 4, 1, false, false)
 		},
-		Check: func(i Instance) (bool, string, error) {
+		Check: func(i claim.Instance) (bool, string, error) {
 			in := i.(*TraceInstance)
 			got, err := PolicyTEL(in, policy.NewLRU)
 			if err != nil {
@@ -64,7 +65,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 			return got <= Exhaustive(in.Trace(), in.Capacity, in.Block, in.Xi, false)+telTol, "", nil
 		},
 	}
-	a, err := Run([]Claim{lruOptimal}, 300, 9)
+	a, err := claim.Run([]claim.Claim{lruOptimal}, 300, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +90,54 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 	if len(in.Turns) > 3 {
 		t.Logf("shrunk counterexample has %d turns", len(in.Turns))
 	}
-	b, _ := Run([]Claim{lruOptimal}, 300, 9)
+	b, _ := claim.Run([]claim.Claim{lruOptimal}, 300, 9)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("the same seed gave different reports")
+	}
+}
+
+// TestOptimumClaims requires the claims whose failure would be a bug in the
+// solvers — the compact and completed paper programs and the flow solver
+// against exhaustive search — and logs the relaxation and printed-program
+// claims as findings.
+func TestOptimumClaims(t *testing.T) {
+	claims, err := Select([]string{"formulation", "relaxation", "flow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := claim.Run(claims, 100, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reports {
+		ce, _ := json.Marshal(r.Counterexample)
+		switch r.Name {
+		case "formulation-compact", "formulation-paper", "flow":
+			if r.Failed > 0 {
+				t.Errorf("%s: %d of %d instances fail: %s", r.Name, r.Failed, r.Instances, ce)
+			}
+		default:
+			t.Logf("finding: %s fails on %d of %d instances; smallest: %s", r.Name, r.Failed, r.Instances, ce)
+		}
+	}
+}
+
+// TestAllNamesUnique: every claim, including those run on request, has
+// its own name, and the on-request claims are not in the default run.
+func TestAllNamesUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range append(All(), OnRequest()...) {
+		if seen[c.Name] {
+			t.Errorf("claim %s twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, c := range All() {
+		if c.Name == "roofline-live" {
+			t.Error("the live roofline claim runs by default")
+		}
+	}
+	if cs, err := Select([]string{"roofline-live"}); err != nil || len(cs) != 1 {
+		t.Errorf("roofline-live not selectable: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // figure1Instance is the tail-latency paper's first figure: capacity 100
@@ -15,8 +16,8 @@ import (
 // may come from either; T-LRU runs with Q̂ = 100 and ξ = 150.
 type figure1Instance struct{}
 
-func (figure1Instance) Size() int          { return 3 }
-func (figure1Instance) Shrink() []Instance { return nil }
+func (figure1Instance) Size() int                { return 3 }
+func (figure1Instance) Shrink() []claim.Instance { return nil }
 func (figure1Instance) Export() any {
 	return map[string]any{"trace": []trace.Record{{T: 0, Conv: "A", Prompt: 100}, {T: 1, Conv: "B", Prompt: 100},
 		{T: 2, Conv: "A or B", Prompt: 100}}, "capacity_tokens": 100, "block_size_tokens": 1, "xi_tokens": 150, "qhat_tokens": 100}
@@ -45,13 +46,13 @@ func worstThird(f policy.Factory) (int64, error) {
 	return worst, nil
 }
 
-func figure1() Claim {
-	return Claim{
+func figure1() claim.Claim {
+	return claim.Claim{
 		Name:      "figure1",
 		Statement: "Figure 1 (tail-latency paper): at capacity 100, LRU leaves 200 tokens uncached in the worst case, T-LRU 150",
 		Fixed:     1,
-		Generate:  func(*rand.Rand) Instance { return figure1Instance{} },
-		Check: func(Instance) (bool, string, error) {
+		Generate:  func(*rand.Rand) claim.Instance { return figure1Instance{} },
+		Check: func(claim.Instance) (bool, string, error) {
 			l, err := worstThird(policy.NewLRU)
 			if err != nil {
 				return false, "", err

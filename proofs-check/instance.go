@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // TraceInstance is a small conversation-level instance: a trace and the
@@ -59,8 +60,8 @@ func (in *TraceInstance) Size() int {
 
 // Shrink drops one turn, halves one length, or takes a block off the
 // capacity.
-func (in *TraceInstance) Shrink() []Instance {
-	var out []Instance
+func (in *TraceInstance) Shrink() []claim.Instance {
+	var out []claim.Instance
 	with := func(f func(c *TraceInstance)) {
 		c := *in
 		c.Turns = append([]TinyTurn(nil), in.Turns...)

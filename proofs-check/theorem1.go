@@ -10,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // telTol is the tolerance on TEL comparisons, tokens: TELs here sum a few
@@ -37,15 +38,15 @@ func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 
 // theorem1 is Theorem 1 on one family of instances: Tail-Optimized Belady's
 // TEL equals the exhaustive optimum.
-func theorem1(name, scope string, block int64, fractional, forced bool) Claim {
-	return Claim{
+func theorem1(name, scope string, block int64, fractional, forced bool) claim.Claim {
+	return claim.Claim{
 		Name: name,
 		Statement: "Theorem 1 (tail-latency paper): Tail-Optimized Belady attains the hindsight TEL optimum; " + scope +
 			"; checked against exhaustive search over all schedules",
-		Generate: func(r *rand.Rand) Instance {
+		Generate: func(r *rand.Rand) claim.Instance {
 			return RandomInstance(r, 6, 3, 4, block, fractional, forced)
 		},
-		Check: func(i Instance) (bool, string, error) {
+		Check: func(i claim.Instance) (bool, string, error) {
 			inst := i.(*TraceInstance)
 			got, err := PolicyTEL(inst, belady.NewTailOptimized)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/report"
 	proofscheck "github.com/tailbound/tailbound/proofs-check"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // runCheck checks the literature's claims on random instances.
@@ -28,7 +29,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	reports, err := proofscheck.Run(claims, *instances, *seed)
+	reports, err := claim.Run(claims, *instances, *seed)
 	if err != nil {
 		return err
 	}

@@ -235,8 +235,8 @@ func rcTokens(s string) ([]int, error) {
 	return out, nil
 }
 
-func ms(s float64) string  { return report.F(1e3*s, 3) }
-func us(s float64) string  { return report.F(1e6*s, 4) }
+func ms(s float64) string { return report.F(1e3*s, 3) }
+func us(s float64) string { return report.F(1e6*s, 4) }
 func gbs(b float64) string {
 	if b == 0 {
 		return "n/a"

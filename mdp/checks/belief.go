@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // BeliefCase is one Monte Carlo comparison of a belief with the sampled
@@ -22,13 +23,13 @@ type BeliefCase struct {
 	Edges      []float64 // silence bins, seconds
 }
 
-// Size implements Case (a statistical instance does not shrink).
+// Size implements claim.Instance (a statistical instance does not shrink).
 func (b *BeliefCase) Size() int { return len(b.Classes) }
 
-// Shrink implements Case.
-func (b *BeliefCase) Shrink() []Case { return nil }
+// Shrink implements claim.Instance.
+func (b *BeliefCase) Shrink() []claim.Instance { return nil }
 
-// Export implements Case.
+// Export implements claim.Instance.
 func (b *BeliefCase) Export() any { return b }
 
 // zLimit is the largest |z| a bin may show: with 8 bins, a correct belief
@@ -40,13 +41,13 @@ const zLimit = 4.5
 // that are alive (belief.Calibrate). Each instance draws rate classes, μ
 // and a seed; in every silence bin the fraction alive must be within 4.5
 // standard deviations of the belief's mean prediction.
-func BeliefClaim(which string) Claim {
-	return Claim{
+func BeliefClaim(which string) claim.Claim {
+	return claim.Claim{
 		Name: "belief-" + which,
 		Statement: "Belief (SPEC §5): the " + which + " belief of a conversation silent for s seconds being alive, against the sampled fraction alive (birth–death generator, hidden deaths), per silence bin within " +
 			fmt.Sprint(zLimit) + " sd",
 		Fixed: 3,
-		Generate: func(r *rand.Rand) Case {
+		Generate: func(r *rand.Rand) claim.Instance {
 			b := &BeliefCase{Belief: which, Mu: 1 / (60 + 120*r.Float64()), LambdaConv: 10, Duration: 1200, Reps: 3,
 				Seed: r.Uint64(), Edges: []float64{0, 5, 15, 30, 60, 100, 150, 250, 400}}
 			for i := 1 + r.IntN(2); i > 0; i-- {
@@ -59,7 +60,7 @@ func BeliefClaim(which string) Claim {
 }
 
 // CheckBelief runs one BeliefCase.
-func CheckBelief(c Case) (bool, string, error) {
+func CheckBelief(c claim.Instance) (bool, string, error) {
 	b := c.(*BeliefCase)
 	p := birthdeath.Default()
 	p.Classes, p.Mu, p.LambdaConv, p.Duration = b.Classes, b.Mu, b.LambdaConv, b.Duration

@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // TestHolding: the claims that hold must pass on every instance drawn.
@@ -30,7 +31,7 @@ func TestHolding(t *testing.T) {
 			m = 1
 		}
 		for k := 0; k < m; k++ {
-			ok, ce, err := Run(c, r)
+			ok, ce, err := claim.Once(c, r)
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}

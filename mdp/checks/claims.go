@@ -1,10 +1,13 @@
 package checks
 
-import "github.com/tailbound/tailbound/mdp/exact"
+import (
+	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/proofs-check/claim"
+)
 
 // All returns claims 4–7 of SPEC §6 at sizes s, in order.
-func All(s Sizes) []Claim {
-	return []Claim{
+func All(s Sizes) []claim.Claim {
+	return []claim.Claim{
 		Lemma1(s),
 		CorollaryLRU(s),
 		CorollaryTLRU(s, 1, false),

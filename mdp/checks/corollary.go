@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // Pair is a trace on which ET-LRU is compared, decision by decision, with
@@ -25,7 +26,7 @@ type Pair struct {
 	Other    string            // "lru" or "tlru"
 }
 
-// Size implements Case.
+// Size implements claim.Instance.
 func (p *Pair) Size() int {
 	s := 1000*len(p.Turns) + int(p.Capacity/p.Block)
 	for _, t := range p.Turns {
@@ -34,10 +35,10 @@ func (p *Pair) Size() int {
 	return s
 }
 
-// Shrink implements Case: drop a turn, halve a response, lower the
+// Shrink implements claim.Instance: drop a turn, halve a response, lower the
 // capacity by a block.
-func (p *Pair) Shrink() []Case {
-	var out []Case
+func (p *Pair) Shrink() []claim.Instance {
+	var out []claim.Instance
 	with := func(f func(c *Pair)) {
 		c := *p
 		c.Turns = append([]trace.Record(nil), p.Turns...)
@@ -58,7 +59,7 @@ func (p *Pair) Shrink() []Case {
 	return out
 }
 
-// Export implements Case.
+// Export implements claim.Instance.
 func (p *Pair) Export() any { return p }
 
 // Compare replays the trace under ET-LRU and the other policy side by side
@@ -135,7 +136,7 @@ func randomPair(r *rand.Rand, turns int, block int64, xi float64, prompt func() 
 	return p
 }
 
-func pairCheck(c Case) (bool, string, error) {
+func pairCheck(c claim.Instance) (bool, string, error) {
 	p := c.(*Pair)
 	k, et, other, err := p.Compare()
 	if err != nil {
@@ -149,11 +150,11 @@ func pairCheck(c Case) (bool, string, error) {
 
 // CorollaryLRU is claim 5a: with ξ = 0 and equal rates ET-LRU makes LRU's
 // decisions, whatever the prompt distribution and block size.
-func CorollaryLRU(s Sizes) Claim {
-	return Claim{
+func CorollaryLRU(s Sizes) claim.Claim {
+	return claim.Claim{
 		Name:      "corollary-lru",
 		Statement: "Corollary (tail-latency paper): with ξ = 0 and equal turn rates ET-LRU makes the same decisions as LRU (any prompt distribution, B = 1..4, either belief); compared turn by turn on random traces",
-		Generate: func(r *rand.Rand) Case {
+		Generate: func(r *rand.Rand) claim.Instance {
 			p := randomPair(r, s.Turns, int64(1+r.IntN(4)), 0, nil)
 			p.Other = "lru"
 			p.Options["prompt"] = fmt.Sprintf("pmf:%d:0.5,%d:0.5", 1+r.IntN(5), 1+r.IntN(20))
@@ -167,7 +168,7 @@ func CorollaryLRU(s Sizes) Claim {
 // ET-LRU makes T-LRU's decisions. scope selects B = 1 with integer ξ (where
 // every block's value is λ or 0), B > 1, or fractional ξ (where the last
 // block inside the budget is worth a fraction of λ and the two can part).
-func CorollaryTLRU(s Sizes, block int64, fractional bool) Claim {
+func CorollaryTLRU(s Sizes, block int64, fractional bool) claim.Claim {
 	name, scope := "corollary-tlru", "B = 1 token, integer ξ"
 	switch {
 	case block > 1:
@@ -175,10 +176,10 @@ func CorollaryTLRU(s Sizes, block int64, fractional bool) Claim {
 	case fractional:
 		name, scope = "corollary-tlru-fractional-xi", "B = 1 token, ξ = integer + 0.5"
 	}
-	return Claim{
+	return claim.Claim{
 		Name:      name,
 		Statement: "Corollary (tail-latency paper): with deterministic prompt lengths and equal turn rates ET-LRU reduces to T-LRU; " + scope + "; compared turn by turn on random traces whose prompts all have the T-LRU estimate's length",
-		Generate: func(r *rand.Rand) Case {
+		Generate: func(r *rand.Rand) claim.Instance {
 			q := int64(1 + r.IntN(6))
 			xi := float64(r.IntN(10))
 			if fractional {
@@ -202,12 +203,12 @@ type UnitPage struct {
 	Capacity int64     // pages
 }
 
-// Size implements Case.
+// Size implements claim.Instance.
 func (u *UnitPage) Size() int { return 100*len(u.Weights) + int(u.Capacity) }
 
-// Shrink implements Case: drop a page or lower the capacity.
-func (u *UnitPage) Shrink() []Case {
-	var out []Case
+// Shrink implements claim.Instance: drop a page or lower the capacity.
+func (u *UnitPage) Shrink() []claim.Instance {
+	var out []claim.Instance
 	for i := range u.Weights {
 		if len(u.Weights) > 1 {
 			c := &UnitPage{Capacity: u.Capacity}
@@ -222,17 +223,17 @@ func (u *UnitPage) Shrink() []Case {
 	return out
 }
 
-// Export implements Case.
+// Export implements claim.Instance.
 func (u *UnitPage) Export() any { return u }
 
 // CorollaryUnitPage is claim 5c: in the unit-page case ET-LRU keeps the
 // pages of the conversations most likely to return: "evict the block whose
 // conversation is least likely to return".
-func CorollaryUnitPage(s Sizes) Claim {
-	return Claim{
+func CorollaryUnitPage(s Sizes) claim.Claim {
+	return claim.Claim{
 		Name:      "corollary-unitpage",
 		Statement: "Corollary (tail-latency paper): with Q = 0, zero responses and one-block histories (classic unit-page caching) ET-LRU evicts the pages whose conversations are least likely to return; its kept set is compared with the top-λ pages",
-		Generate: func(r *rand.Rand) Case {
+		Generate: func(r *rand.Rand) claim.Instance {
 			u := &UnitPage{Capacity: int64(r.IntN(s.Items + 1))}
 			for i := 1 + r.IntN(s.Items); i > 0; i-- {
 				u.Weights = append(u.Weights, math.Pow(10, 2*r.Float64()-2))
@@ -240,7 +241,7 @@ func CorollaryUnitPage(s Sizes) Claim {
 			}
 			return u
 		},
-		Check: func(c Case) (bool, string, error) {
+		Check: func(c claim.Instance) (bool, string, error) {
 			u := c.(*UnitPage)
 			q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
 			p := &etlru.Problem{Capacity: u.Capacity, Block: 1, Xi: 0, Prompt: q}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // OneStep is a one-step ET-LRU problem with plain numbers, for export.
@@ -35,7 +36,7 @@ func (o *OneStep) Problem() (*etlru.Problem, error) {
 	return p, nil
 }
 
-// Size implements Case.
+// Size implements claim.Instance.
 func (o *OneStep) Size() int {
 	s := 1000*len(o.Weights) + 10*len(o.Prompt) + int(o.Capacity/o.Block)
 	for i := range o.History {
@@ -44,10 +45,10 @@ func (o *OneStep) Size() int {
 	return s
 }
 
-// Shrink implements Case: drop an item or a prompt atom, lower a history or
+// Shrink implements claim.Instance: drop an item or a prompt atom, lower a history or
 // a bound by a block, or the capacity.
-func (o *OneStep) Shrink() []Case {
-	var out []Case
+func (o *OneStep) Shrink() []claim.Instance {
+	var out []claim.Instance
 	with := func(f func(c *OneStep)) {
 		c := *o
 		c.Weights = append([]float64(nil), o.Weights...)
@@ -95,7 +96,7 @@ func (o *OneStep) Shrink() []Case {
 	return out
 }
 
-// Export implements Case.
+// Export implements claim.Instance.
 func (o *OneStep) Export() any { return o }
 
 // RandomOneStep draws a one-step problem with up to items conversations:
@@ -137,12 +138,12 @@ func objTol(v float64) float64 { return 1e-9 * (1 + math.Abs(v)) }
 
 // Lemma1 is claim 4: the heap greedy solves the one-step ET-LRU problem
 // exactly, checked against the dynamic program over items × capacity.
-func Lemma1(s Sizes) Claim {
-	return Claim{
+func Lemma1(s Sizes) claim.Claim {
+	return claim.Claim{
 		Name:      "lemma1",
 		Statement: "Lemma 1 (tail-latency paper): the block-by-block greedy on marginal values solves the one-step ET-LRU problem; checked against an exact dynamic program over conversations × capacity blocks",
-		Generate:  func(r *rand.Rand) Case { return RandomOneStep(r, s.Items) },
-		Check: func(c Case) (bool, string, error) {
+		Generate:  func(r *rand.Rand) claim.Instance { return RandomOneStep(r, s.Items) },
+		Check: func(c claim.Instance) (bool, string, error) {
 			p, err := c.(*OneStep).Problem()
 			if err != nil {
 				return false, "", err

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // MDP is a belief-MDP instance on which ET-LRU with Belief is compared
@@ -15,7 +16,7 @@ type MDP struct {
 	Belief   exact.World // ET-LRU's belief
 }
 
-// Size implements Case.
+// Size implements claim.Instance.
 func (m *MDP) Size() int {
 	in := &m.Instance
 	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.Block)
@@ -31,11 +32,11 @@ func (m *MDP) Size() int {
 	return s
 }
 
-// Shrink implements Case: a shorter horizon, a seat fewer, shorter
+// Shrink implements claim.Instance: a shorter horizon, a seat fewer, shorter
 // histories or silences, a lower capacity, fewer length atoms, no births,
 // no discount; only valid variants.
-func (m *MDP) Shrink() []Case {
-	var out []Case
+func (m *MDP) Shrink() []claim.Instance {
+	var out []claim.Instance
 	with := func(f func(in *exact.Instance)) {
 		c := &MDP{Instance: m.Instance, Belief: m.Belief}
 		in := &c.Instance
@@ -106,7 +107,7 @@ func copyDist(d exact.Dist) exact.Dist {
 	return exact.Dist{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
 }
 
-// Export implements Case: the instance with its world and belief named.
+// Export implements claim.Instance: the instance with its world and belief named.
 func (m *MDP) Export() any {
 	return map[string]any{"world": m.Instance.World.String(), "etlru_belief": m.Belief.String(), "instance": m.Instance,
 		"units": "rates and μ per second, step in seconds, lengths in tokens, silences in steps"}
@@ -184,7 +185,7 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 }
 
 // CheckMDP compares ET-LRU's exact value with the exact optimum.
-func CheckMDP(c Case) (bool, string, error) {
+func CheckMDP(c claim.Instance) (bool, string, error) {
 	m := c.(*MDP)
 	opt, err := exact.Solve(&m.Instance)
 	if err != nil {
@@ -205,12 +206,12 @@ func CheckMDP(c Case) (bool, string, error) {
 }
 
 // Theorem2 is claim 6 in one scope: ET-LRU is optimal in the belief MDP.
-func Theorem2(name, scope string, s Sizes, sh MDPShape) Claim {
-	return Claim{
+func Theorem2(name, scope string, s Sizes, sh MDPShape) claim.Claim {
+	return claim.Claim{
 		Name: name,
 		Statement: "Theorem 2 (tail-latency paper): ET-LRU is the optimal online policy in the belief MDP; " + scope +
 			"; ET-LRU's exact expected TEL against the exact optimum over all cache decisions (mdp/exact)",
-		Generate: func(r *rand.Rand) Case { return RandomMDP(r, s, sh) },
+		Generate: func(r *rand.Rand) claim.Instance { return RandomMDP(r, s, sh) },
 		Check:    CheckMDP,
 	}
 }

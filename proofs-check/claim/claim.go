@@ -1,11 +1,12 @@
-// Package proofscheck states the claims of the tail-latency caching
-// literature as executable checks: each claim draws random instances from a
-// seed, checks the claim on each with solvers independent of the code under
-// test, and reports how many passed and the smallest counterexample it could
-// shrink to. A failing claim is a result, not a crash.
+// Package claim is the machinery of executable claims: a claim draws random
+// instances from a seed, checks each with solvers independent of the code
+// under test, and reports how many passed and the smallest counterexample
+// it could shrink to. A failing claim is a result, not a crash.
 //
-// The folder is proofs-check/; the Go package is proofscheck.
-package proofscheck
+// The claims themselves live with what they check: proofs-check (package
+// proofscheck) for the trace-level theorems and the collection that
+// 'tailbound check' runs, mdp/checks for the belief-MDP claims.
+package claim
 
 import (
 	"fmt"
@@ -37,7 +38,8 @@ type Claim struct {
 	// explains a failure (values on both sides).
 	Check func(inst Instance) (ok bool, detail string, err error)
 	// Fixed is the number of instances the claim always runs (for a
-	// single worked example); 0 means as many as asked.
+	// single worked example or an expensive statistical check); 0 means
+	// as many as asked.
 	Fixed int
 }
 
@@ -116,7 +118,7 @@ func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
 		}
 	}
 	if worst != nil {
-		small, detail, err := shrink(c, worst, worstDetail)
+		small, detail, err := Shrink(c, worst, worstDetail)
 		if err != nil {
 			return rep, err
 		}
@@ -125,9 +127,24 @@ func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
 	return rep, nil
 }
 
-// shrink greedily replaces a failing instance by a smaller failing variant
-// until none of its variants fails.
-func shrink(c Claim, inst Instance, detail string) (Instance, string, error) {
+// Once draws one instance of c from r and checks it; on failure the
+// instance is shrunk to the smallest failing variant.
+func Once(c Claim, r *rand.Rand) (passed bool, counterexample *Counterexample, err error) {
+	inst := c.Generate(r)
+	ok, detail, err := c.Check(inst)
+	if err != nil || ok {
+		return ok, nil, err
+	}
+	small, detail, err := Shrink(c, inst, detail)
+	if err != nil {
+		return false, nil, err
+	}
+	return false, &Counterexample{Instance: small.Export(), Detail: detail, Size: small.Size()}, nil
+}
+
+// Shrink greedily replaces a failing instance by a smaller failing variant
+// until none of its variants fails (at most 10000 steps).
+func Shrink(c Claim, inst Instance, detail string) (Instance, string, error) {
 	for steps := 0; steps < 10000; steps++ {
 		cands := inst.Shrink()
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Size() < cands[j].Size() })

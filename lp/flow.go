@@ -82,10 +82,12 @@ type FlowMethod string
 
 // Min-cost flow algorithms, all exact on integer data and written
 // independently, so that each checks the others. CostScaling is the
-// default: measured on birth–death traces (B = 16, 10^5 turns) it took
-// about 8 s, the network simplex 30 s and the sweep 120 s; all three grow
-// faster than linearly in the number of turns on such traces (see the
-// notes in readme-solve).
+// default: measured on birth–death traces (B = 16, C = 131072 tokens, ξ =
+// 300 tokens) on a shared 2-core machine at load ≈ 2.3, it took about 12 s
+// at 10^5 turns, 52 s at 3·10^5 and 300 s at 10^6, against about 30 s for the
+// network simplex and 120 s for the sweep at 10^5; all three grow faster
+// than linearly in the number of turns on such traces (see the notes in
+// readme-solve).
 const (
 	CostScaling    FlowMethod = "cost-scaling"
 	NetworkSimplex FlowMethod = "network-simplex"

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,10 @@ import (
 	"github.com/tailbound/tailbound/models/trace"
 )
 
-var measure = flag.String("solvers.measure", "", "measure the size table (formulation × backend × turns, 60 s limit) into this markdown file")
+var (
+	measure     = flag.String("solvers.measure", "", "measure the size table (formulation × backend × turns, 60 s limit) into this markdown file")
+	measureOnly = flag.String("solvers.only", "", "with -solvers.measure: only the rows whose \"formulation/solver/program\" matches this regular expression, e.g. 'compact/(flow|clp)/'")
+)
 
 // Size-table settings: the default birth–death workload, B = 16 tokens,
 // C = 131072 tokens (about a third of what its live conversations hold),
@@ -63,6 +67,10 @@ func TestMeasureTable(t *testing.T) {
 		}
 	}
 	all = append(all, series{lp.Compact, Flow, false})
+	only, err := regexp.Compile(*measureOnly)
+	if err != nil {
+		t.Fatalf("-solvers.only: %v", err)
+	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "| formulation | solver | program | %s | largest solved ≤ 60 s (turns) |\n|---|---|---|%s---|\n",
 		strings.Join(func() []string {
@@ -74,6 +82,13 @@ func TestMeasureTable(t *testing.T) {
 		}(), " | "), strings.Repeat("---|", 4))
 	traces := map[int]*trace.Trace{}
 	for _, s := range all {
+		prog := "IP"
+		if s.relax {
+			prog = "LP"
+		}
+		if !only.MatchString(fmt.Sprintf("%s/%s/%s", s.f, s.name, prog)) {
+			continue
+		}
 		cell := map[int]string{}
 		largest := 0
 		for _, k := range sizes {
@@ -108,10 +123,6 @@ func TestMeasureTable(t *testing.T) {
 			if stop {
 				break
 			}
-		}
-		prog := "IP"
-		if s.relax {
-			prog = "LP"
 		}
 		fmt.Fprintf(&out, "| %s | %s | %s |", s.f, s.name, prog)
 		for _, k := range []int{1000, 10000, 100000, 1000000} {

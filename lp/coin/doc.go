@@ -31,6 +31,27 @@
 // under the limit first (see CBC). Cancelling the context without a
 // deadline is noticed only before the solve starts.
 //
+// # The compact reduction
+//
+// CLP (and CBC for LPs, relaxations and its pre-check of the root
+// relaxation) first looks for the shape of the compact TEL program
+// (lp.BuildCompact): excess rows α·u + β·z ≥ a whose u is a singleton
+// column of positive cost, every other entry of z "packing", or capacity
+// rows in running-balance form. It then solves an equivalent smaller LP —
+// running-balance rows summed to interval rows (an invertible row
+// operation, then each free-capacity column is the slack of its row),
+// excess rows and u columns eliminated with z capped at a/β (exact for the
+// LP, not for the integer program) — maps the optimal point back, checks
+// it against the rows as given, and names "compact reduction" in
+// Solution.Detail. reduce.go has the proof; TestCompactReduction checks
+// equal optima against the rows as built. CLP.Direct skips it. At 10^5
+// turns of the default birth–death trace it takes CLP from 51–79 s (dual
+// simplex, interval rows; running-balance rows did not finish in 60 s)
+// to about 10 s. No CLP setting reachable through the C interface came
+// close: perturbation, scaling, presolve off, dual bound, crash, idiot,
+// primal or sprint changed the direct solve by at most about 20 %, and a
+// starting basis with every u basic by about 40 %.
+//
 // # Concurrency
 //
 // CLP calls are safe to run concurrently: each has its own ClpSimplex, and

@@ -61,17 +61,23 @@ func TestCBCTimeLimit(t *testing.T) {
 }
 
 // TestCLPTimeLimit gives CLP a nanosecond on an LP that takes it
-// thousands of pivots.
+// thousands of pivots as given (Direct: the compact reduction leaves CLP's
+// presolve nothing to pivot on this one), and checks the reduced solve
+// honours the limit too.
 func TestCLPTimeLimit(t *testing.T) {
 	p := intervalLP(5000, 20, 1)
-	sol, err := CLP{}.Solve(context.Background(), p, lp.Options{TimeLimit: time.Nanosecond})
+	red, err := CLP{}.Solve(context.Background(), p, lp.Options{TimeLimit: time.Nanosecond})
+	if err != nil || red.Status != lp.TimeLimit || red.X != nil {
+		t.Fatalf("reduced: status %v (%s), point %v, %v; want %v without a point", red.Status, red.Detail, red.X != nil, err, lp.TimeLimit)
+	}
+	sol, err := CLP{Direct: true}.Solve(context.Background(), p, lp.Options{TimeLimit: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sol.Status != lp.TimeLimit || sol.X != nil {
 		t.Fatalf("status %v (%s), point %v; want %v without a point", sol.Status, sol.Detail, sol.X != nil, lp.TimeLimit)
 	}
-	full, err := CLP{}.Solve(context.Background(), p, lp.Options{})
+	full, err := CLP{Direct: true}.Solve(context.Background(), p, lp.Options{})
 	if err != nil || full.Status != lp.Optimal || full.Iterations < 1000 {
 		t.Fatalf("without a limit: %v, %v, %d iterations", full.Status, err, full.Iterations)
 	}

@@ -109,9 +109,16 @@ func TestMeasureTable(t *testing.T) {
 			case err != nil:
 				cell[k] = "refused: " + firstWords(err.Error())
 				stop = true
-			case res.Status == lp.Optimal && el <= measureLimit+5*time.Second:
+			case res.Status == lp.Optimal:
+				// Solved, but counted as solved within the limit only if
+				// the wall time is: CLP's limit counts CPU seconds and is
+				// checked between iterations, so it can overrun.
 				cell[k] = fmt.Sprintf("%.3g", el.Seconds())
-				largest = k
+				if el <= measureLimit {
+					largest = k
+				} else {
+					stop = true
+				}
 			case res.Status == lp.TooLarge:
 				cell[k] = "refused: " + firstWords(res.Detail)
 				stop = true

@@ -153,21 +153,7 @@ func plusMinusProbe(p *lp.Problem, b float64) *lp.Problem {
 
 // elimProbe removes the excess rows u + B z >= a and their u columns.
 func elimProbe(p *lp.Problem, b float64) (*lp.Problem, float64) {
-	rowZ := make([]int, p.NumRows)
-	rowU := make([]int, p.NumRows)
-	for i := range rowZ {
-		rowZ[i], rowU[i] = -1, -1
-	}
-	for j := 0; j < p.NumCols; j++ {
-		for k := p.ColStart[j]; k < p.ColStart[j+1]; k++ {
-			if p.Value[k] == b {
-				rowZ[p.RowIndex[k]] = j
-			}
-		}
-		if p.ColStart[j+1]-p.ColStart[j] == 1 && p.Obj[j] == 1 {
-			rowU[p.RowIndex[p.ColStart[j]]] = j
-		}
-	}
+	rowZ, rowU := excessColumns(p, b)
 	dropRow := make([]bool, p.NumRows)
 	dropCol := make([]bool, p.NumCols)
 	lo := append([]float64(nil), p.ColLo...)
@@ -232,8 +218,25 @@ func basisProbe(p *lp.Problem, b float64) (col, row []int) {
 	for i := range row {
 		row[i] = 1
 	}
-	rowZ := make([]int, p.NumRows)
-	rowU := make([]int, p.NumRows)
+	rowZ, rowU := excessColumns(p, b)
+	for r := range row {
+		z, u := rowZ[r], rowU[r]
+		if z < 0 || u < 0 {
+			continue
+		}
+		if p.RowLo[r] > b*p.ColLo[z] {
+			col[u] = 1
+			row[r] = 3
+		}
+	}
+	return
+}
+
+// excessColumns returns, per row, the z column with coefficient b and the
+// u column (a singleton of cost 1) of an excess row u + b·z ≥ a, or −1.
+func excessColumns(p *lp.Problem, b float64) (rowZ, rowU []int) {
+	rowZ = make([]int, p.NumRows)
+	rowU = make([]int, p.NumRows)
 	for i := range rowZ {
 		rowZ[i], rowU[i] = -1, -1
 	}
@@ -247,15 +250,5 @@ func basisProbe(p *lp.Problem, b float64) (col, row []int) {
 			rowU[p.RowIndex[p.ColStart[j]]] = j
 		}
 	}
-	for r := range row {
-		z, u := rowZ[r], rowU[r]
-		if z < 0 || u < 0 {
-			continue
-		}
-		if p.RowLo[r] > b*p.ColLo[z] {
-			col[u] = 1
-			row[r] = 3
-		}
-	}
-	return
+	return rowZ, rowU
 }

@@ -16,6 +16,17 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	instances := fs.Int("instances", 200, "random instances per claim")
 	seed := fs.Uint64("seed", 1, "seed of the instance generators")
 	format := fs.String("format", "table", report.FormatHelp)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintln(stdout, "\nClaims (a name or a family prefix, e.g. theorem1; none: every default claim):")
+		for _, c := range proofscheck.All() {
+			fmt.Fprintf(stdout, "  %s\n", c.Name)
+		}
+		for _, c := range proofscheck.OnRequest() {
+			fmt.Fprintf(stdout, "  %s (only when named: measures this machine)\n", c.Name)
+		}
+	}
 	if err := parseFlagsPositional(fs, args); err != nil {
 		return err
 	}

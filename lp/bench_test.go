@@ -83,3 +83,25 @@ func BenchmarkFlow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFlowLarge times the default method (windows) against plain cost
+// scaling on the same birth–death instances (B = 16), for the ratio in the
+// README; at 10^6 turns cost scaling takes minutes, so run it with
+// -benchtime 1x.
+func BenchmarkFlowLarge(b *testing.B) {
+	for _, k := range []int{100000, 1000000} {
+		in := benchInstance(b, k, 16)
+		for _, m := range []FlowMethod{Windows, CostScaling} {
+			b.Run(fmt.Sprintf("%d/%s", k, m), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					r, err := SolveFlowWith(context.Background(), in, Options{}, m)
+					if err != nil || r.Status != Optimal {
+						b.Fatal(err, r.Status)
+					}
+					b.ReportMetric(r.Solve.Seconds(), "solve-s")
+					b.ReportMetric(r.TEL, "TEL-tokens")
+				}
+			})
+		}
+	}
+}

@@ -25,9 +25,11 @@ func (g *network) addArc(u, v int, c, w int64) {
 
 // solve returns an optimal flow per arc with method, and a line of
 // statistics.
-func (g *network) solve(ctx context.Context, method FlowMethod) ([]int64, string, error) {
+func (g *network) solve(ctx context.Context, method FlowMethod, plan windowPlan) ([]int64, string, error) {
 	flow := make([]int64, len(g.src))
 	switch method {
+	case Windows:
+		return g.windows(ctx, plan)
 	case CostScaling:
 		s := &costScaling{n: g.n, src: g.src, dst: g.dst, cap: g.cap, cost: g.cost, supply: g.supply}
 		err := s.solve(ctx)

@@ -1,0 +1,331 @@
+package lp
+
+import (
+	"context"
+	"fmt"
+)
+
+// primalDual is a min-cost flow problem solved by the primal–dual method
+// (Ford and Fulkerson's, with Dinic's blocking flows for the primal steps)
+// started from given integer node prices. It keeps complementary slackness
+// — every residual arc has reduced cost cost + π(u) − π(v) ≥ 0 — and
+// alternates a Dijkstra search from the nodes with excess, which raises
+// prices so that the cheapest paths to a deficit get reduced cost zero,
+// with a maximum flow from excesses to deficits over the arcs of reduced
+// cost zero. Each round sends at least one unit, so it ends, and it ends
+// with zero excess: a feasible flow with complementary slackness, which is
+// optimal. Any starting prices give the optimum; good ones (Windows)
+// leave little excess and few rounds.
+//
+// The problem is the same as netSimplex's: minimize Σ cost·flow subject to
+// 0 ≤ flow ≤ cap and outflow − inflow = supply at every node.
+type primalDual struct {
+	n      int
+	first  []int32 // CSR: node v's residual arcs are first[v] .. first[v+1]-1
+	head   []int32
+	rev    []int32
+	fwd    []int32 // position of arc i's forward residual arc
+	res    []int64
+	cost   []int64
+	excess []int64 // supply − outflow + inflow: > 0 still to send
+	pi     []int64
+
+	dist   []int64
+	hops   []int32
+	stamp  []int32 // search that reached the node
+	done   []int32 // search that settled the node
+	search int32
+	heap   distHeap
+	settle []int32
+
+	level []int32
+	cur   []int32
+	queue []int32
+	path  []int32
+
+	rounds, levels, augments, settled int64
+}
+
+// newPrimalDual builds the residual network of g with prices pi (copied;
+// nil means zero) and the flow complementary slackness asks of every arc
+// whose reduced cost is not zero: full below zero, empty above. An arc of
+// reduced cost zero takes hint's flow clipped to its capacity (hint may be
+// nil).
+func newPrimalDual(g *network, pi, hint []int64) *primalDual {
+	n, m := g.n, len(g.src)
+	s := &primalDual{n: n}
+	s.first = make([]int32, n+1)
+	for i := 0; i < m; i++ {
+		s.first[g.src[i]+1]++
+		s.first[g.dst[i]+1]++
+	}
+	for v := 0; v < n; v++ {
+		s.first[v+1] += s.first[v]
+	}
+	fill := append([]int32(nil), s.first[:n]...)
+	s.head = make([]int32, 2*m)
+	s.rev = make([]int32, 2*m)
+	s.fwd = make([]int32, m)
+	s.res = make([]int64, 2*m)
+	s.cost = make([]int64, 2*m)
+	s.pi = make([]int64, n)
+	if pi != nil {
+		copy(s.pi, pi)
+	}
+	s.excess = append([]int64(nil), g.supply...)
+	for i := 0; i < m; i++ {
+		u, v := g.src[i], g.dst[i]
+		a, b := fill[u], fill[v]
+		fill[u]++
+		fill[v]++
+		s.fwd[i] = a
+		s.head[a], s.head[b] = v, u
+		s.rev[a], s.rev[b] = b, a
+		s.cost[a], s.cost[b] = g.cost[i], -g.cost[i]
+		var f int64
+		switch rc := g.cost[i] + s.pi[u] - s.pi[v]; {
+		case rc < 0:
+			f = g.cap[i]
+		case rc == 0 && hint != nil:
+			f = min(max(hint[i], 0), g.cap[i])
+		}
+		s.res[a], s.res[b] = g.cap[i]-f, f
+		s.excess[u] -= f
+		s.excess[v] += f
+	}
+	s.dist = make([]int64, n)
+	s.hops = make([]int32, n)
+	s.stamp = make([]int32, n)
+	s.done = make([]int32, n)
+	s.level = make([]int32, n)
+	s.cur = make([]int32, n)
+	return s
+}
+
+// flowOn returns the flow on arc i.
+func (s *primalDual) flowOn(i int) int64 { return s.res[s.rev[s.fwd[i]]] }
+
+// reduced is the reduced cost of residual arc e, whose tail is u.
+func (s *primalDual) reduced(e, u int32) int64 {
+	return s.cost[e] + s.pi[u] - s.pi[s.head[e]]
+}
+
+// solve runs rounds until no excess is left; it checks ctx between
+// breadth-first searches.
+func (s *primalDual) solve(ctx context.Context) error {
+	for {
+		left := false
+		for _, x := range s.excess {
+			if x > 0 {
+				left = true
+				break
+			}
+		}
+		if !left {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !s.raise() {
+			return errNSInfeasible
+		}
+		if err := s.maxFlow(ctx); err != nil {
+			return err
+		}
+		s.rounds++
+	}
+}
+
+// raise is Dijkstra from every node with excess over residual arcs (reduced
+// costs ≥ 0), ties by fewer arcs, until it settles a node with a deficit,
+// at distance D; then π(v) += min(d(v), D). For an arc u→v, d(v) ≤ d(u) +
+// c̄(u,v) keeps c̄ ≥ 0, and the arcs of the shortest paths to the deficit
+// get c̄ = 0. It reports whether a deficit was reachable.
+func (s *primalDual) raise() bool {
+	s.search++
+	id := s.search
+	s.heap = s.heap[:0]
+	s.settle = s.settle[:0]
+	var left int64 // excess not yet matched by a settled deficit
+	for v := 0; v < s.n; v++ {
+		if s.excess[v] > 0 {
+			s.dist[v], s.hops[v], s.stamp[v] = 0, 0, id
+			s.heap.push(0, 0, int32(v))
+			left += s.excess[v]
+		}
+	}
+	D := int64(-1)
+	for len(s.heap) > 0 {
+		d, v := s.heap.pop()
+		if s.done[v] == id || d != s.dist[v] {
+			continue
+		}
+		s.done[v] = id
+		s.settle = append(s.settle, v)
+		if s.excess[v] < 0 {
+			D = d
+			if left += s.excess[v]; left <= 0 {
+				break
+			}
+		}
+		for e := s.first[v]; e < s.first[v+1]; e++ {
+			w := s.head[e]
+			if s.res[e] == 0 || s.done[w] == id {
+				continue
+			}
+			if nd := d + s.reduced(e, v); s.stamp[w] != id || nd < s.dist[w] {
+				s.dist[w], s.hops[w], s.stamp[w] = nd, s.hops[v]+1, id
+				s.heap.push(nd, s.hops[w], w)
+			}
+		}
+	}
+	s.settled += int64(len(s.settle))
+	if D < 0 {
+		return false
+	}
+	// Prices matter up to a constant: instead of adding D to every node
+	// not settled, the settled ones lose D − d(v).
+	for _, v := range s.settle {
+		s.pi[v] -= D - s.dist[v]
+	}
+	return true
+}
+
+// maxFlow sends as much excess as it can to deficits over admissible arcs
+// (residual, reduced cost 0), by Dinic's blocking flows.
+func (s *primalDual) maxFlow(ctx context.Context) error {
+	for s.layer() {
+		for v := 0; v < s.n; v++ {
+			if s.excess[v] > 0 && s.level[v] == 0 {
+				s.block(int32(v))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// layer is Dinic's breadth-first search from every node with excess over
+// admissible arcs, up to the level of the nearest deficit (deeper nodes
+// cannot be on a shortest augmenting path); level −1 marks nodes not
+// reached. It reports whether a deficit was reached.
+func (s *primalDual) layer() bool {
+	s.levels++
+	s.queue = s.queue[:0]
+	for v := 0; v < s.n; v++ {
+		s.level[v] = -1
+		if s.excess[v] > 0 {
+			s.level[v] = 0
+			s.queue = append(s.queue, int32(v))
+		}
+	}
+	found, depth := false, int32(0)
+	for qh := 0; qh < len(s.queue); qh++ {
+		v := s.queue[qh]
+		s.cur[v] = s.first[v]
+		if s.excess[v] < 0 {
+			if !found {
+				found, depth = true, s.level[v]
+			}
+			continue // paths end at a deficit
+		}
+		if found && s.level[v] >= depth {
+			continue
+		}
+		for e := s.first[v]; e < s.first[v+1]; e++ {
+			if w := s.head[e]; s.res[e] > 0 && s.level[w] < 0 && s.reduced(e, v) == 0 {
+				s.level[w] = s.level[v] + 1
+				s.queue = append(s.queue, w)
+			}
+		}
+	}
+	return found
+}
+
+// block sends start's excess along admissible arcs that climb one level at
+// a time, depth first with current-arc pointers, to deficits; a node found
+// to lead nowhere leaves the level graph.
+func (s *primalDual) block(start int32) {
+	path := s.path[:0]
+	tail := func() int32 { // the node at the end of path
+		if len(path) == 0 {
+			return start
+		}
+		return s.head[path[len(path)-1]]
+	}
+	v := start
+	for s.excess[start] > 0 {
+		if v != start && s.excess[v] < 0 {
+			d := min(s.excess[start], -s.excess[v])
+			for _, e := range path {
+				d = min(d, s.res[e])
+			}
+			for _, e := range path {
+				s.res[e] -= d
+				s.res[s.rev[e]] += d
+			}
+			s.excess[start] -= d
+			s.excess[v] += d
+			s.augments++
+			for k, e := range path { // back to the tail of the first full arc
+				if s.res[e] == 0 {
+					path = path[:k]
+					break
+				}
+			}
+			v = tail()
+			continue
+		}
+		for ; s.cur[v] < s.first[v+1]; s.cur[v]++ {
+			e := s.cur[v]
+			if w := s.head[e]; s.res[e] > 0 && s.level[w] == s.level[v]+1 && s.reduced(e, v) == 0 {
+				break
+			}
+		}
+		if s.cur[v] < s.first[v+1] {
+			e := s.cur[v]
+			path = append(path, e)
+			v = s.head[e]
+			continue
+		}
+		s.level[v] = -1 // dead end
+		if len(path) == 0 {
+			break
+		}
+		path = path[:len(path)-1]
+		v = tail()
+		s.cur[v]++
+	}
+	s.path = path[:0]
+}
+
+// certify checks that flow is a min-cost flow of g: within capacities,
+// balanced at every node, and with prices pi under which no arc that could
+// carry more flow has negative reduced cost and none that carries flow has
+// positive reduced cost (complementary slackness, which with feasibility
+// is optimality by linear-programming duality). It uses nothing of the
+// solver but its answer.
+func certify(g *network, flow, pi []int64) error {
+	bal := append([]int64(nil), g.supply...)
+	for i := range g.src {
+		u, v, f := g.src[i], g.dst[i], flow[i]
+		if f < 0 || f > g.cap[i] {
+			return fmt.Errorf("min-cost flow: arc %d carries %d outside [0, %d]", i, f, g.cap[i])
+		}
+		bal[u] -= f
+		bal[v] += f
+		rc := g.cost[i] + pi[u] - pi[v]
+		if rc < 0 && f < g.cap[i] || rc > 0 && f > 0 {
+			return fmt.Errorf("min-cost flow: arc %d (reduced cost %d, flow %d of %d) breaks complementary slackness", i, rc, f, g.cap[i])
+		}
+	}
+	for v, b := range bal {
+		if b != 0 {
+			return fmt.Errorf("min-cost flow: node %d is off balance by %d", v, b)
+		}
+	}
+	return nil
+}

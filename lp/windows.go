@@ -1,0 +1,180 @@
+package lp
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// windowPlan is how the Windows method cuts the line: windows of size
+// steps, each solved with overlap more steps on either side.
+type windowPlan struct {
+	size, overlap int
+}
+
+// defaultWindows was chosen by measurement on birth–death traces (B = 16,
+// C = 131072 tokens, ξ = 300 tokens, 10^5 turns, mean pair span ≈ 230
+// steps): with 5000-step windows an overlap of 500 steps left 34
+// primal–dual rounds, 1000 left 4 and 1500 left 1; 2000- and 10000-step
+// windows were slower in total.
+var defaultWindows = windowPlan{size: 5000, overlap: 1500}
+
+// windows solves a line network — nodes 0..n−1, its first n−1 arcs the
+// line t→t+1 and every other arc forward (src < dst), supplies making
+// every cut carry its line arc's capacity, as SolveFlow builds — exactly,
+// in two stages:
+//
+//  1. Prices. The line is cut into windows of plan.size steps; each window,
+//     widened by plan.overlap steps on either side and without the arcs
+//     that leave it, is a network of the same kind, solved by cost scaling
+//     (on all cores, one window each). Each window's prices (in whole cost
+//     units) over its own steps are shifted to agree with the previous
+//     window at their common node and joined; each arc takes the flow of
+//     the window its tail belongs to.
+//  2. The whole network is solved by the primal–dual method from those
+//     prices and flows (primalDual), which is exact from any prices: the
+//     windows only make its start good, because an arc's reduced cost
+//     depends on prices over its own span, which the overlap gives each
+//     window's solve to see whole.
+//
+// The answer is then checked by certify against the final prices. Cost
+// scaling's work grows faster than linearly in the length of the line
+// (its exchange cycles run along hundreds of steps, and every scaling
+// phase revisits them); the windows keep that growth to the window size,
+// and the primal–dual stage only repairs the seams.
+func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string, error) {
+	n := g.n
+	count := 0
+	if n > 1 {
+		count = (n - 2 + plan.size) / plan.size
+	}
+	type part struct {
+		lo         int
+		pi, flow   []int64
+		ids        []int
+		err        error
+		relabels   int64
+		pushes     int64
+		priceScans int64
+	}
+	parts := make([]part, count)
+	first, arcs := g.bySource()
+	next := make(chan int)
+	var wg sync.WaitGroup
+	workers := max(1, min(runtime.GOMAXPROCS(0), count))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				p := &parts[k]
+				p.lo = max(0, k*plan.size-plan.overlap)
+				hi := min(n-1, (k+1)*plan.size+plan.overlap)
+				h, ids := g.subLine(p.lo, hi, first, arcs)
+				cs := &costScaling{n: h.n, src: h.src, dst: h.dst, cap: h.cap, cost: h.cost, supply: h.supply}
+				if p.err = cs.solve(ctx); p.err != nil {
+					continue
+				}
+				mult := int64(h.n + 1) // cost scaling's price unit
+				p.pi = make([]int64, h.n)
+				for v := range p.pi {
+					p.pi[v] = cs.price[v] / mult
+				}
+				p.flow = make([]int64, len(h.src))
+				for i := range p.flow {
+					p.flow[i] = cs.flowOn(i)
+				}
+				p.ids = ids
+				p.relabels, p.pushes = cs.relabels, cs.pushes
+			}
+		}()
+	}
+	for k := range count {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	var relabels int64
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, "windows", p.err
+		}
+		relabels += p.relabels
+	}
+	pi := make([]int64, n)
+	hint := make([]int64, len(g.src))
+	for k, p := range parts {
+		lo, hi := k*plan.size, min(n-1, (k+1)*plan.size)
+		var shift int64
+		if k > 0 {
+			shift = pi[lo] - p.pi[lo-p.lo]
+		}
+		for v := lo; v <= hi; v++ {
+			pi[v] = p.pi[v-p.lo] + shift
+		}
+		for j, i := range p.ids {
+			if t := int(g.src[i]); t >= lo && t < hi {
+				hint[i] = p.flow[j]
+			}
+		}
+	}
+	s := newPrimalDual(g, pi, hint)
+	err := s.solve(ctx)
+	stats := fmt.Sprintf("%d windows of %d steps, overlap %d, by cost scaling on %d cores (%d relabels); primal–dual: %d rounds, %d searches settling %d nodes, %d level graphs, %d augmentations",
+		count, plan.size, plan.overlap, workers, relabels, s.rounds, s.rounds, s.settled, s.levels, s.augments)
+	if err != nil {
+		return nil, stats, err
+	}
+	flow := make([]int64, len(g.src))
+	for i := range flow {
+		flow[i] = s.flowOn(i)
+	}
+	if err := certify(g, flow, s.pi); err != nil {
+		return nil, stats, err
+	}
+	return flow, stats, nil
+}
+
+// bySource indexes the arcs of g that are not line arcs by their first
+// node: node v's are arcs[first[v]:first[v+1]].
+func (g *network) bySource() (first, arcs []int32) {
+	first = make([]int32, g.n+1)
+	for i := g.n - 1; i < len(g.src); i++ {
+		first[g.src[i]+1]++
+	}
+	for v := 0; v < g.n; v++ {
+		first[v+1] += first[v]
+	}
+	fill := append([]int32(nil), first[:g.n]...)
+	arcs = make([]int32, len(g.src)-(g.n-1))
+	for i := g.n - 1; i < len(g.src); i++ {
+		arcs[fill[g.src[i]]] = int32(i)
+		fill[g.src[i]]++
+	}
+	return first, arcs
+}
+
+// subLine is the part of line network g over nodes lo..hi: its line arcs,
+// the other arcs of g with both ends in the range (found through the index
+// of bySource), and supplies that make every cut carry its line arc's
+// capacity; ids maps its arcs to g's.
+func (g *network) subLine(lo, hi int, first, arcs []int32) (*network, []int) {
+	h := &network{n: hi - lo + 1, supply: make([]int64, hi-lo+1)}
+	var ids []int
+	var prev int64
+	for t := lo; t < hi; t++ {
+		h.addArc(t-lo, t+1-lo, g.cap[t], g.cost[t])
+		ids = append(ids, t)
+		h.supply[t-lo] += g.cap[t] - prev
+		prev = g.cap[t]
+	}
+	h.supply[hi-lo] -= prev
+	for _, i := range arcs[first[lo]:first[hi]] {
+		if int(g.dst[i]) <= hi {
+			h.addArc(int(g.src[i])-lo, int(g.dst[i])-lo, g.cap[i], g.cost[i])
+			ids = append(ids, int(i))
+		}
+	}
+	return h, ids
+}

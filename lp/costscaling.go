@@ -39,17 +39,8 @@ type costScaling struct {
 	cost   []int64
 	supply []int64
 
-	// Residual arcs are stored by tail node (CSR): node v's arcs are
-	// positions first[v] .. first[v+1]-1 of head, res, rc and rev (the
-	// position of the reverse arc); fwd[i] is the position of arc i's
-	// forward residual arc. Keeping a node's arcs together keeps the
-	// scans cache-friendly on 10^6-node lines.
-	first  []int32
-	head   []int32
-	rev    []int32
-	fwd    []int32
-	res    []int64
-	rc     []int64
+	residual
+	rc     []int64 // cost·(n+1) of each residual arc
 	excess []int64
 	price  []int64
 	cur    []int32
@@ -65,9 +56,6 @@ type costScaling struct {
 
 	pushes, relabels, updates, scannedG int64
 }
-
-// flowOn returns the flow on arc i after solve.
-func (s *costScaling) flowOn(i int) int64 { return s.res[s.rev[s.fwd[i]]] }
 
 // totalCost returns Σ cost·flow.
 func (s *costScaling) totalCost() int64 {
@@ -96,31 +84,11 @@ func (s *costScaling) solve(ctx context.Context) error {
 	if maxCost > 0 && maxCost > math.MaxInt64/8/mult/mult {
 		return errors.New("min-cost flow: costs too large for cost scaling in int64")
 	}
-	// Residual graph in CSR form.
-	s.first = make([]int32, n+1)
-	for i := 0; i < m; i++ {
-		s.first[s.src[i]+1]++
-		s.first[s.dst[i]+1]++
-	}
-	for v := 0; v < n; v++ {
-		s.first[v+1] += s.first[v]
-	}
-	fill := append([]int32(nil), s.first[:n]...)
-	s.head = make([]int32, 2*m)
-	s.rev = make([]int32, 2*m)
-	s.fwd = make([]int32, m)
-	s.res = make([]int64, 2*m)
+	s.residual = newResidual(n, s.src, s.dst, s.cap)
 	s.rc = make([]int64, 2*m)
 	for i := 0; i < m; i++ {
-		u, v := s.src[i], s.dst[i]
-		a, b := fill[u], fill[v]
-		fill[u]++
-		fill[v]++
-		s.fwd[i] = a
-		s.head[a], s.head[b] = v, u
-		s.rev[a], s.rev[b] = b, a
-		s.res[a] = s.cap[i]
-		s.rc[a], s.rc[b] = s.cost[i]*mult, -s.cost[i]*mult
+		a := s.fwd[i]
+		s.rc[a], s.rc[s.rev[a]] = s.cost[i]*mult, -s.cost[i]*mult
 	}
 	s.excess = append([]int64(nil), s.supply...)
 

@@ -20,13 +20,9 @@ import (
 // The problem is the same as netSimplex's: minimize Σ cost·flow subject to
 // 0 ≤ flow ≤ cap and outflow − inflow = supply at every node.
 type primalDual struct {
-	n      int
-	first  []int32 // CSR: node v's residual arcs are first[v] .. first[v+1]-1
-	head   []int32
-	rev    []int32
-	fwd    []int32 // position of arc i's forward residual arc
-	res    []int64
-	cost   []int64
+	n int
+	residual
+	cost   []int64 // cost of each residual arc
 	excess []int64 // supply − outflow + inflow: > 0 still to send
 	pi     []int64
 
@@ -53,20 +49,7 @@ type primalDual struct {
 // nil).
 func newPrimalDual(g *network, pi, hint []int64) *primalDual {
 	n, m := g.n, len(g.src)
-	s := &primalDual{n: n}
-	s.first = make([]int32, n+1)
-	for i := 0; i < m; i++ {
-		s.first[g.src[i]+1]++
-		s.first[g.dst[i]+1]++
-	}
-	for v := 0; v < n; v++ {
-		s.first[v+1] += s.first[v]
-	}
-	fill := append([]int32(nil), s.first[:n]...)
-	s.head = make([]int32, 2*m)
-	s.rev = make([]int32, 2*m)
-	s.fwd = make([]int32, m)
-	s.res = make([]int64, 2*m)
+	s := &primalDual{n: n, residual: newResidual(n, g.src, g.dst, g.cap)}
 	s.cost = make([]int64, 2*m)
 	s.pi = make([]int64, n)
 	if pi != nil {
@@ -75,12 +58,7 @@ func newPrimalDual(g *network, pi, hint []int64) *primalDual {
 	s.excess = append([]int64(nil), g.supply...)
 	for i := 0; i < m; i++ {
 		u, v := g.src[i], g.dst[i]
-		a, b := fill[u], fill[v]
-		fill[u]++
-		fill[v]++
-		s.fwd[i] = a
-		s.head[a], s.head[b] = v, u
-		s.rev[a], s.rev[b] = b, a
+		a, b := s.fwd[i], s.rev[s.fwd[i]]
 		s.cost[a], s.cost[b] = g.cost[i], -g.cost[i]
 		var f int64
 		switch rc := g.cost[i] + s.pi[u] - s.pi[v]; {
@@ -101,9 +79,6 @@ func newPrimalDual(g *network, pi, hint []int64) *primalDual {
 	s.cur = make([]int32, n)
 	return s
 }
-
-// flowOn returns the flow on arc i.
-func (s *primalDual) flowOn(i int) int64 { return s.res[s.rev[s.fwd[i]]] }
 
 // reduced is the reduced cost of residual arc e, whose tail is u.
 func (s *primalDual) reduced(e, u int32) int64 {

@@ -91,6 +91,21 @@ func (c CLP) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 	if p.HasIntegers() && !opt.Relax {
 		return lp.Solution{}, errors.New("coin: clp solves LPs only: the problem has integer columns; use cbc, or set Relax to solve the LP relaxation")
 	}
+	return c.solve(ctx, p, opt)
+}
+
+// solve solves checked p as an LP, ignoring integrality marks: in a worker
+// process killed at the limit when there is one (CLP counts process CPU
+// seconds and checks them only between iterations, see the package
+// documentation), else here.
+func (c CLP) solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solution, error) {
+	secs, err := limit(ctx, opt)
+	if err != nil {
+		return lp.Solution{}, err
+	}
+	if secs > 0 {
+		return inWorker(ctx, workerJob{Problem: *p, Seconds: secs, Method: c.Method, Direct: c.Direct})
+	}
 	return solveLPWith(ctx, p, opt, c.Method, c.Direct)
 }
 

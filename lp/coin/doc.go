@@ -21,15 +21,22 @@
 // # Time limits
 //
 // Options.TimeLimit (and a context deadline, whichever is sooner) bounds a
-// solve. CLP counts CPU seconds of the whole process (Clp_setMaximumSeconds
-// uses CoinCpuTime, getrusage RUSAGE_SELF), so while other goroutines burn
-// CPU the limit is reached sooner in wall time, and on an overloaded machine
-// later; it checks the clock between iterations, and overran a 60 s limit
-// by up to 13 s on programs with 10^5 to 10^7 non-zeros. CBC is told to count
-// elapsed (wall-clock) seconds, but only in branch and bound: its root LP
-// relaxation is not limited, so CBC.Solve solves that relaxation with CLP
-// under the limit first (see CBC). Cancelling the context without a
-// deadline is noticed only before the solve starts.
+// solve, and the libraries' own limits do not keep it: CLP counts CPU
+// seconds of the whole process (Clp_setMaximumSeconds uses CoinCpuTime,
+// getrusage RUSAGE_SELF) and checks them between iterations, and overran a
+// 60 s limit by up to 13 s on programs with 10^5 to 10^7 non-zeros; CBC
+// counts elapsed seconds, but only in branch and bound, not in its root LP,
+// cuts and heuristics, and overran a 60 s limit by 417 s at 10^5 turns of
+// the compact formulation. A time-limited solve therefore runs in a worker
+// process — a copy of the running program, which serves one gob-encoded
+// job at initialization when started with the variable workerEnv set —
+// that is killed 0.5 s after the limit (at once when the context is
+// cancelled); the libraries' limits are still set inside it, so a solve
+// they stop in time keeps its best point, and inside it CBC first solves
+// the root relaxation with CLP under the limit (see CBC). A killed worker
+// reports TimeLimit without a point. Solves without a limit run in the
+// calling process, and cancelling their context without a deadline is
+// noticed only before they start.
 //
 // # The compact reduction
 //

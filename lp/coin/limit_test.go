@@ -4,6 +4,7 @@ package coin
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +125,45 @@ func TestRootOutcome(t *testing.T) {
 		if ok != c.ok || (!ok && (stop.Status != c.want || stop.X != nil || stop.Detail == "")) {
 			t.Errorf("rootOutcome(%v) = %+v, %v", c.root, stop, ok)
 		}
+	}
+}
+
+// TestCBCWorkerKilled gives CBC 1.5 s on the compact program of 10^4
+// birth–death turns (B = 16), which it solves in about 7 s: the LP
+// relaxation fits in the limit, CBC's own root (LP, cuts, heuristics) does
+// not check the clock, so only killing the worker keeps the limit. The
+// answer must come within the limit plus workerGrace plus half a second
+// for a shared machine, as TimeLimit, with any point it gives feasible.
+// Cancelling the context instead ends the solve at once with its error.
+func TestCBCWorkerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of CBC")
+	}
+	in := compactInstance(t, 10000, 1, 131072, 16, 300)
+	p := lp.BuildCompact(in, lp.BuildOptions{}).Problem
+	const lim = 1500 * time.Millisecond
+	t0 := time.Now()
+	sol, err := CBC{}.Solve(context.Background(), p, lp.Options{TimeLimit: lim})
+	wall := time.Since(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != lp.TimeLimit {
+		t.Fatalf("status %v (%s), want %v", sol.Status, sol.Detail, lp.TimeLimit)
+	}
+	if wall > lim+workerGrace+500*time.Millisecond {
+		t.Errorf("returned after %v with a limit of %v", wall, lim)
+	}
+	if sol.X != nil {
+		checkPoint(t, p, sol.X, sol.Obj, true)
+	}
+	t.Logf("%v after %v: %s", sol.Status, wall, sol.Detail)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	t0 = time.Now()
+	_, err = CBC{}.Solve(ctx, p, lp.Options{TimeLimit: time.Minute})
+	if wall := time.Since(t0); !errors.Is(err, context.Canceled) || wall > time.Second {
+		t.Errorf("cancelled after 0.3 s: %v after %v, want %v at once", err, wall, context.Canceled)
 	}
 }

@@ -3,6 +3,7 @@ package blocksim_test
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,31 +12,11 @@ import (
 	"github.com/tailbound/tailbound/models/blocktrace"
 )
 
-// dataDir walks up from the working directory to a folder holding
-// shared/data and returns shared/data, or "" when there is none.
-func dataDir() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
-}
-
 // loadMooncake reads a Mooncake trace with a minimal parser of its own, or
 // skips the test when the data are absent.
 func loadMooncake(tb testing.TB, name string) *blocktrace.Stream {
 	tb.Helper()
-	d := dataDir()
+	d := shareddata.Dir()
 	if d == "" {
 		tb.Skip("shared/data not found above the working directory")
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,25 +12,6 @@ import (
 
 	"github.com/tailbound/tailbound/models/importer"
 )
-
-// dataDir finds shared/data by walking up from the working directory.
-func dataDir() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
-}
 
 // independent computes, from a raw parse of a Mooncake file, the block
 // references, the distinct ids (Mooncake ids are prefix-chained, so ids
@@ -88,7 +70,7 @@ func independent(t *testing.T, path string) (refs, distinct, peak int64) {
 // exactly, the ratio to its three printed decimals) and against an
 // independent computation, and the capacity against an independent sweep.
 func TestMooncakeIdeal(t *testing.T) {
-	d := dataDir()
+	d := shareddata.Dir()
 	if d == "" {
 		t.Skip("shared/data not found above the working directory")
 	}

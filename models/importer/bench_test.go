@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -33,7 +34,7 @@ func benchImport(b *testing.B, format string, data []byte) {
 
 // BenchmarkMooncakeImport reads the published conversation trace.
 func BenchmarkMooncakeImport(b *testing.B) {
-	data, err := os.ReadFile(mooncakePath(b, "conversation_trace.jsonl"))
+	data, err := os.ReadFile(shareddata.Mooncake(b, "conversation_trace.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"os"
 	"reflect"
 	"strings"
@@ -17,9 +18,9 @@ func TestBlocksRoundTrip(t *testing.T) {
 			return NewBailian(strings.NewReader(bailianSample), "in.jsonl", DefaultOptions()), nil
 		},
 	}
-	if d := dataDir(); d != "" {
+	if d := shareddata.Dir(); d != "" {
 		inputs["mooncake"] = func() (Source, error) {
-			f, err := os.ReadFile(mooncakePath(t, "conversation_trace.jsonl"))
+			f, err := os.ReadFile(shareddata.Mooncake(t, "conversation_trace.jsonl"))
 			return NewMooncake(bytes.NewReader(f), "conversation_trace.jsonl", DefaultOptions()), err
 		}
 	}

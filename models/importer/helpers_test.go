@@ -2,46 +2,9 @@ package importer
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// dataDir finds shared/data by walking up from the working directory (the
-// package directory under go test), or returns "".
-func dataDir() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
-}
-
-// mooncakePath returns the path of a Mooncake trace file or skips the test
-// when shared/data is absent.
-func mooncakePath(t testing.TB, name string) string {
-	t.Helper()
-	d := dataDir()
-	if d == "" {
-		t.Skip("shared/data not found above the working directory")
-	}
-	p := filepath.Join(d, "mooncake", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("Mooncake trace absent: %v", err)
-	}
-	return p
-}
 
 // wantParseError checks that err is a one-line ParseError at file name,
 // line and field.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"io"
 	"os"
 	"slices"
@@ -206,7 +207,7 @@ func TestMooncakeRealTraces(t *testing.T) {
 		{"synthetic_trace.jsonl", 3993, 121877},
 	}
 	for _, c := range cases {
-		path := mooncakePath(t, c.file)
+		path := shareddata.Mooncake(t, c.file)
 		src, closer, err := Open(path, "mooncake", DefaultOptions())
 		if err != nil {
 			t.Fatal(err)

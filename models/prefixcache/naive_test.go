@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -268,32 +269,12 @@ func TestSingleBlockStreamsAreClassic(t *testing.T) {
 	}
 }
 
-// dataDir walks up from the working directory to a folder holding
-// shared/data and returns shared/data, or "" when there is none.
-func dataDir() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ""
-		}
-		dir = up
-	}
-}
-
 // loadMooncake reads a Mooncake trace with a minimal parser of its own (the
 // importer package is tested on its own), or skips the test when the data
 // are absent.
 func loadMooncake(t testing.TB, name string) []blocktrace.Request {
 	t.Helper()
-	d := dataDir()
+	d := shareddata.Dir()
 	if d == "" {
 		t.Skip("shared/data not found above the working directory")
 	}

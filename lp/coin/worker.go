@@ -20,7 +20,7 @@ import (
 // inWorker a solver worker: any program linking this package serves the
 // job on its standard input at initialization and exits, before its own
 // main or tests run.
-const workerEnv = "TAILBOUND_COIN_CBC_WORKER"
+const workerEnv = "TAILBOUND_COIN_WORKER"
 
 // workerGrace is how long past its time limit a worker may run before it
 // is killed: CBC's own limit, when it applies, stops it within this and
@@ -57,7 +57,7 @@ func init() {
 func serveWorker(in io.Reader, out io.Writer) int {
 	var job workerJob
 	if err := gob.NewDecoder(in).Decode(&job); err != nil {
-		fmt.Fprintln(os.Stderr, "cbc worker: reading the job:", err)
+		fmt.Fprintln(os.Stderr, "coin worker: reading the job:", err)
 		return 2
 	}
 	var sol lp.Solution
@@ -73,7 +73,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 		reply.Err = err.Error()
 	}
 	if err := gob.NewEncoder(out).Encode(reply); err != nil {
-		fmt.Fprintln(os.Stderr, "cbc worker: writing the reply:", err)
+		fmt.Fprintln(os.Stderr, "coin worker: writing the reply:", err)
 		return 2
 	}
 	return 0

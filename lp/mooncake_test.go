@@ -1,0 +1,57 @@
+package lp
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/tailbound/tailbound/internal/shareddata"
+	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// TestWindowsMooncake: on the real Mooncake conversation trace (12,031
+// turns; its pairs span more steps than the birth–death traces the window
+// plan was chosen on), the default windows method and plain cost scaling
+// over the whole line find the same TEL optimum at capacities 2^14 to 2^23
+// tokens, B = 16, ξ = 1900 tokens (the default 200 ms threshold), optional
+// and forced caching. Both TELs are recomputed from the schedules; the
+// tolerance is near's.
+func TestWindowsMooncake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of cost scaling on a real trace")
+	}
+	src, closer, err := importer.Open(shareddata.Mooncake(t, "conversation_trace.jsonl"), "mooncake", importer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	var buf bytes.Buffer
+	if _, err := importer.WriteCanonical(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.ReadAll(&buf, "mooncake canonical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []int64{1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 23} {
+		for _, forced := range []bool{false, true} {
+			in, err := NewInstance(tr, c, 16, 1900, forced)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := SolveFlowWith(ctx, in, Options{}, Windows)
+			if err != nil || w.Status != Optimal || w.ScheduleErr != nil {
+				t.Fatalf("C=%d forced=%v: windows %v %v %v", c, forced, err, w.Status, w.ScheduleErr)
+			}
+			cs, err := SolveFlowWith(ctx, in, Options{}, CostScaling)
+			if err != nil || cs.Status != Optimal || cs.ScheduleErr != nil {
+				t.Fatalf("C=%d forced=%v: cost scaling %v %v %v", c, forced, err, cs.Status, cs.ScheduleErr)
+			}
+			if !near(w.TEL, cs.TEL) {
+				t.Errorf("C=%d forced=%v: windows TEL %v tokens, cost scaling %v", c, forced, w.TEL, cs.TEL)
+			}
+		}
+	}
+}

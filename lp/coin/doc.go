@@ -69,9 +69,11 @@
 //
 // CBC's MIP solve runs through CbcMain1, the code behind the cbc command
 // line, which keeps its argument cursor and print switch in global
-// variables. CBC MIP solves are therefore serialized by a package-level
-// mutex: concurrent CBC.Solve calls are safe but run one at a time. CBC
-// calls on LPs (and relaxations) are solved by CLP and run concurrently.
+// variables. CBC MIP solves in the calling process are therefore
+// serialized by a package-level mutex: concurrent CBC.Solve calls without a
+// time limit are safe but run one at a time; time-limited ones run in
+// worker processes of their own, concurrently. CBC calls on LPs (and
+// relaxations) are solved by CLP and run concurrently.
 //
 // Neither library prints anything: log levels are set to 0.
 //

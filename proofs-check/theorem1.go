@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/belady"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )

@@ -6,13 +6,13 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tailbound/tailbound/experiments/replay"
+	"github.com/tailbound/tailbound/experiments/montecarlo"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/mdp/exact"
-	"github.com/tailbound/tailbound/mdp/montecarlo"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
 )
 
 // runMDP is the belief-MDP command: mdp solve | mdp simulate.

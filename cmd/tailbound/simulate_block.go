@@ -9,12 +9,12 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/plots"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/replay"
 )
 
 // simulateBlock replays a block-hash trace through the prefix-cache engine

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
 

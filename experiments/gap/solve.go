@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
 

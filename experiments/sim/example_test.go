@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/replay"
 )
 
 // The tail-latency paper's first figure as a canonical trace: LRU leaves 200

@@ -7,9 +7,9 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
 

@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/replay"
 )
 
 // TestTable1MatchesSeparateRuns recomputes Table 1's P90 cell at each ξ_s

@@ -1,4 +1,4 @@
-package replay_test
+package policies_test
 
 import (
 	"math"
@@ -7,10 +7,10 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
 

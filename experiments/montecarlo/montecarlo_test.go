@@ -4,10 +4,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tailbound/tailbound/experiments/replay"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/replay"
 )
 
 func smallConfig(t *testing.T) Config {

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tailbound/tailbound/experiments/metrics"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )

@@ -3,7 +3,7 @@ package montecarlo_test
 import (
 	"fmt"
 
-	"github.com/tailbound/tailbound/mdp/montecarlo"
+	"github.com/tailbound/tailbound/experiments/montecarlo"
 	"github.com/tailbound/tailbound/models/birthdeath"
 )
 

@@ -106,7 +106,7 @@ func (l *latencyFlags) resolveWith(changed func(string) bool) (latency.Model, fl
 
 // blockSource opens the block-level trace and returns it as a source, its
 // block size in tokens, and a function that closes it.
-func blockSource(o *simOptions, changed func(string) bool) (blocksim.Source, int64, func(), error) {
+func blockSource(o *simOptions, changed func(string) bool) (blocktrace.Source, int64, func(), error) {
 	nop := func() {}
 	if o.traceFmt == "canonical" || o.tracePath == "" {
 		if err := checkCapacity(0, o.block); err != nil {

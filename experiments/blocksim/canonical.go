@@ -72,7 +72,7 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 
 // CanonicalSource returns a Source over a canonical trace reader, chaining
 // its turns with block size b tokens.
-func CanonicalSource(rd *trace.Reader, b int64) (Source, error) {
+func CanonicalSource(rd *trace.Reader, b int64) (blocktrace.Source, error) {
 	c, err := NewChainer(b)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks"}
 // derived, chains checked — whose own block size is used; block must then
 // be 0 or equal to it). It returns the requests as a Source, the block size
 // in tokens and the file to close.
-func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
+func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer, error) {
 	switch format {
 	case "canonical":
 		f, err := trace.Open(path)
@@ -67,7 +67,7 @@ func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
 }
 
 // ReadAll drains src into an in-memory stream of block size block tokens.
-func ReadAll(src Source, block int64) (*blocktrace.Stream, error) {
+func ReadAll(src blocktrace.Source, block int64) (*blocktrace.Stream, error) {
 	s := &blocktrace.Stream{BlockTokens: int(block)}
 	for {
 		r, err := src()

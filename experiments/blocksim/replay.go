@@ -86,21 +86,6 @@ type Ideal struct {
 	Summary metrics.Summary
 }
 
-// Source yields a trace's requests in order and io.EOF at the end.
-type Source func() (blocktrace.Request, error)
-
-// StreamSource returns a Source over an in-memory stream.
-func StreamSource(s *blocktrace.Stream) Source {
-	i := 0
-	return func() (blocktrace.Request, error) {
-		if i == len(s.Requests) {
-			return blocktrace.Request{}, io.EOF
-		}
-		i++
-		return s.Requests[i-1], nil
-	}
-}
-
 const batchSize = 2048
 
 type batch struct {
@@ -124,7 +109,7 @@ type runner struct {
 // in the order given, and the trace's ideal figures. A malformed request or
 // a policy that breaks the cache's rules is an error; no partial result is
 // returned.
-func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
+func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, Ideal{}, err
 	}
@@ -218,7 +203,7 @@ func newFeeder(opt Options) *feeder {
 	return &feeder{opt: opt, in: prefixcache.NewInterner(), acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
 }
 
-func (f *feeder) feed(src Source, chans []chan *batch, pool *sync.Pool) error {
+func (f *feeder) feed(src blocktrace.Source, chans []chan *batch, pool *sync.Pool) error {
 	defer func() {
 		for _, c := range chans {
 			close(c)

@@ -43,7 +43,7 @@ func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Strea
 func TestReplayMatchesDirect(t *testing.T) {
 	s := randomStream(3, 3000, 5)
 	capacities := []int64{0, 16 * 7, 16 * 60}
-	results, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(prefixcache.All(), capacities), opts)
+	results, _, err := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(prefixcache.All(), capacities), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestIdealHandWorked(t *testing.T) {
 		{Time: 2, Input: 40, Hashes: []int64{a, b, d}}, {Time: 3, Input: 10, Hashes: []int64{e}},
 		{Time: 4, Input: 16, Hashes: []int64{a}},
 	}}
-	_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+	_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestIdealHandWorked(t *testing.T) {
 func TestPeakLiveBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		s := randomStream(seed, 200, 4)
-		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+		_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestIdealMooncake(t *testing.T) {
 		s := loadMooncake(t, tc.file)
 		o := opts
 		o.BlockTokens = 512
-		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, o)
+		_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestReplayErrors(t *testing.T) {
 		{"time going back", &blocktrace.Stream{Requests: []blocktrace.Request{{Time: 2, Input: 1}, {Time: 1, Input: 1}}}, nil},
 	}
 	for _, tc := range cases {
-		if _, _, err := blocksim.Replay(blocksim.StreamSource(tc.s), tc.runs, opts); err == nil {
+		if _, _, err := blocksim.Replay(blocktrace.StreamSource(tc.s), tc.runs, opts); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}

@@ -147,5 +147,3 @@ func loadAvg() string {
 	}
 	return "n/a"
 }
-
-

@@ -340,7 +340,7 @@ func ours(s *blocktrace.Stream, policy string, blocks int64) (blocksim.Result, t
 	b := int64(s.BlockTokens)
 	opt := blocksim.Options{BlockTokens: b, Xi: 0, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}
 	t0 := time.Now()
-	res, _, err := blocksim.Replay(blocksim.StreamSource(s), []blocksim.Run{{Name: policy, New: es[0].New, Capacity: blocks * b}}, opt)
+	res, _, err := blocksim.Replay(blocktrace.StreamSource(s), []blocksim.Run{{Name: policy, New: es[0].New, Capacity: blocks * b}}, opt)
 	d := time.Since(t0)
 	if err != nil {
 		return blocksim.Result{}, 0, err

@@ -8,9 +8,8 @@ package blocksim
 import (
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
@@ -88,10 +87,10 @@ type Ideal struct {
 
 const batchSize = 2048
 
+// batch is a batch of interned requests and the arena their chains use.
 type batch struct {
 	reqs  []prefixcache.Req
 	arena []prefixcache.BlockID
-	refs  atomic.Int32
 }
 
 type runner struct {
@@ -101,7 +100,6 @@ type runner struct {
 	reqs   int64
 	refs   int64
 	hits   int64
-	err    error
 	blockT int64
 }
 
@@ -133,37 +131,18 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens}
 	}
-	pool := sync.Pool{New: func() any {
-		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
-	}}
-	chans := make([]chan *batch, len(rs))
-	var wg sync.WaitGroup
-	for i, r := range rs {
-		chans[i] = make(chan *batch, 4)
-		wg.Add(1)
-		go func(r *runner, in chan *batch) {
-			defer wg.Done()
-			for b := range in {
-				if r.err == nil {
-					r.err = r.serve(b.reqs)
-				}
-				if b.refs.Add(-1) == 0 {
-					b.reqs, b.arena = b.reqs[:0], b.arena[:0]
-					pool.Put(b)
-				}
-			}
-		}(r, chans[i])
-	}
 	f := newFeeder(opt)
-	readErr := f.feed(src, chans, &pool)
-	wg.Wait()
+	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
+		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
+	}, func(b *batch) (int, bool, error) { return f.fill(src, b) },
+		func(i int, b *batch) error { return rs[i].serve(b.reqs) })
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
 	out := make([]Result, len(rs))
 	for i, r := range rs {
-		if r.err != nil {
-			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, r.err)
+		if errs[i] != nil {
+			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, errs[i])
 		}
 		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
 			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.cache.Evictions(),
@@ -203,47 +182,37 @@ func newFeeder(opt Options) *feeder {
 	return &feeder{opt: opt, in: prefixcache.NewInterner(), acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
 }
 
-func (f *feeder) feed(src blocktrace.Source, chans []chan *batch, pool *sync.Pool) error {
-	defer func() {
-		for _, c := range chans {
-			close(c)
-		}
-	}()
-	for done := false; !done; {
-		b := pool.Get().(*batch)
-		for len(b.reqs) < batchSize {
-			r, err := src()
-			if err == io.EOF {
-				done = true
-				break
-			}
-			if err != nil {
-				return err
-			}
-			r.Index = int(f.reqs)
-			q, arena, err := f.in.Intern(&r, b.arena)
-			if err != nil {
-				return err
-			}
-			b.arena = arena
-			f.observe(&q)
-			b.reqs = append(b.reqs, q)
-		}
-		if len(b.reqs) == 0 {
+// fill reads the next batch of requests from src into b, interned, and
+// reports how many it holds and whether src is exhausted.
+func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
+	b.reqs, b.arena = b.reqs[:0], b.arena[:0]
+	done := false
+	for len(b.reqs) < batchSize {
+		r, err := src()
+		if err == io.EOF {
+			done = true
 			break
 		}
-		b.refs.Store(int32(len(chans)))
-		for _, c := range chans {
-			c <- b
+		if err != nil {
+			return 0, false, err
 		}
-		if f.opt.Progress != nil && f.reqs%(32*batchSize) < batchSize {
+		r.Index = int(f.reqs)
+		q, arena, err := f.in.Intern(&r, b.arena)
+		if err != nil {
+			return 0, false, err
+		}
+		b.arena = arena
+		f.observe(&q)
+		b.reqs = append(b.reqs, q)
+	}
+	if f.opt.Progress != nil {
+		if done {
+			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
+		} else if f.reqs%(32*batchSize) < batchSize {
 			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.reqs)
 		}
 	}
-	if f.opt.Progress != nil {
-		fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
-	}
-	return nil
+	return len(b.reqs), done, nil
 }
 
 func (f *feeder) observe(q *prefixcache.Req) {

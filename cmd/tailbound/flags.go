@@ -26,14 +26,15 @@ func (l *latencyFlags) add(fs *pflag.FlagSet) {
 	fs.Float64Var(&l.xiTokens, "xi-tokens", math.NaN(), "TEL threshold ξ in tokens (overrides --xi-ms)")
 }
 
-// resolve returns the latency model and the threshold in tokens.
-func (l *latencyFlags) resolve(fs *pflag.FlagSet) (latency.Model, float64, error) {
+// resolve returns the latency model and the threshold in tokens; changed
+// reports whether a flag was given (pflag.FlagSet.Changed).
+func (l *latencyFlags) resolve(changed func(flag string) bool) (latency.Model, float64, error) {
 	m := latency.Model{AlphaMs: l.alphaMs, BetaMs: l.betaMs}
 	if err := m.Validate(); err != nil {
 		return m, 0, fmt.Errorf("flags --alpha-ms/--beta-ms: %w", err)
 	}
-	if fs.Changed("xi-tokens") {
-		if fs.Changed("xi-ms") {
+	if changed("xi-tokens") {
+		if changed("xi-ms") {
 			return m, 0, fmt.Errorf("flags --xi-ms and --xi-tokens: give one threshold, not both")
 		}
 		if math.IsNaN(l.xiTokens) || math.IsInf(l.xiTokens, 0) {

@@ -45,7 +45,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := checkCapacity(*capacity, *block); err != nil {
 		return err
 	}
-	model, xi, err := lat.resolve(fs)
+	model, xi, err := lat.resolve(fs.Changed)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	if fs.Changed("xi-ms") || fs.Changed("xi-tokens") {
 		return fmt.Errorf("flag --xis-ms: the thresholds are a list here; use --xis-ms instead of --xi-ms/--xi-tokens")
 	}
-	model, _, err := lat.resolve(fs)
+	model, _, err := lat.resolve(fs.Changed)
 	if err != nil {
 		return err
 	}

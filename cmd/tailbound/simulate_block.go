@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -63,7 +64,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 			return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of the trace's block size, %d tokens", c, block)
 		}
 	}
-	opt := blocksim.Options{BlockTokens: block, Xi: xi, Model: model, SLOMs: o.slo, QHat: qhat,
+	opt := blocksim.Options{Params: instance.Params{BlockSize: block, Xi: xi}, Model: model, SLOMs: o.slo, QHat: qhat,
 		PolicyOptions: popts, Progress: progressTo(stderr)}
 	results, ideal, err := blocksim.Replay(src, blocksim.SweepRuns(entries, capacities), opt)
 	if err != nil {

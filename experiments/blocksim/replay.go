@@ -6,11 +6,13 @@
 package blocksim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -28,10 +30,11 @@ type Run struct {
 
 // Options are the settings shared by all runs.
 type Options struct {
-	// BlockTokens is the trace's block size in tokens.
-	BlockTokens int64
-	// Xi is the TEL threshold ξ, tokens.
-	Xi float64
+	// Params are the instance: BlockSize is the trace's block size and Xi
+	// the TEL threshold ξ, tokens. Capacity is ignored (each Run has its
+	// own) and Forced is not supported (a request's chain is always
+	// admitted).
+	instance.Params
 	// Model is the TTFT model.
 	Model latency.Model
 	// SLOMs is the SLO for violation counts, ms.
@@ -111,25 +114,28 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	if err := opt.Model.Validate(); err != nil {
 		return nil, Ideal{}, err
 	}
-	if opt.BlockTokens < 1 {
-		return nil, Ideal{}, fmt.Errorf("block size %d tokens must be ≥ 1", opt.BlockTokens)
+	if opt.Forced {
+		return nil, Ideal{}, errors.New("forced caching is not supported at the block level")
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, Ideal{}, err
 	}
 	rs := make([]*runner, len(runs))
 	for i, r := range runs {
-		if r.Capacity < 0 || r.Capacity%opt.BlockTokens != 0 {
-			return nil, Ideal{}, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", r.Capacity, opt.BlockTokens)
+		in := opt.Params
+		in.Capacity = r.Capacity
+		if err := in.Validate(); err != nil {
+			return nil, Ideal{}, err
 		}
-		blocks := int(r.Capacity / opt.BlockTokens)
-		p, err := r.New(prefixcache.Config{Capacity: blocks, BlockTokens: opt.BlockTokens, Xi: opt.Xi,
-			QHat: opt.QHat, Options: opt.PolicyOptions})
+		p, err := r.New(prefixcache.Config{Params: in, QHat: opt.QHat, Options: opt.PolicyOptions})
 		if err != nil {
 			return nil, Ideal{}, fmt.Errorf("policy %s: %w", r.Name, err)
 		}
-		c, err := prefixcache.New(blocks, p)
+		c, err := prefixcache.New(in.Capacity, in.BlockSize, p)
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens}
+		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize}
 	}
 	f := newFeeder(opt)
 	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
@@ -227,7 +233,7 @@ func (f *feeder) observe(q *prefixcache.Req) {
 	}
 	f.reqs++
 	f.refs += int64(len(q.Blocks))
-	x := min(int64(q.Seen)*f.opt.BlockTokens, q.Input)
+	x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
 	f.acc.Add(x, x, q.Input)
 }
 

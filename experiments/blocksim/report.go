@@ -63,12 +63,12 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 	doc := reportJSON{
 		Units: "lengths in tokens, times in ms, ratios in [0,1]; hit_ratio = cached tokens / input tokens; " +
 			"history_hit_ratio = cached tokens / tokens an infinite cache hits; improvement = (baseline − policy)/baseline at the same capacity",
-		Settings: map[string]any{"level": "block", "block_size_tokens": opt.BlockTokens, "xi_tokens": opt.Xi,
+		Settings: map[string]any{"level": "block", "block_size_tokens": opt.BlockSize, "xi_tokens": opt.Xi,
 			"xi_ms": opt.Model.XiMs(opt.Xi), "alpha_ms_per_token": opt.Model.AlphaMs, "beta_ms": opt.Model.BetaMs,
 			"slo_ms": opt.SLOMs, "qhat": l.QHat, "trace": l.Trace, "trace_format": l.TraceFormat},
 		Baseline: l.Baseline,
 		Ideal: idealJSON{Requests: ideal.Requests, RefBlocks: ideal.RefBlocks, DistinctBlocks: ideal.Distinct,
-			BlockHitRatio: ideal.BlockHitRatio, HitRatio: im.HitRatio, CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockTokens,
+			BlockHitRatio: ideal.BlockHitRatio, HitRatio: im.HitRatio, CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockSize,
 			TELTokens: im.TELTokens, TELMs: im.TELMs, TTFTMs: sim.TTFTMs(im)},
 	}
 	if !l.Sweep && len(results) > 0 {
@@ -76,14 +76,14 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 	}
 	idealTable := report.Table{
 		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
-			l.Trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockTokens),
+			l.Trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockSize),
 		Header: []string{"ideal block hit ratio", "ideal token hit ratio", "capacity needed (tokens)", "TEL (ms)", "mean TTFT (ms)", "P99 (ms)"},
-		Rows: [][]string{{report.F(ideal.BlockHitRatio, 4), report.F(im.HitRatio, 4), report.I(ideal.PeakLiveBlocks * opt.BlockTokens),
+		Rows: [][]string{{report.F(ideal.BlockHitRatio, 4), report.F(im.HitRatio, 4), report.I(ideal.PeakLiveBlocks * opt.BlockSize),
 			report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}},
 	}
 	main := report.Table{
 		Title: fmt.Sprintf("B=%d tokens, ξ=%.1f tokens (%.1f ms), α=%g ms/token, β=%g ms, SLO %g ms",
-			opt.BlockTokens, opt.Xi, opt.Model.XiMs(opt.Xi), opt.Model.AlphaMs, opt.Model.BetaMs, opt.SLOMs),
+			opt.BlockSize, opt.Xi, opt.Model.XiMs(opt.Xi), opt.Model.AlphaMs, opt.Model.BetaMs, opt.SLOMs),
 		Header: []string{"capacity (tokens)", "policy", "block hit ratio", "token hit ratio", "TEL (ms)", "mean TTFT (ms)",
 			"P50 (ms)", "P90 (ms)", "P99 (ms)", "SLO viol.", "evictions (blocks)"},
 	}
@@ -100,7 +100,7 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 	}
 	for _, r := range results {
 		m := r.Summary
-		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockTokens),
+		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockSize),
 			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: r.BlockHitRatio,
 			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks}
 		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4), report.F(m.HitRatio, 4),

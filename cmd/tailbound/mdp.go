@@ -49,7 +49,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	response := fs.String("response", exact.FormatDist(def.Response), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
-	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
+	pols := fs.String("policies", strings.Join(exact.DeciderNames(), ","), "policies to evaluate: "+strings.Join(exact.DeciderNames(), ", "))
 	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
 	format := fs.String("format", "table", report.FormatHelp)
 	if err := parseFlags(fs, args); err != nil {
@@ -82,45 +82,17 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	}
 	q := *qhat
 	if q == 0 {
-		for i, v := range in.Prompt.Values {
-			q += float64(v) * in.Prompt.Probs[i]
-		}
+		q = in.Prompt.Mean()
 	}
-	var deciders []exact.Decider
-	for _, name := range strings.Split(*pols, ",") {
-		switch strings.TrimSpace(name) {
-		case "":
-		case "lru":
-			deciders = append(deciders, exact.LRU{})
-		case "tlru":
-			deciders = append(deciders, exact.TLRU{QHat: q})
-		case "etlru-paper":
-			deciders = append(deciders, exact.ETLRU{Belief: exact.Paper})
-		case "etlru-bayes":
-			deciders = append(deciders, exact.ETLRU{Belief: exact.Bayes})
-		default:
-			return fmt.Errorf("flag --policies: unknown policy %q (want lru, tlru, etlru-paper, etlru-bayes)", name)
-		}
+	deciders, err := exact.Deciders(*pols, q)
+	if err != nil {
+		return fmt.Errorf("flag --policies: %w", err)
 	}
-	opt, err := exact.Solve(&in)
+	rows, err := exact.Compare(&in, deciders)
 	if err != nil {
 		return err
 	}
-	type row struct {
-		Name     string  `json:"name"`
-		Value    float64 `json:"expected_tel_tokens"`
-		Gap      float64 `json:"gap_tokens"`
-		Decision []int64 `json:"first_decision_tokens"`
-		States   int     `json:"states"`
-	}
-	rows := []row{{"optimum", opt.Value, 0, opt.Decision, opt.States}}
-	for _, d := range deciders {
-		r, err := exact.Evaluate(&in, d)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{d.Name(), r.Value, r.Value - opt.Value, r.Decision, r.States})
-	}
+	opt := rows[0]
 	t := report.Table{
 		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
 			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.Block, in.Xi, in.Mu),
@@ -216,28 +188,6 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ci := func(v montecarlo.Interval, d int) string { return report.F(v.Mean, d) + " ± " + report.F(v.Half, d) }
-	t := report.Table{
-		Title: fmt.Sprintf("birth–death Monte Carlo: %d replications (seed %d) of %g s, λ_conv=%.4g/s, μ=%.4g/s, rates %s; C=%d tokens, B=%d tokens, ξ=%.1f tokens; mean ± 95%% CI half-width",
-			*reps, *seed, p.Duration, p.LambdaConv, p.Mu, rateLabel(p), *capacity, *block, xi),
-		Header: []string{"policy", "TEL (tokens)", "TEL per turn (tokens)", "mean TTFT (ms)", "P90 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)",
-			"TEL gap to to-belady (%)", "TEL vs " + stats[0].Name + " (%, paired)"},
-	}
-	for _, s := range stats {
-		gap := montecarlo.Interval{Mean: 100 * s.GapToReference.Mean, Half: 100 * s.GapToReference.Half}
-		vs := montecarlo.Interval{Mean: 100 * s.VsFirst.Mean, Half: 100 * s.VsFirst.Half}
-		t.Rows = append(t.Rows, []string{s.Name, ci(s.TELTokens, 0), ci(s.TELPerTurn, 2), ci(s.MeanTTFT, 2),
-			ci(s.P90, 1), ci(s.P95, 1), ci(s.P99, 1), ci(gap, 2), ci(vs, 2)})
-	}
-	doc := map[string]any{"units": "TEL in tokens and ms per replication, TTFT in ms, gap as a ratio (TEL − TEL_to-belady)/TEL_to-belady; tel_vs_first_policy the paired ratio (TEL − TEL_first)/TEL_first; each value a mean with its 95% Student-t CI half-width over replications",
-		"replications": *reps, "seed": *seed, "duration_s": p.Duration, "lambda_conv_per_s": p.LambdaConv, "mu_per_s": p.Mu,
-		"rates": rateLabel(p), "capacity_tokens": *capacity, "block_size_tokens": *block, "xi_tokens": xi, "policies": stats}
+	doc, t := montecarlo.Report(cfg, stats)
 	return report.Emit(stdout, *format, doc, t)
-}
-
-func rateLabel(p birthdeath.Params) string {
-	if p.Rates != nil {
-		return p.Rates.String()
-	}
-	return birthdeath.ClassDist(p.Classes).String()
 }

@@ -1,0 +1,84 @@
+package exact
+
+import (
+	"fmt"
+	"strings"
+)
+
+// deciders are the policies Deciders builds, in order; qhat is T-LRU's Q̂.
+func deciders(qhat float64) []Decider {
+	return []Decider{LRU{}, TLRU{QHat: qhat}, ETLRU{Belief: Paper}, ETLRU{Belief: Bayes}}
+}
+
+// DeciderNames returns the names of the policies Deciders builds.
+func DeciderNames() []string {
+	var out []string
+	for _, d := range deciders(0) {
+		out = append(out, d.Name())
+	}
+	return out
+}
+
+// Deciders returns the policies named in list (comma-separated, from
+// DeciderNames; blank entries are skipped), T-LRU with Q̂ = qhat tokens.
+func Deciders(list string, qhat float64) ([]Decider, error) {
+	var out []Decider
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		found := false
+		for _, d := range deciders(qhat) {
+			if d.Name() == name {
+				out, found = append(out, d), true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown policy %q (want %s)", name, strings.Join(DeciderNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+// Mean returns the distribution's mean, tokens.
+func (d Dist) Mean() float64 {
+	var m float64
+	for i, v := range d.Values {
+		m += float64(v) * d.Probs[i]
+	}
+	return m
+}
+
+// Row is a policy's expected TEL against the optimum.
+type Row struct {
+	// Name is the policy's name ("optimum" for the optimum).
+	Name string `json:"name"`
+	// Value is the expected TEL, tokens; Gap its excess over the
+	// optimum's, tokens.
+	Value float64 `json:"expected_tel_tokens"`
+	Gap   float64 `json:"gap_tokens"`
+	// Decision is the root decision (tokens per seat), nil between turns.
+	Decision []int64 `json:"first_decision_tokens"`
+	// States is the number of states evaluated.
+	States int `json:"states"`
+}
+
+// Compare solves in and evaluates each of ds on it: the optimum's row
+// first, then one per policy in order.
+func Compare(in *Instance, ds []Decider) ([]Row, error) {
+	opt, err := Solve(in)
+	if err != nil {
+		return nil, err
+	}
+	rows := []Row{{"optimum", opt.Value, 0, opt.Decision, opt.States}}
+	for _, d := range ds {
+		r, err := Evaluate(in, d)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Row{d.Name(), r.Value, r.Value - opt.Value, r.Decision, r.States})
+	}
+	return rows, nil
+}

@@ -1,0 +1,70 @@
+package birthdeath
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The deaths of a generated trace agree with the trace (each conversation's
+// turn count and first-turn time, counted from the turns themselves) and
+// survive a write and a read unchanged.
+func TestDeathsRoundTrip(t *testing.T) {
+	p := Default()
+	p.Duration = 60
+	var d Deaths
+	turns := map[string]int{}
+	first := map[string]float64{}
+	err := Generate(p, 5, func(tn Turn) error {
+		d.Add(tn)
+		if _, ok := first[tn.Conv]; !ok {
+			first[tn.Conv] = tn.T
+		}
+		turns[tn.Conv]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := d.List()
+	if len(ds) == 0 || len(ds) != len(turns) {
+		t.Fatalf("%d deaths for %d conversations", len(ds), len(turns))
+	}
+	for _, h := range ds {
+		if h.Turns != turns[h.Conv] || h.Birth != first[h.Conv] || h.Death < h.Birth {
+			t.Errorf("%+v: want %d turns, birth %v, death after it", h, turns[h.Conv], first[h.Conv])
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteDeaths(&buf, ds); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != len(ds) {
+		t.Errorf("%d lines, want %d", n, len(ds))
+	}
+	back, err := ReadDeaths(&buf, "deaths.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, ds) {
+		t.Error("read back differs from what was written")
+	}
+}
+
+func TestReadDeathsBadLines(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"conv":"c0","birth_s":1,"death_s":0.5,"rate_per_s":1,"turns":1}`, `d:1: field "death_s"`},
+		{"\n" + `{"conv":"c0","birth_s":1,"death_s":2,"rate_per_s":0,"turns":1}`, `d:2: field "rate_per_s"`},
+		{`{"conv":"","birth_s":1,"death_s":2,"rate_per_s":1,"turns":1}`, `d:1: field "conv"`},
+		{`{"conv":"c0","birth_s":1,"death_s":2,"rate_per_s":1,"turns":0}`, `d:1: field "turns"`},
+		{`{"conv":"c0","birth":1}`, "d:1: "},
+		{`not json`, "d:1: "},
+	}
+	for _, c := range cases {
+		_, err := ReadDeaths(strings.NewReader(c.in), "d")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one starting %q", c.in, err, c.want)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/experiments/report"
 )
 
 // command is one sub-command: run parses its own flags from args and writes
@@ -103,6 +105,16 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 		return fmt.Errorf("%w (see --help)", err)
 	}
 	return nil
+}
+
+// parseFormat registers --format (the output format), parses args and
+// checks the format: the set-up that ends most commands' flags.
+func parseFormat(fs *pflag.FlagSet, args []string) (string, error) {
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	return *format, report.CheckFormat(*format)
 }
 
 // parseFlags parses args, turning a flag error into one line and --help into

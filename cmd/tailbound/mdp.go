@@ -51,16 +51,12 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", strings.Join(exact.DeciderNames(), ","), "policies to evaluate: "+strings.Join(exact.DeciderNames(), ", "))
 	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args)
+	if err != nil {
 		return err
 	}
 	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
 		Capacity: *capacity, Block: *block, Xi: *xi, Forced: *forced}
-	var err error
 	if in.World, err = exact.ParseWorld(*world); err != nil {
 		return fmt.Errorf("flag --world: %w", err)
 	}
@@ -117,7 +113,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
 			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
 		"policies": rows}
-	return report.Emit(stdout, *format, doc, t)
+	return report.Emit(stdout, format, doc, t)
 }
 
 func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
@@ -138,11 +134,8 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	forced := fs.Bool("forced", false, "forced caching")
 	var popts []string
 	fs.StringArrayVar(&popts, "policy-opt", nil, "policy-specific setting key=value (repeatable; e.g. prompt=online for ET-LRU)")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args)
+	if err != nil {
 		return err
 	}
 	p := def
@@ -189,5 +182,5 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	doc, t := montecarlo.Report(cfg, stats)
-	return report.Emit(stdout, *format, doc, t)
+	return report.Emit(stdout, format, doc, t)
 }

@@ -288,16 +288,6 @@ func (p *rcPipeFlags) resolve(model kvsize.Config) (rcPipeSetup, error) {
 	return s, nil
 }
 
-// rcParse registers --format, parses args and checks the format: the
-// set-up every recompute sub-command ends with.
-func rcParse(fs *pflag.FlagSet, args []string) (string, error) {
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return "", err
-	}
-	return *format, report.CheckFormat(*format)
-}
-
 // rcEmit saves out's figures to plot (when given) and prints it.
 func rcEmit(stdout io.Writer, format, plot string, out kvreuse.Output) error {
 	if plot != "" {
@@ -316,7 +306,7 @@ func rcRoofline(args []string, stdout, stderr io.Writer) error {
 	rmin := fs.Float64("r-min", recompute.DefaultRMin, "quality floor r_min, fraction of tokens recomputed")
 	rmax := fs.Float64("r-max", recompute.DefaultRMax, "upper bound r_max, fraction of tokens recomputed")
 	plot := fs.String("plot", "", "draw TTFT/TTFT(full recompute) against r for each tier at the first context length, r0 marked (.svg/.png)")
-	format, err := rcParse(fs, args)
+	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
@@ -344,7 +334,7 @@ func rcCake(args []string, stdout, stderr io.Writer) error {
 	chunk := fs.Int("chunk", 512, "chunk size, tokens (vLLM's chunked-prefill budget, as in the paper)")
 	overheadMs := fs.Float64("chunk-overhead-ms", 0, "fixed compute overhead per chunk, ms")
 	plot := fs.String("plot", "", "draw TTFT of each schedule against context length for the first tier (.svg/.png)")
-	format, err := rcParse(fs, args)
+	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
@@ -379,7 +369,7 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 	pf.add(fs)
 	save := fs.String("save", "", "live: write every timed run to this CSV (the --csv format)")
 	plot := fs.String("plot", "", "draw TTFT against r with r0 and r* marked (.svg/.png; one file per curve, suffixed, when several)")
-	format, err := rcParse(fs, args)
+	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
@@ -494,7 +484,7 @@ func rcMeasure(args []string, stdout, stderr io.Writer) error {
 	sf.add(fs)
 	save := fs.String("save", "", "write every timed run to this CSV (the format 'recompute search --csv' reads)")
 	plot := fs.String("plot", "", "draw measured TTFT and the fitted roofline against r, r0 and r* marked (.svg/.png; one file per tier and length, suffixed)")
-	format, err := rcParse(fs, args)
+	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
@@ -515,7 +505,7 @@ func rcProfile(args []string, stdout, stderr io.Writer) error {
 	var pf rcPipeFlags
 	m.add(fs)
 	pf.add(fs)
-	format, err := rcParse(fs, args)
+	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}

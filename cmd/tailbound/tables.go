@@ -29,11 +29,8 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	threshold := fs.Int64("threshold", policy.DefaultThreshold, "Threshold-LRU's T, tokens")
 	slo := fs.Float64("slo-ms", 200, "SLO of Table 3, ms")
 	seed := fs.Uint64("seed", 1, "seed of the embedded workload")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	if fs.Changed("xi-ms") || fs.Changed("xi-tokens") {
@@ -77,5 +74,5 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	}
 	doc := map[string]any{"capacity_tokens": *capacity, "block_size_tokens": *block, "alpha_ms_per_token": model.AlphaMs,
 		"beta_ms": model.BetaMs, "slo_ms": *slo, "rows": rows}
-	return report.Emit(stdout, *format, doc, tables.Tables(rows, *slo)...)
+	return report.Emit(stdout, format, doc, tables.Tables(rows, *slo)...)
 }

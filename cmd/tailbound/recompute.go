@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -161,25 +162,16 @@ func (s *rcSearchFlags) add(fs *pflag.FlagSet) {
 
 func (s *rcSearchFlags) resolve() (recompute.Options, []recompute.Variant, error) {
 	o := recompute.Options{RMin: s.rmin, RMax: s.rmax, Eps: s.eps, GridIntervals: s.grid, Tol: s.tol}
-	if err := recompute.CheckBounds(s.rmin, s.rmax); err != nil {
-		return o, nil, fmt.Errorf("flags --r-min/--r-max: %w", err)
-	}
-	if !(s.eps > 0) || s.eps > 1 {
-		return o, nil, fmt.Errorf("flag --eps: want a fraction in (0, 1], got %v", s.eps)
-	}
-	if s.grid < 0 || s.grid > 10000 {
-		return o, nil, fmt.Errorf("flag --grid: want 0..10000 intervals, got %d", s.grid)
-	}
-	if !(s.tol >= 0) || math.IsInf(s.tol, 0) {
-		return o, nil, fmt.Errorf("flag --tol: want a finite fraction ≥ 0, got %v", s.tol)
-	}
-	var vs []recompute.Variant
-	for _, name := range strings.Split(s.variants, ",") {
-		v, err := recompute.ParseVariant(strings.TrimSpace(name))
-		if err != nil {
-			return o, nil, fmt.Errorf("flag --variant: %w", err)
+	var oe *recompute.OptionError
+	if err := o.Validate(); errors.As(err, &oe) {
+		if flags := strings.Split(oe.Option, "/"); len(flags) > 1 {
+			return o, nil, fmt.Errorf("flags --%s: %w", strings.Join(flags, "/--"), oe.Err)
 		}
-		vs = append(vs, v)
+		return o, nil, fmt.Errorf("flag --%s: %w", oe.Option, oe.Err)
+	}
+	vs, err := recompute.ParseVariants(s.variants)
+	if err != nil {
+		return o, nil, fmt.Errorf("flag --variant: %w", err)
 	}
 	o.Variant = vs[0]
 	return o, vs, nil
@@ -260,15 +252,8 @@ func (p *rcPipeFlags) resolve(model kvsize.Config) (rcPipeSetup, error) {
 	if s.tokens, err = rcTokens(p.tokens); err != nil {
 		return s, err
 	}
-	for _, name := range strings.Split(p.tiers, ",") {
-		t, err := kvpipe.ParseTier(strings.TrimSpace(name))
-		if err != nil {
-			return s, fmt.Errorf("flag --tiers: %w", err)
-		}
-		if t == kvpipe.Disk && !kvpipe.DiskSupported {
-			return s, errors.New("flag --tiers: the disk tier needs Linux (posix_fadvise)")
-		}
-		s.tiers = append(s.tiers, t)
+	if s.tiers, err = kvpipe.ParseTiers(p.tiers); err != nil {
+		return s, fmt.Errorf("flag --tiers: %w", err)
 	}
 	if p.reps < 1 || p.reps > 1000 {
 		return s, fmt.Errorf("flag --reps: want 1..1000, got %d", p.reps)
@@ -276,11 +261,7 @@ func (p *rcPipeFlags) resolve(model kvsize.Config) (rcPipeSetup, error) {
 	if p.steps < 2 || p.steps > 100 {
 		return s, fmt.Errorf("flag --profile-steps: want 2..100, got %d", p.steps)
 	}
-	maxN := 0
-	for _, n := range s.tokens {
-		maxN = max(maxN, n)
-	}
-	s.cfg = kvpipe.Config{Layers: p.layers, MaxTokens: maxN, BytesPerTokenLayer: int(math.Ceil(model.BytesPerTokenLayer())),
+	s.cfg = kvpipe.Config{Layers: p.layers, MaxTokens: slices.Max(s.tokens), BytesPerTokenLayer: int(math.Ceil(model.BytesPerTokenLayer())),
 		HeadDim: p.headDim, Dir: p.dir, Seed: p.seed}
 	if err := s.cfg.Validate(); err != nil {
 		return s, fmt.Errorf("flags --layers/--tokens/--attn-dim: %w", err)

@@ -35,3 +35,17 @@ func TestCompareRoofline(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTiers(t *testing.T) {
+	ts, err := ParseTiers("page-cache, page-cache")
+	if err != nil || len(ts) != 2 || ts[0] != PageCache || ts[1] != PageCache {
+		t.Errorf("got %v, %v", ts, err)
+	}
+	if _, err := ParseTiers("page-cache,tape"); err == nil {
+		t.Error("unknown tier: no error")
+	}
+	ts, err = ParseTiers("disk")
+	if DiskSupported != (err == nil) || (err == nil && ts[0] != Disk) {
+		t.Errorf("disk (supported %v): %v, %v", DiskSupported, ts, err)
+	}
+}

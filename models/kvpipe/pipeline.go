@@ -45,6 +45,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,23 @@ func ParseTier(s string) (Tier, error) {
 		return Disk, nil
 	}
 	return 0, fmt.Errorf("unknown measured tier %q (want page-cache|disk)", s)
+}
+
+// ParseTiers reads a comma-separated list of tiers (spaces around a name
+// are ignored); the disk tier is refused where DiskSupported is false.
+func ParseTiers(list string) ([]Tier, error) {
+	var out []Tier
+	for _, name := range strings.Split(list, ",") {
+		t, err := ParseTier(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		if t == Disk && !DiskSupported {
+			return nil, errors.New("the disk tier needs Linux (posix_fadvise)")
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Config sizes a pipeline.

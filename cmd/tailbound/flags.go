@@ -86,35 +86,33 @@ func checkCapacity(capacity, block int64) error {
 
 // parseInts reads a comma-separated list of integers for flag name.
 func parseInts(flag, s string) ([]int64, error) {
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return parseList(flag, s, "an integer", func(f string) (int64, bool) {
 		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("flag --%s: %q is not an integer", flag, f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("flag --%s: empty list", flag)
-	}
-	return out, nil
+		return v, err == nil
+	})
 }
 
 // parseFloats reads a comma-separated list of numbers for flag name.
 func parseFloats(flag, s string) ([]float64, error) {
-	var out []float64
+	return parseList(flag, s, "a finite number", func(f string) (float64, bool) {
+		v, err := strconv.ParseFloat(f, 64)
+		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+	})
+}
+
+// parseList reads a comma-separated list for flag name, each item with
+// parse (what names a valid item); blank items are skipped, an empty list
+// is an error.
+func parseList[T any](flag, s, what string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("flag --%s: %q is not a finite number", flag, f)
+		v, ok := parse(f)
+		if !ok {
+			return nil, fmt.Errorf("flag --%s: %q is not %s", flag, f, what)
 		}
 		out = append(out, v)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tailbound/tailbound/experiments/exactgap"
 	"github.com/tailbound/tailbound/experiments/montecarlo"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -88,31 +89,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := rows[0]
-	t := report.Table{
-		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
-			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.Block, in.Xi, in.Mu),
-		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
-	}
-	for _, r := range rows {
-		pct := "0"
-		if opt.Value > 0 {
-			pct = report.F(100*r.Gap/opt.Value, 4)
-		}
-		dec := "none (between turns)"
-		if r.Decision != nil {
-			dec = fmt.Sprint(r.Decision)
-		}
-		t.Rows = append(t.Rows, []string{r.Name, report.F(r.Value, 9), report.F(r.Gap, 9), pct, dec, fmt.Sprint(r.States)})
-	}
-	doc := map[string]any{"units": "expected TEL in tokens over the horizon; decisions in tokens per seat",
-		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",
-		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
-			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
-			"capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
-			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
-			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
-		"policies": rows}
+	doc, t := exactgap.Report(&in, q, rows)
 	return report.Emit(stdout, format, doc, t)
 }
 

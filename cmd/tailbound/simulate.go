@@ -8,7 +8,6 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
-	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -59,11 +58,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.level, "level", "turn", "turn (conversation cache) or block (prefix cache over block-hash traces)")
 	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian (block level)")
 	fs.StringVar(&o.capacities, "capacities", "", "block level: capacity sweep, comma-separated tokens (multiples of the block size)")
-	fs.StringVar(&o.format, "format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(o.format); err != nil {
+	var err error
+	if o.format, err = parseFormat(fs, args); err != nil {
 		return err
 	}
 	o.baseline = resolveBaseline(o.baseline, o.policies, fs.Changed("baseline"))
@@ -110,17 +106,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			SLOMs: o.slo, Forced: o.forced, Progress: progressTo(stderr)},
 		QHat: qhat, Threshold: o.threshold, PolicyOptions: popts,
 	}
-	var results []replay.Result
-	if o.tracePath == "" {
-		tr, err := birthdeath.Trace(birthdeath.Default(), o.seed)
-		if err != nil {
-			return err
-		}
-		results, err = sim.Trace(tr, entries, s)
-		if err != nil {
-			return err
-		}
-	} else if results, err = sim.File(o.tracePath, entries, s); err != nil {
+	results, err := sim.FileOrWorkload(o.tracePath, o.seed, entries, s)
+	if err != nil {
 		return err
 	}
 	if o.plot != "" {
@@ -128,18 +115,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return emitSimulate(stdout, o, s, results)
-}
-
-func joinNames(n []string) string { return strings.Join(n, ",") }
-
-func emitSimulate(w io.Writer, o simOptions, s sim.Settings, results []replay.Result) error {
 	doc, tables, err := sim.Report(results, s, sim.Labels{Trace: traceLabel(o), QHat: o.qhat, Threshold: o.threshold, Baseline: o.baseline})
 	if err != nil {
 		return err
 	}
-	return report.Emit(w, o.format, doc, tables...)
+	return report.Emit(stdout, o.format, doc, tables...)
 }
+
+func joinNames(n []string) string { return strings.Join(n, ",") }
 
 func traceLabel(o simOptions) string {
 	if o.tracePath == "" {

@@ -75,7 +75,12 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 			return err
 		}
 	}
-	return emitBlock(stdout, o, opt, results, ideal, len(capacities) > 1)
+	doc, tables, err := blocksim.Report(results, ideal, opt, blocksim.Labels{Trace: traceLabel(*o), TraceFormat: o.traceFmt,
+		QHat: o.qhat, Baseline: o.baseline, Sweep: len(capacities) > 1})
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, o.format, doc, tables...)
 }
 
 // blockSource opens the block-level trace and returns it as a source, its
@@ -107,13 +112,4 @@ func blockSource(o *simOptions, changed func(string) bool) (blocktrace.Source, i
 		return nil, 0, nop, err
 	}
 	return src, b, func() { f.Close() }, nil
-}
-
-func emitBlock(w io.Writer, o *simOptions, opt blocksim.Options, results []blocksim.Result, ideal blocksim.Ideal, sweep bool) error {
-	doc, tables, err := blocksim.Report(results, ideal, opt, blocksim.Labels{Trace: traceLabel(*o), TraceFormat: o.traceFmt,
-		QHat: o.qhat, Baseline: o.baseline, Sweep: sweep})
-	if err != nil {
-		return err
-	}
-	return report.Emit(w, o.format, doc, tables...)
 }

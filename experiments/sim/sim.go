@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
@@ -59,6 +60,19 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) ([]replay.Resu
 		return nil, err
 	}
 	return replay.Replay(replay.SliceSource(tr.Turns), runs, s.Options)
+}
+
+// FileOrWorkload replays the canonical trace at path, or, when path is
+// empty, the embedded birth–death workload (birthdeath.Default) of seed.
+func FileOrWorkload(path string, seed uint64, entries []policies.Entry, s Settings) ([]replay.Result, error) {
+	if path != "" {
+		return File(path, entries, s)
+	}
+	tr, err := birthdeath.Trace(birthdeath.Default(), seed)
+	if err != nil {
+		return nil, err
+	}
+	return Trace(tr, entries, s)
 }
 
 // File replays the canonical trace at path ("-" for standard input),

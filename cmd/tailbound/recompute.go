@@ -279,58 +279,68 @@ func rcEmit(stdout io.Writer, format, plot string, out kvreuse.Output) error {
 	return report.Emit(stdout, format, out.Doc, out.Tables...)
 }
 
-func rcRoofline(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("recompute roofline", "recompute roofline [--model M] [--tiers T,...] [--tokens N,...] [flags]", stdout)
+// rcHardwareCmd parses the flags of a sub-command computed from the model
+// and hardware flags alone (roofline, cake): add registers its own flags
+// between those and --plot (described by plotHelp).
+func rcHardwareCmd(name, synopsis, plotHelp string, args []string, stdout io.Writer, add func(fs *pflag.FlagSet)) (
+	h kvreuse.Hardware, format, plot string, err error) {
+	fs := newFlags(name, synopsis, stdout)
 	var setup rcSetup
 	setup.add(fs)
-	toMs := fs.Float64("to-ms", 0.05, "per-layer fixed pipeline overhead t_o, ms (an assumption, not measured)")
-	rmin := fs.Float64("r-min", recompute.DefaultRMin, "quality floor r_min, fraction of tokens recomputed")
-	rmax := fs.Float64("r-max", recompute.DefaultRMax, "upper bound r_max, fraction of tokens recomputed")
-	plot := fs.String("plot", "", "draw TTFT/TTFT(full recompute) against r for each tier at the first context length, r0 marked (.svg/.png)")
-	format, err := parseFormat(fs, args)
+	add(fs)
+	p := fs.String("plot", "", plotHelp)
+	if format, err = parseFormat(fs, args); err != nil {
+		return h, "", "", err
+	}
+	h, err = setup.resolve()
+	return h, format, *p, err
+}
+
+func rcRoofline(args []string, stdout, stderr io.Writer) error {
+	var toMs, rmin, rmax float64
+	h, format, plot, err := rcHardwareCmd("recompute roofline", "recompute roofline [--model M] [--tiers T,...] [--tokens N,...] [flags]",
+		"draw TTFT/TTFT(full recompute) against r for each tier at the first context length, r0 marked (.svg/.png)", args, stdout,
+		func(fs *pflag.FlagSet) {
+			fs.Float64Var(&toMs, "to-ms", 0.05, "per-layer fixed pipeline overhead t_o, ms (an assumption, not measured)")
+			fs.Float64Var(&rmin, "r-min", recompute.DefaultRMin, "quality floor r_min, fraction of tokens recomputed")
+			fs.Float64Var(&rmax, "r-max", recompute.DefaultRMax, "upper bound r_max, fraction of tokens recomputed")
+		})
 	if err != nil {
 		return err
 	}
-	h, err := setup.resolve()
-	if err != nil {
-		return err
-	}
-	if err := recompute.CheckBounds(*rmin, *rmax); err != nil {
+	if err := recompute.CheckBounds(rmin, rmax); err != nil {
 		return fmt.Errorf("flags --r-min/--r-max: %w", err)
 	}
-	if !(*toMs >= 0) || math.IsInf(*toMs, 0) {
-		return fmt.Errorf("flag --to-ms: want finite ms ≥ 0, got %v", *toMs)
+	if !(toMs >= 0) || math.IsInf(toMs, 0) {
+		return fmt.Errorf("flag --to-ms: want finite ms ≥ 0, got %v", toMs)
 	}
-	out, err := kvreuse.Roofline(h, *toMs/1e3, *rmin, *rmax)
+	out, err := kvreuse.Roofline(h, toMs/1e3, rmin, rmax)
 	if err != nil {
 		return err
 	}
-	return rcEmit(stdout, format, *plot, out)
+	return rcEmit(stdout, format, plot, out)
 }
 
 func rcCake(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("recompute cake", "recompute cake [--model M] [--tiers T,...] [--tokens N,...] [--chunk TOKENS] [flags]", stdout)
-	var setup rcSetup
-	setup.add(fs)
-	chunk := fs.Int("chunk", 512, "chunk size, tokens (vLLM's chunked-prefill budget, as in the paper)")
-	overheadMs := fs.Float64("chunk-overhead-ms", 0, "fixed compute overhead per chunk, ms")
-	plot := fs.String("plot", "", "draw TTFT of each schedule against context length for the first tier (.svg/.png)")
-	format, err := parseFormat(fs, args)
+	var chunk int
+	var overheadMs float64
+	h, format, plot, err := rcHardwareCmd("recompute cake", "recompute cake [--model M] [--tiers T,...] [--tokens N,...] [--chunk TOKENS] [flags]",
+		"draw TTFT of each schedule against context length for the first tier (.svg/.png)", args, stdout,
+		func(fs *pflag.FlagSet) {
+			fs.IntVar(&chunk, "chunk", 512, "chunk size, tokens (vLLM's chunked-prefill budget, as in the paper)")
+			fs.Float64Var(&overheadMs, "chunk-overhead-ms", 0, "fixed compute overhead per chunk, ms")
+		})
 	if err != nil {
 		return err
 	}
-	h, err := setup.resolve()
+	if chunk < 1 {
+		return fmt.Errorf("flag --chunk: want ≥ 1 token, got %d", chunk)
+	}
+	out, err := kvreuse.Cake(h, chunk, overheadMs/1e3)
 	if err != nil {
 		return err
 	}
-	if *chunk < 1 {
-		return fmt.Errorf("flag --chunk: want ≥ 1 token, got %d", *chunk)
-	}
-	out, err := kvreuse.Cake(h, *chunk, *overheadMs/1e3)
-	if err != nil {
-		return err
-	}
-	return rcEmit(stdout, format, *plot, out)
+	return rcEmit(stdout, format, plot, out)
 }
 
 func rcSearch(args []string, stdout, stderr io.Writer) error {

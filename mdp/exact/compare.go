@@ -3,6 +3,8 @@ package exact
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tailbound/tailbound/models/namelist"
 )
 
 // deciders are the policies Deciders builds, in order; qhat is T-LRU's Q̂.
@@ -11,32 +13,23 @@ func deciders(qhat float64) []Decider {
 }
 
 // DeciderNames returns the names of the policies Deciders builds.
-func DeciderNames() []string {
-	var out []string
-	for _, d := range deciders(0) {
-		out = append(out, d.Name())
-	}
-	return out
-}
+func DeciderNames() []string { return namelist.Names(deciders(0), Decider.Name) }
 
 // Deciders returns the policies named in list (comma-separated, from
 // DeciderNames; blank entries are skipped), T-LRU with Q̂ = qhat tokens.
 func Deciders(list string, qhat float64) ([]Decider, error) {
+	byName := map[string]Decider{}
+	for _, d := range deciders(qhat) {
+		byName[d.Name()] = d
+	}
 	var out []Decider
 	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		found := false
-		for _, d := range deciders(qhat) {
-			if d.Name() == name {
-				out, found = append(out, d), true
-				break
+		if name = strings.TrimSpace(name); name != "" {
+			d, ok := byName[name]
+			if !ok {
+				return nil, fmt.Errorf("unknown policy %q (want %s)", name, strings.Join(DeciderNames(), ", "))
 			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown policy %q (want %s)", name, strings.Join(DeciderNames(), ", "))
+			out = append(out, d)
 		}
 	}
 	return out, nil

@@ -45,8 +45,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/tailbound/tailbound/models/namelist"
 )
 
 // Tier is the cache state the KV file is read in.
@@ -81,18 +82,13 @@ func ParseTier(s string) (Tier, error) {
 // ParseTiers reads a comma-separated list of tiers (spaces around a name
 // are ignored); the disk tier is refused where DiskSupported is false.
 func ParseTiers(list string) ([]Tier, error) {
-	var out []Tier
-	for _, name := range strings.Split(list, ",") {
-		t, err := ParseTier(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
+	return namelist.ParseEach(list, func(name string) (Tier, error) {
+		t, err := ParseTier(name)
+		if err == nil && t == Disk && !DiskSupported {
+			return t, errors.New("the disk tier needs Linux (posix_fadvise)")
 		}
-		if t == Disk && !DiskSupported {
-			return nil, errors.New("the disk tier needs Linux (posix_fadvise)")
-		}
-		out = append(out, t)
-	}
-	return out, nil
+		return t, err
+	})
 }
 
 // Config sizes a pipeline.

@@ -3,7 +3,8 @@ package recompute
 import (
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/tailbound/tailbound/models/namelist"
 )
 
 // Options configure Analyze.
@@ -172,14 +173,4 @@ func (o Options) Validate() error {
 
 // ParseVariants reads a comma-separated list of search variants (spaces
 // around a name are ignored).
-func ParseVariants(list string) ([]Variant, error) {
-	var vs []Variant
-	for _, name := range strings.Split(list, ",") {
-		v, err := ParseVariant(strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		vs = append(vs, v)
-	}
-	return vs, nil
-}
+func ParseVariants(list string) ([]Variant, error) { return namelist.ParseEach(list, ParseVariant) }

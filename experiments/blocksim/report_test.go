@@ -75,4 +75,3 @@ func TestReportHandWorked(t *testing.T) {
 		}
 	}
 }
-

@@ -88,6 +88,9 @@ func (r *Recorder) Update(s *cache.State, t trace.Turn) error {
 	return nil
 }
 
+// Inner returns the recorded policy.
+func (r *Recorder) Inner() policy.Policy { return r.inner }
+
 // Flush writes what is buffered and returns the first write error.
 func (r *Recorder) Flush() error {
 	if err := r.w.Flush(); err != nil && r.err == nil {

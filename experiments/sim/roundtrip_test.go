@@ -76,8 +76,8 @@ func TestRoundTrip(t *testing.T) {
 		xi       float64
 		forced   bool
 	}{
-		{"embedded", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 150, false},
-		{"embedded-forced", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 150, true},
+		{"embedded", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 1500.5, false},
+		{"embedded-forced", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 1500.5, true},
 		{"mooncake", mooncake, 1 << 20, 512, 1900, false},
 	}
 	all := policies.All()

@@ -117,6 +117,9 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 		runs = append(runs, replay.Named{Name: "schedule:" + sch.Name, Policy: p})
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), runs, s.Options)
+	if v := (*schedule.Violation)(nil); errors.As(err, &v) {
+		return nil, v // it names its file, line and turn
+	}
 	if err != nil {
 		return nil, err
 	}

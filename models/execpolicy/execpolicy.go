@@ -157,8 +157,10 @@ func (p *Policy) read(out io.Reader) {
 	}
 }
 
+// errorf formats an error; the replay engine adds the policy's name (which
+// holds the command) and the turn.
 func (p *Policy) errorf(format string, a ...any) error {
-	return fmt.Errorf("exec %s: %s", strconv.Quote(p.command), fmt.Sprintf(format, a...))
+	return fmt.Errorf(format, a...)
 }
 
 // reply is the JSON shape of an answer.

@@ -135,11 +135,24 @@ func (s *Schedule) Policy(tr *trace.Trace) (policy.Policy, error) {
 // player replays a bound schedule.
 type player struct{ b *bound }
 
-// fail formats a violation at turn k's line.
+// Violation is the first rule of the model a schedule breaks.
+type Violation struct {
+	File string // schedule file name
+	Line int    // 1-based line of the turn at which it is found
+	Turn int    // 0-based turn index in the trace
+	Conv string // the turn's conversation
+	Rule string // "whole blocks", "at most the history", "no growth between a conversation's turns", "capacity" or "forced"
+	What string // what the schedule says and what the model allows, with the numbers
+}
+
+func (v *Violation) Error() string {
+	return fmt.Sprintf("%s:%d: turn %d (conversation %s): %s (rule: %s)", v.File, v.Line, v.Turn, quote(v.Conv), v.What, v.Rule)
+}
+
+// fail returns a violation at turn k's line.
 func (b *bound) fail(k int, rule, format string, a ...any) error {
-	l := b.s.Lines[b.line[k]]
-	return fmt.Errorf("%s:%d: turn %d (conversation %s): %s (rule: %s)", b.s.Name, l.No, k,
-		quote(b.names[b.tr.Turns[k].Conv]), fmt.Sprintf(format, a...), rule)
+	return &Violation{File: b.s.Name, Line: b.s.Lines[b.line[k]].No, Turn: k, Conv: b.names[b.tr.Turns[k].Conv],
+		Rule: rule, What: fmt.Sprintf(format, a...)}
 }
 
 const (

@@ -87,6 +87,19 @@ func ReadFile(path string) (*Schedule, error) {
 	return Read(f, path)
 }
 
+// ReadFiles reads the schedules at paths, in order.
+func ReadFiles(paths []string) ([]*Schedule, error) {
+	var out []*Schedule
+	for _, p := range paths {
+		s, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // Read reads a schedule from r; name is used in messages. It checks the
 // syntax of every line and that all lines have the same form; the model's
 // rules are checked when the schedule is replayed against a trace

@@ -78,8 +78,9 @@ func New(command string, opt Options) policy.Factory {
 	return func(cfg policy.Config) (policy.Policy, error) { return start(command, opt, cfg) }
 }
 
-// Policy is a running exec policy.
-type Policy struct {
+// Process is a running external process speaking JSON Lines: one line
+// out, one answer back.
+type Process struct {
 	command string
 	timeout time.Duration
 	cmd     *exec.Cmd
@@ -87,7 +88,6 @@ type Policy struct {
 	in      *bufio.Writer
 	answers chan answer
 	stderr  *tail
-	buf     []byte
 	failed  bool
 	exited  error // the process's exit, once known
 	done    chan struct{}
@@ -98,9 +98,10 @@ type answer struct {
 	err  error
 }
 
-// start launches the process and writes the header.
-func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
-	p := &Policy{command: command, timeout: opt.Timeout, answers: make(chan answer, 1), stderr: &tail{}, done: make(chan struct{})}
+// Start runs command with /bin/sh -c and writes header (JSON) as its first
+// line. timeout bounds every wait for an answer (0: DefaultTimeout).
+func Start(command string, timeout time.Duration, header any) (*Process, error) {
+	p := &Process{command: command, timeout: timeout, answers: make(chan answer, 1), stderr: &tail{}, done: make(chan struct{})}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
 	}
@@ -121,12 +122,7 @@ func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
 	}
 	go p.read(out)
 	p.in = bufio.NewWriterSize(p.stdin, 1<<16)
-	opts := cfg.Options
-	if opts == nil {
-		opts = map[string]string{}
-	}
-	h, err := json.Marshal(map[string]any{"tailbound": "exec/1", "level": "turn", "capacity": cfg.Capacity,
-		"block": cfg.BlockSize, "xi": cfg.Xi, "forced": cfg.Forced, "qhat": cfg.QHat, "threshold": cfg.Threshold, "options": opts})
+	h, err := json.Marshal(header)
 	if err != nil {
 		p.Close()
 		return nil, p.errorf("header: %v", err)
@@ -136,8 +132,8 @@ func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
 	return p, nil
 }
 
-// read passes the process's output lines to Update, and its end.
-func (p *Policy) read(out io.Reader) {
+// read passes the process's output lines to Ask, and its end.
+func (p *Process) read(out io.Reader) {
 	defer close(p.done)
 	r := bufio.NewReaderSize(out, 1<<16)
 	for {
@@ -159,9 +155,39 @@ func (p *Policy) read(out io.Reader) {
 
 // errorf formats an error; the replay engine adds the policy's name (which
 // holds the command) and the turn.
-func (p *Policy) errorf(format string, a ...any) error {
+func (p *Process) errorf(format string, a ...any) error {
 	return fmt.Errorf(format, a...)
 }
+
+// Ask writes line (one JSON object, without its newline) and returns the
+// answer line. A process that ends, or is silent for the time limit (it is
+// then killed), is an error saying so; after an error Close kills it.
+func (p *Process) Ask(line []byte) ([]byte, error) {
+	if p.failed {
+		return nil, fmt.Errorf("stopped after an earlier error")
+	}
+	p.in.Write(line)
+	p.in.WriteByte('\n')
+	p.in.Flush() // a write error means the process is gone: the read below says how
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	var a answer
+	select {
+	case a = <-p.answers:
+	case <-timer.C:
+		p.kill()
+		p.failed = true
+		return nil, p.errorf("no answer within %v (the time limit, --exec-timeout); process killed", p.timeout)
+	}
+	if a.err != nil {
+		p.failed = true
+		return nil, p.errorf("the process ended before answering (%s)", p.exitText())
+	}
+	return a.line, nil
+}
+
+// Fail marks the process as failed (a bad answer): Close kills it.
+func (p *Process) Fail() { p.failed = true }
 
 // reply is the JSON shape of an answer.
 type reply struct {
@@ -169,15 +195,37 @@ type reply struct {
 	Shrink [][]int64 `json:"shrink"`
 }
 
+// Policy is a running exec policy (turn level).
+type Policy struct {
+	proc *Process
+	buf  []byte
+}
+
+// start launches the process and writes the header.
+func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
+	opts := cfg.Options
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	proc, err := Start(command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "turn", "capacity": cfg.Capacity,
+		"block": cfg.BlockSize, "xi": cfg.Xi, "forced": cfg.Forced, "qhat": cfg.QHat, "threshold": cfg.Threshold, "options": opts})
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{proc: proc}, nil
+}
+
+// Close ends the process; see Process.Close.
+func (p *Policy) Close() error { return p.proc.Close() }
+
+func (p *Policy) errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
 // Update implements policy.Policy: it sends the turn, waits for the answer
 // and applies it, checking the model's rules.
 func (p *Policy) Update(s *cache.State, t trace.Turn) error {
-	if p.failed {
-		return p.errorf("stopped after an earlier error")
-	}
 	err := p.update(s, t)
 	if err != nil {
-		p.failed = true
+		p.proc.Fail()
 	}
 	return err
 }
@@ -205,30 +253,20 @@ func (p *Policy) update(s *cache.State, t trace.Turn) error {
 	b = strconv.AppendInt(b, s.Total(), 10)
 	b = append(b, `,"free":`...)
 	b = strconv.AppendInt(b, s.Capacity()-s.Total(), 10)
-	b = append(b, "}\n"...)
+	b = append(b, '}')
 	p.buf = b
-	p.in.Write(b)
-	p.in.Flush() // a write error means the process is gone: the read below says how
-	timer := time.NewTimer(p.timeout)
-	defer timer.Stop()
-	var a answer
-	select {
-	case a = <-p.answers:
-	case <-timer.C:
-		p.kill()
-		return p.errorf("conversation %d: no answer within %v (the time limit, --exec-timeout); process killed", c, p.timeout)
-	}
-	if a.err != nil {
-		return p.errorf("conversation %d: the process ended before answering (%s)", c, p.exitText())
+	line, err := p.proc.Ask(b)
+	if err != nil {
+		return p.errorf("conversation %d: %v", c, err)
 	}
 	var r reply
-	d := json.NewDecoder(bytes.NewReader(a.line))
+	d := json.NewDecoder(bytes.NewReader(line))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&r); err != nil {
-		return p.errorf("conversation %d: answer %s is not {\"keep\":tokens,\"shrink\":[[conv,tokens],...]} (%v)", c, clip(a.line), err)
+		return p.errorf("conversation %d: answer %s is not {\"keep\":tokens,\"shrink\":[[conv,tokens],...]} (%v)", c, clip(line), err)
 	}
 	if r.Keep == nil {
-		return p.errorf("conversation %d: answer %s has no \"keep\"", c, clip(a.line))
+		return p.errorf("conversation %d: answer %s has no \"keep\"", c, clip(line))
 	}
 	return p.apply(s, c, *r.Keep, r.Shrink)
 }
@@ -275,7 +313,7 @@ func (p *Policy) apply(s *cache.State, c int, keep int64, shrink [][]int64) erro
 }
 
 // kill stops the process (its whole process group) and reaps it.
-func (p *Policy) kill() {
+func (p *Process) kill() {
 	if p.exited != nil || p.cmd.Process == nil {
 		return
 	}
@@ -286,7 +324,7 @@ func (p *Policy) kill() {
 
 // wait reaps the process once its output has ended (killing it if it has
 // not exited within the time limit) and records its exit.
-func (p *Policy) wait() {
+func (p *Process) wait() {
 	if p.exited != nil {
 		return
 	}
@@ -317,7 +355,7 @@ var errExitedOK = errors.New("exit status 0")
 
 // exitText reaps the process (its output has ended) and describes how it
 // ended, with the last line it wrote to standard error.
-func (p *Policy) exitText() string {
+func (p *Process) exitText() string {
 	p.stdin.Close()
 	p.wait()
 	msg := p.exited.Error()
@@ -330,7 +368,7 @@ func (p *Policy) exitText() string {
 // Close ends the process: it closes its input and waits for it to exit
 // (killing it after the time limit). It reports an exit status other than
 // 0 after a successful replay.
-func (p *Policy) Close() error {
+func (p *Process) Close() error {
 	if p.exited != nil {
 		return nil
 	}

@@ -3,6 +3,8 @@
 
     tailbound simulate --policies 'exec:python3 examples/exec_policy.py lru'
     tailbound simulate --policies 'exec:python3 examples/exec_policy.py tlru'
+    tailbound simulate --level block --capacity 32768 \
+        --policies 'exec:python3 examples/exec_policy.py block-lru'
 
 Reads the header line, then one JSON line per turn from standard input, and
 answers each with {"keep": tokens, "shrink": [[conv, tokens], ...]} on
@@ -21,6 +23,12 @@ The two policies are tailbound's LRU and T-LRU, decision for decision:
 With forced caching the served conversation is never cut. The client keeps
 its own copy of every conversation's cached amount and history: they change
 only by its answers and the turns it is sent.
+
+At the block level (`--level block`, see `go doc ./models/blockext`) each
+request line is answered with {"evict": [block ids]}; block-lru is the
+prefix cache's LRU: among the evictable leaves (cached, no cached child, not
+the request's hit tail), the one whose latest use is oldest, the deepest
+among blocks last used by the same request.
 """
 
 import json
@@ -135,13 +143,68 @@ class TLRU(LRU):
             c.evict(victim, cut, shrink)
 
 
+class BlockLRU:
+    """The prefix cache's LRU over the client's copy of the prefix tree."""
+
+    def __init__(self, header):
+        self.capacity = header["capacity"]  # blocks
+        self.cached = set()
+        self.parent = {}
+        self.kids = {}
+        self.depth = {}
+        self.last = {}  # request index of the latest use
+        self.leaves = set()  # cached blocks without a cached child
+
+    def decide(self, req):
+        blocks, hit, need = req["blocks"], req["hit"], req["need"]
+        now = req["request"]
+        for d, b in enumerate(blocks):
+            self.depth[b] = d
+            self.parent[b] = blocks[d - 1] if d > 0 else None
+        pinned = blocks[hit - 1] if hit > 0 else None
+        for b in blocks[:hit]:
+            self.last[b] = now
+        evict = []
+        while len(evict) < need:
+            cands = [b for b in self.leaves if b != pinned]
+            if not cands:
+                break
+            v = min(cands, key=lambda b: (self.last[b], -self.depth[b]))
+            self.remove(v)
+            evict.append(v)
+        room = self.capacity - len(self.cached)
+        for b in blocks[hit:hit + room]:
+            self.add(b, now)
+        return {"evict": evict}
+
+    def remove(self, b):
+        self.cached.discard(b)
+        self.leaves.discard(b)
+        p = self.parent[b]
+        if p is not None:
+            self.kids[p] -= 1
+            if self.kids[p] == 0:
+                self.leaves.add(p)
+
+    def add(self, b, now):
+        self.cached.add(b)
+        self.kids[b] = 0
+        self.leaves.add(b)
+        self.last[b] = now
+        p = self.parent[b]
+        if p is not None:
+            self.kids[p] += 1
+            self.leaves.discard(p)
+
+
 def main():
-    policies = {"lru": LRU, "tlru": TLRU}
+    policies = {"lru": LRU, "tlru": TLRU, "block-lru": BlockLRU}
     if len(sys.argv) != 2 or sys.argv[1] not in policies:
-        sys.exit("usage: exec_policy.py lru|tlru")
+        sys.exit("usage: exec_policy.py lru|tlru|block-lru")
     header = json.loads(sys.stdin.readline())
-    if header.get("tailbound") != "exec/1" or header.get("level") != "turn":
-        sys.exit("exec_policy.py: speaks exec/1 at the turn level, got %r" % header)
+    level = "block" if sys.argv[1] == "block-lru" else "turn"
+    if header.get("tailbound") != "exec/1" or header.get("level") != level:
+        sys.exit("exec_policy.py %s: speaks exec/1 at the %s level, got %r" % (sys.argv[1], level, header))
     policy = policies[sys.argv[1]](header)
     out = sys.stdout
     for line in sys.stdin:

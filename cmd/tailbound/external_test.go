@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,9 +44,41 @@ func TestScheduleFlags(t *testing.T) {
 		!strings.Contains(errs, "bad.jsonl:2: turn 1 (conversation \"a\"): cached 8 tokens") || !strings.Contains(errs, "rule: whole blocks") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	code, _, errs = runCLI("simulate", "--level", "block", "--capacity", "32", "--schedule", bad)
-	if code == 0 || !strings.Contains(errs, "turn level only") {
-		t.Errorf("block level: %d %q", code, errs)
+}
+
+// TestBlockScheduleFlags: simulate --level block --emit-schedule then
+// --schedule gives the same figures; a bad block schedule is one line.
+func TestBlockScheduleFlags(t *testing.T) {
+	em := filepath.Join(t.TempDir(), "b.jsonl")
+	var tr strings.Builder
+	for i := 0; i < 60; i++ { // conversations a, b, c, d in turn, 40 tokens a turn
+		fmt.Fprintf(&tr, "{\"t\":%d,\"conv\":\"%c\",\"prompt\":30,\"response\":10}\n", i, 'a'+i%4)
+	}
+	path := writeFile(t, "tr.jsonl", tr.String())
+	code, out1, errs := runCLI("simulate", "--level", "block", "--trace", path, "--policies", "lru", "--capacity", "160", "--emit-schedule", em, "--format", "csv")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	code, out2, errs := runCLI("simulate", "--level", "block", "--trace", path, "--schedule", em, "--capacity", "160", "--format", "csv")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	row := func(out, name string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "160,"+name+",") {
+				return strings.TrimPrefix(l, "160,"+name+",")
+			}
+		}
+		return "missing"
+	}
+	if a, b := row(out1, "lru"), row(out2, "schedule:"+em); a != b || a == "missing" {
+		t.Errorf("lru %q, its schedule %q", a, b)
+	}
+	bad := writeFile(t, "bad.jsonl", "{\"evict\":[5]}\n")
+	code, _, errs = runCLI("simulate", "--level", "block", "--trace", path, "--schedule", bad, "--capacity", "160")
+	if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") != 0 ||
+		!strings.Contains(errs, "bad.jsonl:1: request 0: evicts 1 blocks, but the cache needed 0 (blocks are evicted only to make room) (rule: capacity)") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
 

@@ -80,12 +80,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		o.baseline = ""
 	}
 	o.baseline = resolveBaseline(o.baseline, o.policies, fs.Changed("baseline"))
+	if !(o.execLimit > 0) {
+		return fmt.Errorf("flag --exec-timeout: must be > 0 seconds, got %v", o.execLimit)
+	}
 	switch o.level {
 	case "turn":
 	case "block":
-		if len(o.schedules) > 0 || o.emit != "" {
-			return fmt.Errorf("flags --schedule and --emit-schedule: turn level only")
-		}
 		return simulateBlock(&o, fs.Changed, stdout, stderr)
 	default:
 		return fmt.Errorf("flag --level: want turn or block, got %q", o.level)
@@ -118,9 +118,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if entries, err = policies.ParseWith(o.policies, execpolicy.Options{Timeout: seconds(o.execLimit)}); err != nil {
 			return fmt.Errorf("flag --policies: %w", err)
 		}
-	}
-	if !(o.execLimit > 0) {
-		return fmt.Errorf("flag --exec-timeout: must be > 0 seconds, got %v", o.execLimit)
 	}
 	popts, err := parseKV("policy-opt", o.policyOpts)
 	if err != nil {

@@ -1,14 +1,17 @@
 package blocksim_test
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -143,6 +146,64 @@ func TestBlockViolations(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %q lacks %q", c.name, err, w)
 			}
+		}
+	}
+}
+
+// pyClient returns the reference client's path, or skips without python3.
+func pyClient(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found on PATH: the reference client examples/exec_policy.py cannot run (install python3 to run this test)")
+	}
+	p, err := filepath.Abs("../../examples/exec_policy.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBlockExec: the reference client's block-lru through exec: equals the
+// built-in block LRU on the chained embedded workload, every figure.
+func TestBlockExec(t *testing.T) {
+	py := pyClient(t)
+	s := chained(t)
+	fin := &blockext.Finishers{}
+	entries, err := blockext.Parse("lru,exec:python3 "+py+" block-lru", execpolicy.Options{}, fin.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := blocksim.Options{BlockTokens: 16, Xi: 1500, Model: latency.Default(), SLOMs: 200}
+	res, _, err := blocksim.ReplayExternal(blocksim.StreamSource(s), entries, []int64{16 * 2048}, opt, blocksim.External{Finishers: fin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, g := res[0], res[1]
+	if g.Summary != w.Summary || g.HitBlocks != w.HitBlocks || g.Evictions != w.Evictions || w.Evictions == 0 {
+		t.Errorf("exec %+v (%d hit blocks, %d evictions); lru %+v (%d, %d)", g.Summary, g.HitBlocks, g.Evictions, w.Summary, w.HitBlocks, w.Evictions)
+	}
+}
+
+// TestBlockExecBadAnswers: a bad victim, a malformed answer and a process
+// that dies each give one line naming the request and the rule.
+func TestBlockExecBadAnswers(t *testing.T) {
+	const first = `read h; read r; echo '{}'; read r; `
+	for _, c := range []struct{ name, script, want string }{
+		{"prefix", first + `echo '{"evict":[0]}'; cat >/dev/null`, "request 1: block 0 has a cached child (rule: prefix"},
+		{"capacity", first + `echo '{"evict":[]}'; cat >/dev/null`, "request 1: evicts 0 blocks, but the cache needs room"},
+		{"not json", first + `echo 'evict all'; cat >/dev/null`, `request 1: answer "evict all" is not {"evict":[block ids]}`},
+		{"dies", first + `exit 2`, "request 1: the process ended before answering (exit status 2"},
+		{"stalls", first + `sleep 30`, "request 1: no answer within 300ms"},
+	} {
+		fin := &blockext.Finishers{}
+		entries, err := blockext.Parse("exec:"+c.script, execpolicy.Options{Timeout: 300 * time.Millisecond}, fin.Add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = blocksim.ReplayExternal(blocksim.StreamSource(tinyStream()), entries, []int64{2},
+			blocksim.Options{BlockTokens: 1, Model: latency.Default(), SLOMs: 200}, blocksim.External{Finishers: fin})
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want one line with %q", c.name, err, c.want)
 		}
 	}
 }

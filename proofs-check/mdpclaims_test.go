@@ -1,6 +1,7 @@
-package checks
+package proofscheck
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
@@ -19,7 +21,11 @@ func TestHolding(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
-	for _, c := range All(s) {
+	var mdpClaims []claim.Claim
+	for _, f := range []Family{lemma1Claims, corollaryClaims, theorem2Claims, beliefClaims} {
+		mdpClaims = append(mdpClaims, f(s)...)
+	}
+	for _, c := range mdpClaims {
 		switch c.Name {
 		case "lemma1", "corollary-lru", "corollary-tlru", "corollary-unitpage", "theorem2-paper", "theorem2-forced", "theorem2-unitpage", "belief-bayes":
 		default:
@@ -51,7 +57,7 @@ func TestHolding(t *testing.T) {
 // next-turn TEL λ·(1 + 1) is below T-LRU's λ·(3 + 0).
 func TestTLRUBlocksCounterexample(t *testing.T) {
 	p := &Pair{Turns: []trace.Record{{T: 2, Conv: "c0", Prompt: 6}, {T: 2, Conv: "c1", Prompt: 6}},
-		Capacity: 4, Block: 2, Xi: 9, QHat: 6, Other: "tlru",
+		Params: instance.Params{Capacity: 4, BlockSize: 2, Xi: 9}, QHat: 6, Other: "tlru",
 		Options: map[string]string{"belief": "paper", "mu": "0.5", "rates": "0.5", "prompt": "fixed:6"}}
 	k, et, other, err := p.Compare()
 	if err != nil {
@@ -109,7 +115,7 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 		t.Fatalf("construction: P0 %v ≤ P1 %v", p0, p1)
 	}
 	m := &MDP{Instance: in, Belief: exact.Bayes}
-	ok, detail, err := CheckMDP(m)
+	ok, detail, err := checkMDP(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +134,7 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 // 0.1, all pages cached, room for two: keep the 0.9 and 0.5 pages.
 func TestUnitPageRule(t *testing.T) {
 	u := &UnitPage{Weights: []float64{0.3, 0.9, 0.5, 0.1}, Cached: []bool{true, true, true, true}, Capacity: 2}
-	ok, detail, err := CorollaryUnitPage(DefaultSizes()).Check(u)
+	ok, detail, err := corollaryUnitPage(DefaultSizes()).Check(u)
 	if err != nil || !ok {
 		t.Fatalf("%v %s", err, detail)
 	}
@@ -156,6 +162,37 @@ func TestShrinkKeepsValid(t *testing.T) {
 			if c.Size() >= m.Size() {
 				t.Fatalf("shrink grew the size: %d ≥ %d", c.Size(), m.Size())
 			}
+		}
+	}
+}
+
+// TestExportKeepsFieldNames: the counterexamples of the one-step and pair
+// claims print the parameters as Capacity, Block and Xi, in the field
+// order 'tailbound check' has always printed (written out by hand here),
+// although the types embed instance.Params; a pair prints Forced only
+// when it is set.
+func TestExportKeepsFieldNames(t *testing.T) {
+	turns := []trace.Record{{T: 0, Conv: "c0", Prompt: 3, Response: 1}}
+	for _, tc := range []struct {
+		name string
+		inst claim.Instance
+		want string
+	}{
+		{"one-step", &OneStep{Weights: []float64{0.5}, History: []int64{4}, Upper: []int64{2}, Fixed: []bool{false},
+			Params: instance.Params{Capacity: 2, BlockSize: 2, Xi: 1.5, Forced: true}, Prompt: []int64{3}, Probs: []float64{1}},
+			`{"Weights":[0.5],"History":[4],"Upper":[2],"Fixed":[false],"Capacity":2,"Block":2,"Xi":1.5,"Prompt":[3],"Probs":[1]}`},
+		{"pair", &Pair{Turns: turns, Params: instance.Params{Capacity: 4, BlockSize: 2, Xi: 7}, QHat: 3,
+			Options: map[string]string{"belief": "paper"}, Other: "tlru"},
+			`{"Turns":[{"t":0,"conv":"c0","prompt":3,"response":1}],"Capacity":4,"Block":2,"Xi":7,"QHat":3,"Options":{"belief":"paper"},"Other":"tlru"}`},
+		{"forced pair", &Pair{Turns: turns, Params: instance.Params{Capacity: 4, BlockSize: 2, Xi: 7, Forced: true}, Other: "lru"},
+			`{"Turns":[{"t":0,"conv":"c0","prompt":3,"response":1}],"Capacity":4,"Block":2,"Xi":7,"Forced":true,"QHat":0,"Options":null,"Other":"lru"}`},
+	} {
+		got, err := json.Marshal(tc.inst.Export())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: exported\n%s\nwant\n%s", tc.name, got, tc.want)
 		}
 	}
 }

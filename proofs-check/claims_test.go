@@ -163,3 +163,37 @@ func TestDefaultOrder(t *testing.T) {
 		t.Errorf("default claims\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestHolding: the claims that hold must pass on every instance drawn.
+func TestHolding(t *testing.T) {
+	s := DefaultSizes()
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	var mdpClaims []claim.Claim
+	for _, f := range []Family{lemma1Claims, corollaryClaims, theorem2Claims, beliefClaims} {
+		mdpClaims = append(mdpClaims, f(s)...)
+	}
+	for _, c := range mdpClaims {
+		switch c.Name {
+		case "lemma1", "corollary-lru", "corollary-tlru", "corollary-unitpage", "theorem2-paper", "theorem2-forced", "theorem2-unitpage", "belief-bayes":
+		default:
+			continue
+		}
+		r := rand.New(rand.NewPCG(99, uint64(len(c.Name))))
+		m := n
+		if c.Fixed > 0 {
+			m = 1
+		}
+		for k := 0; k < m; k++ {
+			ok, ce, err := claim.Once(c, r)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			if !ok {
+				t.Fatalf("%s fails: %+v", c.Name, ce)
+			}
+		}
+	}
+}

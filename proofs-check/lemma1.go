@@ -88,14 +88,7 @@ func (o *OneStep) Shrink() []claim.Instance {
 	}
 	for k := range o.Prompt {
 		if len(o.Prompt) > 1 {
-			with(func(c *OneStep) {
-				rest := 1 - c.Probs[k]
-				c.Prompt = append(c.Prompt[:k], c.Prompt[k+1:]...)
-				c.Probs = append(c.Probs[:k], c.Probs[k+1:]...)
-				for j := range c.Probs {
-					c.Probs[j] /= rest
-				}
-			})
+			with(func(c *OneStep) { c.Prompt, c.Probs = dropAtom(c.Prompt, c.Probs, k) })
 		}
 	}
 	if o.Capacity > 0 {
@@ -119,6 +112,19 @@ func (o *OneStep) Export() any {
 		Prompt   []int64
 		Probs    []float64
 	}{o.Weights, o.History, o.Upper, o.Fixed, o.Capacity, o.BlockSize, o.Xi, o.Prompt, o.Probs}
+}
+
+// dropAtom removes atom k of a distribution of lengths (tokens) with
+// probabilities probs and rescales the others to sum to one. It reuses the
+// slices' storage: pass copies.
+func dropAtom(values []int64, probs []float64, k int) ([]int64, []float64) {
+	rest := 1 - probs[k]
+	values = append(values[:k], values[k+1:]...)
+	probs = append(probs[:k], probs[k+1:]...)
+	for j := range probs {
+		probs[j] /= rest
+	}
+	return values, probs
 }
 
 // RandomOneStep draws a one-step problem with up to items conversations:

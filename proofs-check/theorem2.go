@@ -92,12 +92,7 @@ func (m *MDP) Shrink() []claim.Instance {
 					if isPrompt {
 						dd = &in.Prompt
 					}
-					rest := 1 - dd.Probs[k]
-					dd.Values = append(dd.Values[:k], dd.Values[k+1:]...)
-					dd.Probs = append(dd.Probs[:k], dd.Probs[k+1:]...)
-					for j := range dd.Probs {
-						dd.Probs[j] /= rest
-					}
+					dd.Values, dd.Probs = dropAtom(dd.Values, dd.Probs, k)
 				})
 			}
 		}

@@ -95,6 +95,15 @@ type Observer interface {
 	Observe(r *Req)
 }
 
+// Checker is implemented by policies whose victims come from outside
+// tailbound (a schedule, an external process; package blockext): Err is
+// called at the end of every request and returns the first rule their
+// victims broke, which stops the replay. Such a policy returns -1 from
+// Victim instead of a block that is not an evictable leaf.
+type Checker interface {
+	Err() error
+}
+
 // Config is what a cache tells a policy when it builds one.
 type Config struct {
 	// Params are the cache's capacity and block size (tokens) and the TEL

@@ -343,6 +343,30 @@ func rcCake(args []string, stdout, stderr io.Writer) error {
 	return rcEmit(stdout, format, plot, out)
 }
 
+// rcLiveFlags are the flags of the sub-commands that can measure live: the
+// model, the search (search, measure), the pipeline, --save and --plot.
+type rcLiveFlags struct {
+	m          rcModel
+	sf         rcSearchFlags
+	pf         rcPipeFlags
+	save, plot *string
+}
+
+// add registers the model flags, the search and pipeline flags (the search
+// ones first when searchFirst), and --save and --plot with their help.
+func (l *rcLiveFlags) add(fs *pflag.FlagSet, searchFirst bool, saveHelp, plotHelp string) {
+	l.m.add(fs)
+	if searchFirst {
+		l.sf.add(fs)
+		l.pf.add(fs)
+	} else {
+		l.pf.add(fs)
+		l.sf.add(fs)
+	}
+	l.save = fs.String("save", "", saveHelp)
+	l.plot = fs.String("plot", "", plotHelp)
+}
+
 func rcSearch(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recompute search", "recompute search (--csv FILE | --live) [flags]", stdout)
 	csvPath := fs.String("csv", "", "measurements: CSV with header columns tier, r (fraction), ttft_s (seconds), optional reps (runs averaged), tokens (context length)")
@@ -352,14 +376,9 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 	tiUs := fs.Float64("ti-us", math.NaN(), "CSV: profiled load cost t_i, µs per token per layer")
 	layers := fs.Int("fit-layers", 0, "CSV: layers of the measured pipeline, to scale a fitted profile (default: the model's)")
 	tokensDefault := fs.Int("fit-tokens", 0, "CSV: context length for curves without a tokens column, tokens (only scales a fitted profile)")
-	var m rcModel
-	var sf rcSearchFlags
-	var pf rcPipeFlags
-	m.add(fs)
-	sf.add(fs)
-	pf.add(fs)
-	save := fs.String("save", "", "live: write every timed run to this CSV (the --csv format)")
-	plot := fs.String("plot", "", "draw TTFT against r with r0 and r* marked (.svg/.png; one file per curve, suffixed, when several)")
+	var l rcLiveFlags
+	l.add(fs, true, "live: write every timed run to this CSV (the --csv format)",
+		"draw TTFT against r with r0 and r* marked (.svg/.png; one file per curve, suffixed, when several)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
@@ -367,15 +386,15 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 	if (*csvPath == "") == !*live {
 		return errors.New("give exactly one of --csv FILE and --live")
 	}
-	o, vs, err := sf.resolve()
+	o, vs, err := l.sf.resolve()
 	if err != nil {
 		return err
 	}
 	if *live {
-		return rcLive(&m, &pf, o, vs, *save, *plot, format, false, stdout, stderr)
+		return rcLive(&l, o, vs, format, false, stdout, stderr)
 	}
 	s := kvreuse.CSVSearch{Source: *csvPath, Options: o, Variants: vs, DefaultTokens: *tokensDefault}
-	s.Layers, s.Measurements, err = rcReadCSV(&m, *csvPath, *layers, func(layers int) error {
+	s.Layers, s.Measurements, err = rcReadCSV(&l.m, *csvPath, *layers, func(layers int) error {
 		if layers < 1 {
 			return fmt.Errorf("flag --fit-layers: want ≥ 1, got %d", layers)
 		}
@@ -398,7 +417,7 @@ func rcSearch(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return rcEmit(stdout, format, *plot, out)
+	return rcEmit(stdout, format, *l.plot, out)
 }
 
 // rcReadCSV resolves the model and reads the measurements at path; layers
@@ -425,9 +444,12 @@ func rcReadCSV(m *rcModel, path string, layers int, check func(layers int) error
 
 // rcLive measures on this machine: the profile, r0, the searches and the
 // grid, per tier and context length.
-func rcLive(m *rcModel, pf *rcPipeFlags, o recompute.Options, vs []recompute.Variant,
-	save, plot, format string, profileOnly bool, stdout, stderr io.Writer) error {
-	cfg, err := m.resolve()
+func rcLive(l *rcLiveFlags, o recompute.Options, vs []recompute.Variant, format string, profileOnly bool, stdout, stderr io.Writer) error {
+	pf, save, plot := &l.pf, "", ""
+	if l.save != nil {
+		save, plot = *l.save, *l.plot
+	}
+	cfg, err := l.m.resolve()
 	if err != nil {
 		return err
 	}
@@ -467,23 +489,18 @@ func rcLive(m *rcModel, pf *rcPipeFlags, o recompute.Options, vs []recompute.Var
 
 func rcMeasure(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recompute measure", "recompute measure [--tokens N,...] [--tiers page-cache,disk] [flags]", stdout)
-	var m rcModel
-	var sf rcSearchFlags
-	var pf rcPipeFlags
-	m.add(fs)
-	pf.add(fs)
-	sf.add(fs)
-	save := fs.String("save", "", "write every timed run to this CSV (the format 'recompute search --csv' reads)")
-	plot := fs.String("plot", "", "draw measured TTFT and the fitted roofline against r, r0 and r* marked (.svg/.png; one file per tier and length, suffixed)")
+	var l rcLiveFlags
+	l.add(fs, false, "write every timed run to this CSV (the format 'recompute search --csv' reads)",
+		"draw measured TTFT and the fitted roofline against r, r0 and r* marked (.svg/.png; one file per tier and length, suffixed)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
-	o, vs, err := sf.resolve()
+	o, vs, err := l.sf.resolve()
 	if err != nil {
 		return err
 	}
-	return rcLive(&m, &pf, o, vs, *save, *plot, format, false, stdout, stderr)
+	return rcLive(&l, o, vs, format, false, stdout, stderr)
 }
 
 func rcProfile(args []string, stdout, stderr io.Writer) error {
@@ -492,10 +509,9 @@ func rcProfile(args []string, stdout, stderr io.Writer) error {
 	live := fs.Bool("live", false, "time the pipeline's compute and load stages alone on this machine and fit lines")
 	layers := fs.Int("fit-layers", 0, "CSV: layers of the measured pipeline (default: the model's)")
 	tokensDefault := fs.Int("fit-tokens", 1, "CSV: context length for curves without a tokens column, tokens")
-	var m rcModel
-	var pf rcPipeFlags
-	m.add(fs)
-	pf.add(fs)
+	var l rcLiveFlags
+	l.m.add(fs)
+	l.pf.add(fs)
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
@@ -504,9 +520,9 @@ func rcProfile(args []string, stdout, stderr io.Writer) error {
 		return errors.New("give exactly one of --csv FILE and --live")
 	}
 	if *live {
-		return rcLive(&m, &pf, recompute.DefaultOptions(), nil, "", "", format, true, stdout, stderr)
+		return rcLive(&l, recompute.DefaultOptions(), nil, format, true, stdout, stderr)
 	}
-	n, meas, err := rcReadCSV(&m, *csvPath, *layers, func(layers int) error {
+	n, meas, err := rcReadCSV(&l.m, *csvPath, *layers, func(layers int) error {
 		if layers < 1 || *tokensDefault < 1 {
 			return fmt.Errorf("flags --fit-layers/--fit-tokens: want ≥ 1, got %d and %d", layers, *tokensDefault)
 		}

@@ -1,6 +1,7 @@
 // Package policy defines the conversation-level eviction policy interface of
 // the replay engine and the online policies of the tail-latency paper: LRU,
-// FIFO, LFU, Threshold-LRU, T-LRU and its end- and length-aware variants.
+// FIFO, LFU, Threshold-LRU and T-LRU. The hindsight policies, which read the
+// future of the trace, are in package belady.
 //
 // A policy is called after every turn, once the turn has been served and its
 // conversation's history has grown, and decides the cached amount of every

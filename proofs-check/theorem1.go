@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/belady"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -22,14 +23,14 @@ const telTol = 1e-9
 // tokens.
 func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 	tr := inst.Trace()
-	p, err := f(policy.Config{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Forced: inst.Forced,
+	p, err := f(policy.Config{Params: instance.Params{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Forced: inst.Forced},
 		Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 	if err != nil {
 		return 0, err
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "p", Policy: p}},
-		replay.Options{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Model: latency.Default(),
-			SLOMs: latency.DefaultSLOMs, Forced: inst.Forced})
+		replay.Options{Params: instance.Params{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Forced: inst.Forced}, Model: latency.Default(),
+			SLOMs: latency.DefaultSLOMs})
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -107,8 +108,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s := sim.Settings{
-		Options: replay.Options{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Model: model,
-			SLOMs: o.slo, Forced: o.forced, Progress: progressTo(stderr)},
+		Options: replay.Options{Params: instance.Params{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Forced: o.forced}, Model: model,
+			SLOMs: o.slo, Progress: progressTo(stderr)},
 		QHat: qhat, Threshold: o.threshold, PolicyOptions: popts,
 	}
 	var results []replay.Result

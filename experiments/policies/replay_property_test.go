@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -40,11 +41,11 @@ func TestInvariants(t *testing.T) {
 		forced := rapid.Bool().Draw(t, "forced")
 		fut := trace.NewHindsight(tr.Turns, tr.Conversations())
 		for _, e := range policies.All() {
-			p, err := e.New(policy.Config{Capacity: capacity, BlockSize: block, Xi: xi, Threshold: 200, Forced: forced, Future: fut})
+			p, err := e.New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Threshold: 200, Future: fut})
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, _ := cache.New(capacity, block, forced)
+			s, _ := cache.New(instance.Params{Capacity: capacity, BlockSize: block, Forced: forced})
 			hist := map[int]int64{}
 			prev := map[int]int64{}
 			var tel float64
@@ -81,9 +82,9 @@ func TestInvariants(t *testing.T) {
 					t.Fatalf("%s turn %d: %d tokens cached, capacity %d", e.Name, u.Index, total, capacity)
 				}
 			}
-			p2, _ := e.New(policy.Config{Capacity: capacity, BlockSize: block, Xi: xi, Threshold: 200, Forced: forced, Future: fut})
+			p2, _ := e.New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Threshold: 200, Future: fut})
 			res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: e.Name, Policy: p2}},
-				replay.Options{Capacity: capacity, BlockSize: block, Xi: xi, Model: latency.Default(), SLOMs: 200, Forced: forced})
+				replay.Options{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Model: latency.Default(), SLOMs: 200})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
@@ -93,7 +94,7 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 	rate1 := lo
 	in := exact.Instance{World: exact.Bayes, Mu: mu, Step: step, Horizon: horizon, MaxTurns: 1,
 		Seats:  []exact.Seat{{Rate: 1, History: 1}, {Rate: rate1, History: 1, Cached: 1, Silence: 4}},
-		Served: 0, Capacity: 1, Block: 1, Xi: 0,
+		Served: 0, Params: instance.Params{Capacity: 1, BlockSize: 1, Xi: 0},
 		Prompt:   exact.Dist{Values: []int64{1}, Probs: []float64{1}},
 		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
 	var p0, p1 float64
@@ -133,7 +134,7 @@ func TestUnitPageRule(t *testing.T) {
 		t.Fatalf("%v %s", err, detail)
 	}
 	q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
-	p := &etlru.Problem{Capacity: 2, Block: 1, Prompt: q}
+	p := &etlru.Problem{Params: instance.Params{Capacity: 2, BlockSize: 1}, Prompt: q}
 	for i, w := range u.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: 1, Recency: int64(i)})
 	}

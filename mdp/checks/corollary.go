@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -70,7 +71,7 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	for _, t := range p.Turns {
 		tr.Append(t.T, t.Conv, t.Prompt, t.Response)
 	}
-	cfg := policy.Config{Capacity: p.Capacity, BlockSize: p.Block, Xi: p.Xi, QHat: p.QHat, Options: p.Options}
+	cfg := policy.Config{Params: instance.Params{Capacity: p.Capacity, BlockSize: p.Block, Xi: p.Xi}, QHat: p.QHat, Options: p.Options}
 	a, err := etlru.New(cfg)
 	if err != nil {
 		return 0, nil, nil, err
@@ -87,8 +88,8 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	sa, _ := cache.New(p.Capacity, p.Block, false)
-	sb, _ := cache.New(p.Capacity, p.Block, false)
+	sa, _ := cache.New(instance.Params{Capacity: p.Capacity, BlockSize: p.Block})
+	sb, _ := cache.New(instance.Params{Capacity: p.Capacity, BlockSize: p.Block})
 	for k, t := range tr.Turns {
 		for _, x := range []struct {
 			s   *cache.State
@@ -244,7 +245,7 @@ func CorollaryUnitPage(s Sizes) claim.Claim {
 		Check: func(c claim.Instance) (bool, string, error) {
 			u := c.(*UnitPage)
 			q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
-			p := &etlru.Problem{Capacity: u.Capacity, Block: 1, Xi: 0, Prompt: q}
+			p := &etlru.Problem{Params: instance.Params{Capacity: u.Capacity, BlockSize: 1, Xi: 0}, Prompt: q}
 			var cached []int
 			for i, w := range u.Weights {
 				up := int64(0)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
 
@@ -28,7 +29,7 @@ func (o *OneStep) Problem() (*etlru.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &etlru.Problem{Capacity: o.Capacity, Block: o.Block, Xi: o.Xi, Prompt: q}
+	p := &etlru.Problem{Params: instance.Params{Capacity: o.Capacity, BlockSize: o.Block, Xi: o.Xi}, Prompt: q}
 	for i := range o.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(o.Weights[i]), History: o.History[i],
 			Upper: o.Upper[i], Recency: int64(i), Fixed: o.Fixed[i]})

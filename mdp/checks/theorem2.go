@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
 
@@ -19,7 +20,7 @@ type MDP struct {
 // Size implements claim.Instance.
 func (m *MDP) Size() int {
 	in := &m.Instance
-	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.Block)
+	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.BlockSize)
 	for _, st := range in.Seats {
 		s += int(st.History) + st.Silence
 	}
@@ -65,15 +66,15 @@ func (m *MDP) Shrink() []claim.Instance {
 			with(func(in *exact.Instance) {
 				s := &in.Seats[i]
 				s.History--
-				s.Cached = min(s.Cached, s.History/in.Block*in.Block)
+				s.Cached = min(s.Cached, s.History/in.BlockSize*in.BlockSize)
 			})
 		}
 		if in.Seats[i].Silence > 1 {
 			with(func(in *exact.Instance) { in.Seats[i].Silence-- })
 		}
 	}
-	if in.Capacity > in.Block {
-		with(func(in *exact.Instance) { in.Capacity -= in.Block })
+	if in.Capacity > in.BlockSize {
+		with(func(in *exact.Instance) { in.Capacity -= in.BlockSize })
 	}
 	for _, d := range []*exact.Dist{&in.Prompt, &in.Response} {
 		for k := range d.Values {
@@ -131,9 +132,9 @@ type MDPShape struct {
 func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 	for {
 		in := exact.Instance{World: sh.World, Mu: 0.2 + r.Float64(), Step: 0.25,
-			Horizon: 1 + r.IntN(max(s.Horizon, 1)), Block: int64(1 + r.IntN(2)),
-			Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)], Forced: sh.Forced}
-		in.Capacity = in.Block * int64(1+r.IntN(4))
+			Horizon: 1 + r.IntN(max(s.Horizon, 1)), Params: instance.Params{BlockSize: int64(1 + r.IntN(2)),
+				Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)], Forced: sh.Forced}}
+		in.Capacity = in.BlockSize * int64(1+r.IntN(4))
 		if r.IntN(3) == 0 {
 			in.MaxTurns = 1 + r.IntN(3)
 		}
@@ -152,7 +153,7 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 		if sh.UnitPage {
 			in.Prompt = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
 			in.Response = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
-			in.Block, in.Xi, in.Birth = 1, 0, 0
+			in.BlockSize, in.Xi, in.Birth = 1, 0, 0
 			in.Capacity = int64(1 + r.IntN(2))
 		}
 		seats := 2 + r.IntN(max(s.Seats-1, 1))
@@ -171,8 +172,8 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 				}
 				if i != in.Served {
 					st.Silence = 1 + r.IntN(5)
-					room := min(st.History, in.Capacity-used) / in.Block
-					st.Cached = in.Block * int64(r.IntN(int(room)+1))
+					room := min(st.History, in.Capacity-used) / in.BlockSize
+					st.Cached = in.BlockSize * int64(r.IntN(int(room)+1))
 					used += st.Cached
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // One ET-LRU decision: two conversations, capacity 4 blocks of 1 token, ξ
@@ -13,7 +14,7 @@ import (
 // worth 0.5. The greedy keeps A whole and drops B, as the exact program.
 func Example() {
 	q, _ := etlru.NewAtoms([]int64{0, 4}, []float64{0.5, 0.5})
-	p := &etlru.Problem{Capacity: 4, Block: 1, Xi: 0, Prompt: q, Items: []etlru.Item{
+	p := &etlru.Problem{Params: instance.Params{Capacity: 4, BlockSize: 1, Xi: 0}, Prompt: q, Items: []etlru.Item{
 		{LogWeight: math.Log(1), History: 4, Upper: 4, Recency: 2},
 		{LogWeight: math.Log(0.5), History: 4, Upper: 4, Recency: 1},
 	}}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // randomAtoms draws a prompt distribution of 1–4 atoms on 0..12 tokens.
@@ -32,7 +34,7 @@ func randomAtoms(r *rand.Rand) *Atoms {
 // sometimes a fixed (forced) served item.
 func randomProblem(r *rand.Rand) *Problem {
 	b := int64(1 + r.IntN(4))
-	p := &Problem{Block: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}
+	p := &Problem{Params: instance.Params{BlockSize: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}}
 	if r.IntN(2) == 0 {
 		p.Xi += r.Float64()
 	}
@@ -70,8 +72,8 @@ func TestGreedyMatchesExact(t *testing.T) {
 		}
 		var total int64
 		for i, it := range p.Items {
-			if y[i] < 0 || y[i] > it.Upper || y[i]%p.Block != 0 || (it.Fixed && y[i] != it.Upper) {
-				t.Fatalf("problem %d: item %d keeps %d tokens (bound %d, B %d, fixed %v)", k, i, y[i], it.Upper, p.Block, it.Fixed)
+			if y[i] < 0 || y[i] > it.Upper || y[i]%p.BlockSize != 0 || (it.Fixed && y[i] != it.Upper) {
+				t.Fatalf("problem %d: item %d keeps %d tokens (bound %d, B %d, fixed %v)", k, i, y[i], it.Upper, p.BlockSize, it.Fixed)
 			}
 			total += y[i]
 		}

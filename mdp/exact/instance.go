@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // World selects the probability that a silent conversation is alive, and so
@@ -89,15 +90,12 @@ type Instance struct {
 	// MaxTurns ends the horizon after that many turns after the root (0: no
 	// cap).
 	MaxTurns int
-	// Capacity C and Block B, tokens.
-	Capacity, Block int64
-	// Xi is ξ, tokens.
-	Xi float64
+	// Params are the capacity C and block size B (tokens), the threshold ξ
+	// (tokens) and the caching mode (forced: the served conversation keeps
+	// its whole history, capped at C).
+	instance.Params
 	// Prompt and Response lengths, tokens.
 	Prompt, Response Dist
-	// Forced is forced caching: the served conversation keeps its whole
-	// history (capped at C).
-	Forced bool
 	// Discount per step, in (0, 1]; 0 means 1.
 	Discount float64
 }
@@ -108,19 +106,18 @@ const maxSeats = 4
 // Validate reports an instance the solver cannot use.
 func (in *Instance) Validate() error {
 	n := len(in.Seats)
+	if err := in.Params.Validate(); err != nil {
+		return fmt.Errorf("exact: %w", err)
+	}
 	switch {
 	case n == 0 || n > maxSeats:
 		return fmt.Errorf("exact: need 1 to %d seats, got %d", maxSeats, n)
-	case in.Block < 1 || in.Capacity < 0 || in.Capacity%in.Block != 0:
-		return fmt.Errorf("exact: capacity %d tokens must be a multiple ≥ 0 of the block size %d ≥ 1", in.Capacity, in.Block)
 	case !(in.Mu > 0) || !(in.Step > 0) || in.Birth < 0 || math.IsInf(in.Mu+in.Step+in.Birth, 0):
 		return fmt.Errorf("exact: need μ > 0, Δ > 0 s and ν ≥ 0, finite")
 	case in.Horizon < 0 || in.Horizon > 10000 || in.MaxTurns < 0:
 		return fmt.Errorf("exact: horizon %d steps and turn cap %d must be ≥ 0", in.Horizon, in.MaxTurns)
 	case in.Discount < 0 || in.Discount > 1:
 		return fmt.Errorf("exact: discount %v must be in (0, 1]", in.Discount)
-	case math.IsNaN(in.Xi) || math.IsInf(in.Xi, 0):
-		return fmt.Errorf("exact: ξ must be finite")
 	}
 	if err := in.Prompt.validate("prompt"); err != nil {
 		return err
@@ -137,7 +134,7 @@ func (in *Instance) Validate() error {
 		if len(in.Prefix) > 0 {
 			continue
 		}
-		if s.History < 0 || s.Cached < 0 || s.Cached > s.History || s.Cached%in.Block != 0 || s.Silence < 0 || s.Silence > 10000 {
+		if s.History < 0 || s.Cached < 0 || s.Cached > s.History || s.Cached%in.BlockSize != 0 || s.Silence < 0 || s.Silence > 10000 {
 			return fmt.Errorf("exact: seat %d: need 0 ≤ cached ≤ history, cached in whole blocks, silence ≥ 0 steps", i)
 		}
 		if s.History == 0 && s.Cached != 0 {
@@ -249,5 +246,5 @@ func (in *Instance) excess(h, x, q int64) float64 {
 
 // maxServed returns the most the served seat with history h may keep.
 func (in *Instance) maxServed(h int64) int64 {
-	return min(h/in.Block*in.Block, in.Capacity)
+	return min(h/in.BlockSize*in.BlockSize, in.Capacity)
 }

@@ -46,8 +46,8 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	capacity := fs.Int64("capacity", def.Capacity, "cache capacity C, tokens (a multiple of --block-size)")
 	block := fs.Int64("block-size", def.BlockSize, "block size B, tokens")
 	xi := fs.Float64("xi-tokens", def.Xi, "TEL threshold ξ, tokens")
-	prompt := fs.String("prompt", exact.FormatDist(def.Prompt), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
-	response := fs.String("response", exact.FormatDist(def.Response), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
+	prompt := fs.String("prompt", def.Prompt.String(), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
+	response := fs.String("response", def.Response.String(), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
@@ -143,7 +143,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
 			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
 			"capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
-			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
+			"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced,
 			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
 		"policies": rows}
 	return report.Emit(stdout, *format, doc, t)

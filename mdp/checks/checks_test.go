@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -95,8 +96,8 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 	in := exact.Instance{World: exact.Bayes, Mu: mu, Step: step, Horizon: horizon, MaxTurns: 1,
 		Seats:  []exact.Seat{{Rate: 1, History: 1}, {Rate: rate1, History: 1, Cached: 1, Silence: 4}},
 		Served: 0, Params: instance.Params{Capacity: 1, BlockSize: 1, Xi: 0},
-		Prompt:   exact.Dist{Values: []int64{1}, Probs: []float64{1}},
-		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
+		Prompt:   birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}},
+		Response: birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}}
 	var p0, p1 float64
 	none := 1.0
 	for k := 0; k < horizon; k++ {
@@ -133,7 +134,7 @@ func TestUnitPageRule(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("%v %s", err, detail)
 	}
-	q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
+	q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
 	p := &etlru.Problem{Params: instance.Params{Capacity: 2, BlockSize: 1}, Prompt: q}
 	for i, w := range u.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: 1, Recency: int64(i)})

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
@@ -244,7 +245,7 @@ func CorollaryUnitPage(s Sizes) claim.Claim {
 		},
 		Check: func(c claim.Instance) (bool, string, error) {
 			u := c.(*UnitPage)
-			q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
+			q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
 			p := &etlru.Problem{Params: instance.Params{Capacity: u.Capacity, BlockSize: 1, Xi: 0}, Prompt: q}
 			var cached []int
 			for i, w := range u.Weights {

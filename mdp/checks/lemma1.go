@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
@@ -25,7 +26,7 @@ type OneStep struct {
 
 // Problem returns the etlru problem (recency = item index).
 func (o *OneStep) Problem() (*etlru.Problem, error) {
-	q, err := etlru.NewAtoms(o.Prompt, o.Probs)
+	q, err := etlru.NewKnown(birthdeath.Atoms{Values: o.Prompt, Probs: o.Probs})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
@@ -76,7 +77,7 @@ func (m *MDP) Shrink() []claim.Instance {
 	if in.Capacity > in.BlockSize {
 		with(func(in *exact.Instance) { in.Capacity -= in.BlockSize })
 	}
-	for _, d := range []*exact.Dist{&in.Prompt, &in.Response} {
+	for _, d := range []*birthdeath.Atoms{&in.Prompt, &in.Response} {
 		for k := range d.Values {
 			if len(d.Values) > 1 {
 				isPrompt := d == &in.Prompt
@@ -104,8 +105,8 @@ func (m *MDP) Shrink() []claim.Instance {
 	return out
 }
 
-func copyDist(d exact.Dist) exact.Dist {
-	return exact.Dist{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
+func copyDist(d birthdeath.Atoms) birthdeath.Atoms {
+	return birthdeath.Atoms{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
 }
 
 // Export implements claim.Instance: the instance with its world and belief named.
@@ -145,14 +146,14 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 			in.Birth = 1
 		}
 		a, b := int64(r.IntN(3)), int64(1+r.IntN(5))
-		in.Prompt = exact.Dist{Values: []int64{a, b}, Probs: []float64{0.5, 0.5}}
+		in.Prompt = birthdeath.Atoms{Values: []int64{a, b}, Probs: []float64{0.5, 0.5}}
 		if sh.FixedQ {
-			in.Prompt = exact.Dist{Values: []int64{b}, Probs: []float64{1}}
+			in.Prompt = birthdeath.Atoms{Values: []int64{b}, Probs: []float64{1}}
 		}
-		in.Response = exact.Dist{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
+		in.Response = birthdeath.Atoms{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
 		if sh.UnitPage {
-			in.Prompt = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
-			in.Response = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
+			in.Prompt = birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}
+			in.Response = birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}
 			in.BlockSize, in.Xi, in.Birth = 1, 0, 0
 			in.Capacity = int64(1 + r.IntN(2))
 		}

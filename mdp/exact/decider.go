@@ -67,7 +67,7 @@ func (d ETLRU) Name() string { return "etlru-" + d.Belief.String() }
 
 // Decide implements Decider.
 func (d ETLRU) Decide(in *Instance, seats []Seat, served int) []int64 {
-	q, err := etlru.NewAtoms(in.Prompt.Values, in.Prompt.Probs)
+	q, err := etlru.NewKnown(in.Prompt)
 	if err != nil {
 		panic(err) // the instance was validated
 	}

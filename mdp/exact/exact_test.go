@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestHandWorked(t *testing.T) {
 	in := &Instance{World: Paper, Seats: []Seat{{Rate: 1, History: 3, Cached: 0}}, Served: 0, Mu: 1, Step: 0.25,
 		Horizon: 2, Params: instance.Params{Capacity: 2, BlockSize: 1, Xi: 0},
-		Prompt: Dist{[]int64{1}, []float64{1}}, Response: Dist{[]int64{0}, []float64{1}}}
+		Prompt: birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}}, Response: birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}}
 	want := 0.25*(2+0.25*3) + 0.75*0.25*math.Exp(-0.25)*2
 	res, err := Solve(in)
 	if err != nil {
@@ -56,8 +57,8 @@ func randomInstance(r *rand.Rand, seats, horizon int) *Instance {
 	if r.IntN(3) == 0 {
 		in.Birth = 1
 	}
-	in.Prompt = Dist{Values: []int64{int64(r.IntN(3)), int64(1 + r.IntN(4))}, Probs: []float64{0.5, 0.5}}
-	in.Response = Dist{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
+	in.Prompt = birthdeath.Atoms{Values: []int64{int64(r.IntN(3)), int64(1 + r.IntN(4))}, Probs: []float64{0.5, 0.5}}
+	in.Response = birthdeath.Atoms{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
 	in.Served = r.IntN(seats+1) - 1
 	var used int64
 	for i := 0; i < seats; i++ {

@@ -50,12 +50,6 @@ type Seat struct {
 	Silence int
 }
 
-// Dist is a discrete distribution of lengths in tokens.
-type Dist struct {
-	Values []int64
-	Probs  []float64
-}
-
 // PrefixTurn is a turn that happened before the root.
 type PrefixTurn struct {
 	Seat     int
@@ -94,8 +88,9 @@ type Instance struct {
 	// (tokens) and the caching mode (forced: the served conversation keeps
 	// its whole history, capped at C).
 	instance.Params
-	// Prompt and Response lengths, tokens.
-	Prompt, Response Dist
+	// Prompt and Response lengths, tokens: atoms summing to 1, in any
+	// order.
+	Prompt, Response birthdeath.Atoms
 	// Discount per step, in (0, 1]; 0 means 1.
 	Discount float64
 }
@@ -119,11 +114,11 @@ func (in *Instance) Validate() error {
 	case in.Discount < 0 || in.Discount > 1:
 		return fmt.Errorf("exact: discount %v must be in (0, 1]", in.Discount)
 	}
-	if err := in.Prompt.validate("prompt"); err != nil {
-		return err
+	if err := in.Prompt.Validate(); err != nil {
+		return fmt.Errorf("exact: prompt distribution: %w", err)
 	}
-	if err := in.Response.validate("response"); err != nil {
-		return err
+	if err := in.Response.Validate(); err != nil {
+		return fmt.Errorf("exact: response distribution: %w", err)
 	}
 	var load float64
 	for i, s := range in.Seats {
@@ -171,23 +166,6 @@ func (in *Instance) Validate() error {
 	}
 	if total > in.Capacity {
 		return fmt.Errorf("exact: the seats other than the served one cache %d tokens, capacity %d", total, in.Capacity)
-	}
-	return nil
-}
-
-func (d Dist) validate(name string) error {
-	if len(d.Values) == 0 || len(d.Values) != len(d.Probs) {
-		return fmt.Errorf("exact: %s distribution needs as many probabilities as values (≥ 1)", name)
-	}
-	var s float64
-	for i, v := range d.Values {
-		if v < 0 || !(d.Probs[i] >= 0) {
-			return fmt.Errorf("exact: %s distribution: atom %d tokens with probability %v", name, v, d.Probs[i])
-		}
-		s += d.Probs[i]
-	}
-	if math.Abs(s-1) > 1e-9 {
-		return fmt.Errorf("exact: %s probabilities sum to %v, not 1", name, s)
 	}
 	return nil
 }

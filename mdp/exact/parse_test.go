@@ -21,8 +21,8 @@ func TestParse(t *testing.T) {
 	if err != nil || len(s) != 2 || s[1] != (Seat{Rate: 0.5, History: 4, Cached: 3, Silence: 2}) {
 		t.Errorf("seats: %+v %v", s, err)
 	}
-	if FormatSeats(s) != "1:5:0:0,0.5:4:3:2" || FormatDist(d) != "pmf:1:0.25,3:0.75" {
-		t.Errorf("format: %s %s", FormatSeats(s), FormatDist(d))
+	if FormatSeats(s) != "1:5:0:0,0.5:4:3:2" || d.String() != "pmf:1:0.25,3:0.75" {
+		t.Errorf("format: %s %s", FormatSeats(s), d.String())
 	}
 	for _, bad := range []string{"1:2:3", "a:1:1:1", "1:1:1:1,1:1:1:1,1:1:1:1,1:1:1:1,1:1:1:1"} {
 		if _, err := ParseSeats(bad); err == nil {
@@ -39,7 +39,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
 		if d, err := ParseDist(spec); err == nil {
-			if err := d.validate("fuzz"); err != nil {
+			if err := d.Validate(); err != nil {
 				t.Fatalf("%q accepted but invalid: %v", spec, err)
 			}
 		}

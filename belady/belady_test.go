@@ -14,6 +14,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/replay/replaytest"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -223,22 +224,19 @@ func TestOptimumHandWorked(t *testing.T) {
 }
 
 // TestTailOptimizedIsOptimal checks Theorem 1 of the tail-latency paper on
-// small random traces: Tail-Optimized Belady's TEL equals the exhaustive
-// optimum for whole-token ξ, blocks of 1 to 3 tokens, optional or forced
-// caching; and no other hindsight policy beats the optimum.
+// small random traces: with blocks of 1 token and whole-token ξ, optional
+// or forced caching, Tail-Optimized Belady's TEL equals the exhaustive
+// optimum. With larger blocks (where the theorem does not apply, see
+// TestTailOptimizedBlocks) it and the other hindsight policies are only
+// checked not to beat the optimum.
 func TestTailOptimizedIsOptimal(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		convs := rapid.IntRange(1, 3).Draw(t, "conversations")
-		tr := &trace.Trace{}
-		for k := rapid.IntRange(1, 6).Draw(t, "turns"); k > 0; k-- {
-			c := rapid.IntRange(0, convs-1).Draw(t, "conv")
-			tr.Append(float64(len(tr.Turns)), string(rune('a'+c)), rapid.Int64Range(1, 4).Draw(t, "prompt"), rapid.Int64Range(0, 4).Draw(t, "response"))
-		}
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 3, MinTurns: 1, MaxTurns: 6, MaxPrompt: 4, MaxResponse: 4}).Draw(t, "trace")
 		block := rapid.Int64Range(1, 3).Draw(t, "block")
 		p := instance.Params{BlockSize: block, Capacity: block * rapid.Int64Range(0, 5).Draw(t, "capacity blocks"),
 			Xi: float64(rapid.IntRange(0, 7).Draw(t, "xi")), Forced: rapid.Bool().Draw(t, "forced")}
 		opt := optimum(tr, p)
-		if _, tel := run(t, belady.NewTailOptimized, tr, p, 0); tel != opt {
+		if _, tel := run(t, belady.NewTailOptimized, tr, p, 0); tel < opt || block == 1 && tel != opt {
 			t.Fatalf("to-belady TEL %v tokens, exhaustive optimum %v", tel, opt)
 		}
 		for _, f := range []policy.Factory{belady.NewClassic, belady.NewEndAwareTLRU, belady.NewLengthAwareTLRU} {
@@ -247,4 +245,36 @@ func TestTailOptimizedIsOptimal(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTailOptimizedBlocks is an instance with blocks of 2 tokens where
+// Tail-Optimized Belady is not optimal (C = 2, one block; ξ = 3; optional
+// caching):
+//
+//	turn  0  1  2    3  4  5
+//	conv  a  a  b    a  b  a
+//	p/r  1/0 1/0 1/1 1/0 2/0 2/0
+//
+// At turn 3 a (history 3, next prompt 2) and b (history 2, next prompt 2)
+// each hold one block, both within their budgets ⌈(H + Q − ξ)⁺/2⌉·2 = 2;
+// a returns last, so a's block goes: turn 4 hits (b = 2, excess 0) and
+// turn 5 misses a's whole 5 tokens (excess 2): TEL 2. Keeping a's block
+// instead costs 1 at turn 4 (b = 4) and 0 at turn 5: the optimum is 1. The
+// block rounding is what breaks the exchange argument of Theorem 1: b's
+// block saves 1 token of excess, a's 2.
+func TestTailOptimizedBlocks(t *testing.T) {
+	tr := &trace.Trace{}
+	for _, u := range []struct {
+		c    string
+		p, r int64
+	}{{"a", 1, 0}, {"a", 1, 0}, {"b", 1, 1}, {"a", 1, 0}, {"b", 2, 0}, {"a", 2, 0}} {
+		tr.Append(float64(len(tr.Turns)), u.c, u.p, u.r)
+	}
+	p := instance.Params{Capacity: 2, BlockSize: 2, Xi: 3}
+	if opt := optimum(tr, p); opt != 1 {
+		t.Errorf("exhaustive optimum %v tokens, want 1", opt)
+	}
+	if _, tel := run(t, belady.NewTailOptimized, tr, p, 0); tel != 2 {
+		t.Errorf("to-belady TEL %v tokens, want 2", tel)
+	}
 }

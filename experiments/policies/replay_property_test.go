@@ -12,20 +12,9 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/replay/replaytest"
 	"github.com/tailbound/tailbound/models/trace"
 )
-
-// genTrace draws a small random trace.
-func genTrace(t *rapid.T) *trace.Trace {
-	n := rapid.IntRange(1, 6).Draw(t, "conversations")
-	k := rapid.IntRange(1, 40).Draw(t, "turns")
-	tr := &trace.Trace{}
-	for i := 0; i < k; i++ {
-		c := rapid.IntRange(0, n-1).Draw(t, "conv")
-		tr.Append(float64(i), string(rune('a'+c)), rapid.Int64Range(1, 300).Draw(t, "prompt"), rapid.Int64Range(0, 300).Draw(t, "response"))
-	}
-	return tr
-}
 
 // TestInvariants replays random traces under every policy and checks after
 // every turn, by its own bookkeeping: each amount is a whole number of
@@ -34,7 +23,7 @@ func genTrace(t *rapid.T) *trace.Trace {
 // the sum of the per-turn excesses max(b − ξ, 0).
 func TestInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		tr := genTrace(t)
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 1, MaxTurns: 40, MaxPrompt: 300, MaxResponse: 300}).Draw(t, "trace")
 		block := rapid.SampledFrom([]int64{1, 4, 16}).Draw(t, "block")
 		capacity := block * rapid.Int64Range(0, 64).Draw(t, "capacity blocks")
 		xi := rapid.Float64Range(-50, 600).Draw(t, "xi")

@@ -15,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/replay/replaytest"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -203,12 +204,7 @@ func replayAudited(tb interface {
 // independent books (see audit).
 func TestInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		convs := rapid.IntRange(1, 6).Draw(t, "conversations")
-		tr := &trace.Trace{}
-		for k := rapid.IntRange(0, 60).Draw(t, "turns"); k > 0; k-- {
-			c := rapid.IntRange(0, convs-1).Draw(t, "conv")
-			tr.Append(float64(len(tr.Turns)), string(rune('a'+c)), rapid.Int64Range(1, 300).Draw(t, "prompt"), rapid.Int64Range(0, 300).Draw(t, "response"))
-		}
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 0, MaxTurns: 60, MaxPrompt: 300, MaxResponse: 300}).Draw(t, "trace")
 		block := rapid.SampledFrom([]int64{1, 4, 16}).Draw(t, "block")
 		cfg := policy.Config{
 			Params: instance.Params{BlockSize: block, Capacity: block * rapid.Int64Range(0, 64).Draw(t, "capacity blocks"),

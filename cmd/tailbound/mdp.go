@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -44,10 +45,10 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	horizon := fs.Int("horizon", def.Horizon, "horizon, steps")
 	maxTurns := fs.Int("max-turns", def.MaxTurns, "end after this many turns (0: no cap)")
 	capacity := fs.Int64("capacity", def.Capacity, "cache capacity C, tokens (a multiple of --block-size)")
-	block := fs.Int64("block-size", def.Block, "block size B, tokens")
+	block := fs.Int64("block-size", def.BlockSize, "block size B, tokens")
 	xi := fs.Float64("xi-tokens", def.Xi, "TEL threshold ξ, tokens")
-	prompt := fs.String("prompt", exact.FormatDist(def.Prompt), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
-	response := fs.String("response", exact.FormatDist(def.Response), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
+	prompt := fs.String("prompt", def.Prompt.String(), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
+	response := fs.String("response", def.Response.String(), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", strings.Join(exact.DeciderNames(), ","), "policies to evaluate: "+strings.Join(exact.DeciderNames(), ", "))
@@ -57,7 +58,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 		return err
 	}
 	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
-		Capacity: *capacity, Block: *block, Xi: *xi, Forced: *forced}
+		Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: *xi, Forced: *forced}}
 	if in.World, err = exact.ParseWorld(*world); err != nil {
 		return fmt.Errorf("flag --world: %w", err)
 	}
@@ -149,8 +150,8 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("flag --policies: %w", err)
 	}
 	cfg := montecarlo.Config{Model: p, Reps: *reps, Seed: *seed, Policies: entries, Workers: 2,
-		Settings: sim.Settings{Options: replay.Options{Capacity: *capacity, BlockSize: *block, Xi: xi, Model: model,
-			SLOMs: *slo, Forced: *forced}, QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}
+		Settings: sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: xi, Forced: *forced},
+			Model: model, SLOMs: *slo}, QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}
 	if pr := progressTo(stderr); pr != nil {
 		fmt.Fprintf(pr, "running %d replications of %g s on 2 workers…\n", *reps, p.Duration)
 	}

@@ -17,7 +17,7 @@ func Report(in *exact.Instance, qhat float64, rows []exact.Row) (any, report.Tab
 	opt := rows[0]
 	t := report.Table{
 		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
-			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.Block, in.Xi, in.Mu),
+			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.BlockSize, in.Xi, in.Mu),
 		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
 	}
 	for _, r := range rows {
@@ -35,8 +35,8 @@ func Report(in *exact.Instance, qhat float64, rows []exact.Row) (any, report.Tab
 		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",
 		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
 			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
-			"capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
-			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
+			"capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
+			"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced,
 			"discount_per_step": in.Discount, "tlru_qhat_tokens": qhat},
 		"policies": rows}
 	return doc, t

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -17,7 +18,7 @@ func TestFileOrWorkloadEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := policies.Parse("lru")
-	s := Settings{Options: replay.Options{Capacity: 1 << 16, BlockSize: 16, Xi: 300, Model: latency.Default(), SLOMs: 200}}
+	s := Settings{Options: replay.Options{Params: instance.Params{Capacity: 1 << 16, BlockSize: 16, Xi: 300}, Model: latency.Default(), SLOMs: 200}}
 	res, err := FileOrWorkload("", 3, entries, s)
 	if err != nil {
 		t.Fatal(err)

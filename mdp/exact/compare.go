@@ -35,15 +35,6 @@ func Deciders(list string, qhat float64) ([]Decider, error) {
 	return out, nil
 }
 
-// Mean returns the distribution's mean, tokens.
-func (d Dist) Mean() float64 {
-	var m float64
-	for i, v := range d.Values {
-		m += float64(v) * d.Probs[i]
-	}
-	return m
-}
-
 // Row is a policy's expected TEL against the optimum.
 type Row struct {
 	// Name is the policy's name ("optimum" for the optimum).

@@ -21,13 +21,6 @@ func TestDeciders(t *testing.T) {
 	}
 }
 
-// Hand-worked: 100·0.25 + 300·0.75 = 250 tokens.
-func TestDistMean(t *testing.T) {
-	if m := (Dist{Values: []int64{100, 300}, Probs: []float64{0.25, 0.75}}).Mean(); m != 250 {
-		t.Errorf("mean %v, want 250", m)
-	}
-}
-
 // Compare's optimum row is the brute-force optimum, and every policy's gap
 // is its value less that optimum, never negative.
 func TestCompareAgainstBruteForce(t *testing.T) {

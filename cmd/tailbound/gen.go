@@ -126,22 +126,12 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	w := trace.NewWriter(stdout)
-	var convs birthdeath.Deaths
-	err := birthdeath.Generate(p, *seed, func(t birthdeath.Turn) error {
-		if *deaths != "" {
-			convs.Add(t)
-		}
-		return w.Write(t.Record)
-	})
-	if err != nil {
-		return err
+	var convs *birthdeath.Deaths
+	if *deaths != "" {
+		convs = &birthdeath.Deaths{}
 	}
-	if err := w.Flush(); err != nil {
+	if err := birthdeath.Write(stdout, p, *seed, convs); err != nil || convs == nil {
 		return err
-	}
-	if *deaths == "" {
-		return nil
 	}
 	f, err := os.Create(*deaths)
 	if err != nil {

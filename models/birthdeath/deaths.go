@@ -101,3 +101,20 @@ func ReadDeaths(r io.Reader, name string) ([]Death, error) {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Write generates p's trace with seed and writes it to w as a canonical
+// trace (JSON Lines); when deaths is not nil it also records there every
+// conversation's Death.
+func Write(w io.Writer, p Params, seed uint64, deaths *Deaths) error {
+	tw := trace.NewWriter(w)
+	err := Generate(p, seed, func(t Turn) error {
+		if deaths != nil {
+			deaths.Add(t)
+		}
+		return tw.Write(t.Record)
+	})
+	if err != nil {
+		return err
+	}
+	return tw.Flush()
+}

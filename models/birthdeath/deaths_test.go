@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // The deaths of a generated trace agree with the trace (each conversation's
@@ -66,5 +68,28 @@ func TestReadDeathsBadLines(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one starting %q", c.in, err, c.want)
 		}
+	}
+}
+
+// Write's output reads back as the trace Trace generates, and records a
+// death per conversation.
+func TestWrite(t *testing.T) {
+	p := Default()
+	p.Duration = 30
+	var buf bytes.Buffer
+	var d Deaths
+	if err := Write(&buf, p, 9, &d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := trace.ReadAll(&buf, "w.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Trace(p, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Turns, want.Turns) || len(d.List()) != want.Conversations() {
+		t.Errorf("%d turns and %d deaths, want %d turns and %d conversations", len(got.Turns), len(d.List()), len(want.Turns), want.Conversations())
 	}
 }

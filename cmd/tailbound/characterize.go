@@ -9,7 +9,6 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/characterize"
 	"github.com/tailbound/tailbound/experiments/report"
-	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/importer"
 	"github.com/tailbound/tailbound/models/kvsize"
 )
@@ -63,24 +62,7 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("flag --trace-format: %w", err)
 	}
 	defer closer.Close()
-	// Read the first request before starting: the blocks format states
-	// its block size on each line.
-	first, err := src.Next()
-	if err == io.EOF {
-		return fmt.Errorf("%s: no requests", path)
-	}
-	if err != nil {
-		return err
-	}
-	pending := true
-	next := func() (blocktrace.Request, error) {
-		if pending {
-			pending = false
-			return first, nil
-		}
-		return src.Next()
-	}
-	rep, err := characterize.Run(next, src.BlockTokens(), characterize.Options{MaxTurn: *maxTurn, Hubs: *hubs, SharedShare: *share})
+	rep, err := characterize.RunSource(src, path, characterize.Options{MaxTurn: *maxTurn, Hubs: *hubs, SharedShare: *share})
 	if err != nil {
 		return err
 	}

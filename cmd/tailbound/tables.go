@@ -11,7 +11,6 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // runTables regenerates a paper's tables.
@@ -58,12 +57,7 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var tr *trace.Trace
-	if *path == "" {
-		tr, err = birthdeath.Trace(birthdeath.Default(), *seed)
-	} else {
-		tr, err = trace.ReadFile(*path)
-	}
+	tr, err := birthdeath.ReadOrGenerate(*path, *seed)
 	if err != nil {
 		return err
 	}

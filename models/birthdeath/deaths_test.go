@@ -93,3 +93,17 @@ func TestWrite(t *testing.T) {
 		t.Errorf("%d turns and %d deaths, want %d turns and %d conversations", len(got.Turns), len(d.List()), len(want.Turns), want.Conversations())
 	}
 }
+
+func TestReadOrGenerate(t *testing.T) {
+	want, err := Trace(Default(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadOrGenerate("", 4)
+	if err != nil || !reflect.DeepEqual(got.Turns, want.Turns) {
+		t.Errorf("embedded: %d turns, %v; want %d", len(got.Turns), err, len(want.Turns))
+	}
+	if _, err := ReadOrGenerate("/nonexistent/t.jsonl", 4); err == nil {
+		t.Error("a missing file: no error")
+	}
+}

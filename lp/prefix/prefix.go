@@ -123,7 +123,8 @@ import (
 // Model is the integer program of one trace at one capacity.
 type Model struct {
 	// Problem minimizes −(kept intervals): its first Intervals columns are
-	// the x_I, the rest the load variables s_t.
+	// the x_I (weighted by their run's length in a BuildLP model), the rest
+	// the load variables s_t.
 	Problem *lp.Problem
 	// Intervals is the number of interval columns x_I.
 	Intervals int
@@ -137,6 +138,8 @@ type Model struct {
 	CapacityBlocks int
 	// PrecedenceRows counts the prefix-rule rows x_I ≤ x_J.
 	PrecedenceRows int
+	// Merged marks a model of BuildLP: an LP only.
+	Merged bool
 }
 
 // Build returns the integer program of reqs (chains numbered by one
@@ -144,6 +147,27 @@ type Model struct {
 // blocks. A chain longer than the capacity, or a block repeated within a
 // chain, is an error naming the request.
 func Build(reqs []prefixcache.Req, capacity int) (*Model, error) {
+	return build(reqs, capacity, false)
+}
+
+// BuildLP returns a smaller LP whose optimum equals that of the LP
+// relaxation of Build's program: every run of blocks b₁ → b₂ → … → b_k in
+// which each b_i (i < k) has b_{i+1} as its only child and all have the
+// same uses is one column per interval, of weight k (objective and
+// capacity coefficient). Exact for the LP: in any LP solution the run's
+// variables of one interval can be replaced by their mean — the prefix
+// rows into the run (x_{b₁} ≤ its parent's) and out of it (children of
+// b_k, ≤ x_{b_k}) still hold since the mean lies between x_{b_k} and
+// x_{b₁}, and loads and objective are sums. Not exact for the integer
+// program (an optimum may keep part of a run), so the model has no
+// integer columns and Solve refuses to solve it as one. On the Mooncake
+// traces it cuts the columns about tenfold (conversation: 93,680
+// intervals to 9,637).
+func BuildLP(reqs []prefixcache.Req, capacity int) (*Model, error) {
+	return build(reqs, capacity, true)
+}
+
+func build(reqs []prefixcache.Req, capacity int, merge bool) (*Model, error) {
 	if capacity < 0 {
 		return nil, fmt.Errorf("capacity %d blocks is negative", capacity)
 	}
@@ -183,23 +207,54 @@ func Build(reqs []prefixcache.Req, capacity int) (*Model, error) {
 		}
 		m.RefBlocks += int64(len(r.Blocks))
 	}
+	// rep[id] is the first block of id's run (id itself without merging),
+	// weight[id] the run's length when id is a run's first block. Ids
+	// number parents before children.
+	rep := make([]prefixcache.BlockID, len(uses))
+	weight := make([]float64, len(uses))
+	kids := make([]int32, len(uses))
+	for id := range uses {
+		if p := parent[id]; p >= 0 {
+			kids[p]++
+		}
+	}
+	for id := range uses {
+		rep[id] = prefixcache.BlockID(id)
+		if p := parent[id]; merge && p >= 0 && kids[p] == 1 && len(uses[p]) == len(uses[id]) {
+			rep[id] = rep[p]
+		}
+		weight[rep[id]]++
+	}
 	// Number the variable intervals by their end reference (id, k): the
-	// interval (uses[id][k−1], uses[id][k]).
+	// interval (uses[id][k−1], uses[id][k]); a merged block shares its run's
+	// columns.
 	col := make([][]int32, len(uses)) // col[id][k] = column of interval ending at uses[id][k], −1 if none
+	var colWeight []float64
 	ncols := 0
 	for id, u := range uses {
 		m.Compulsory++
+		for k := 1; k < len(u); k++ {
+			if u[k]-u[k-1] == 1 {
+				m.FixedHits++
+			}
+		}
+		if rep[id] != prefixcache.BlockID(id) {
+			continue
+		}
 		col[id] = make([]int32, len(u))
 		col[id][0] = -1
 		for k := 1; k < len(u); k++ {
 			if u[k]-u[k-1] == 1 {
 				col[id][k] = -1
-				m.FixedHits++
 				continue
 			}
 			col[id][k] = int32(ncols)
+			colWeight = append(colWeight, weight[id])
 			ncols++
 		}
+	}
+	for id := range uses {
+		col[id] = col[rep[id]]
 	}
 	m.Intervals = ncols
 	// Rows: 0 … n−2 are the flow rows of t = 1 … n−1; then precedence rows.
@@ -212,13 +267,17 @@ func Build(reqs []prefixcache.Req, capacity int) (*Model, error) {
 	rowLo := make([]float64, flowRows)
 	rowUp := make([]float64, flowRows)
 	for id, u := range uses {
+		if rep[id] != prefixcache.BlockID(id) {
+			continue
+		}
 		for k := 1; k < len(u); k++ {
 			c := col[id][k]
 			if c < 0 {
 				continue
 			}
 			p, q := int(u[k-1]), int(u[k])
-			ents[c] = append(ents[c], entry{p, -1}, entry{q - 1, 1}) // rows of t = p+1 and t = q
+			w := colWeight[c]
+			ents[c] = append(ents[c], entry{p, -w}, entry{q - 1, w}) // rows of t = p+1 and t = q
 			par := parent[id]
 			if par < 0 {
 				continue
@@ -242,10 +301,10 @@ func Build(reqs []prefixcache.Req, capacity int) (*Model, error) {
 	prob.Integer = make([]bool, ncols+n)
 	for j := 0; j < ncols+n; j++ {
 		if j < ncols {
-			prob.Obj = append(prob.Obj, -1)
+			prob.Obj = append(prob.Obj, -colWeight[j])
 			prob.ColLo = append(prob.ColLo, 0)
 			prob.ColUp = append(prob.ColUp, 1)
-			prob.Integer[j] = true
+			prob.Integer[j] = !merge
 		} else {
 			t := j - ncols // s_t
 			prob.Obj = append(prob.Obj, 0)
@@ -273,10 +332,11 @@ func Build(reqs []prefixcache.Req, capacity int) (*Model, error) {
 		}
 		prob.ColStart = append(prob.ColStart, len(prob.Value))
 	}
-	if ncols == 0 {
+	if ncols == 0 || merge {
 		prob.Integer = nil
 	}
 	m.Problem = prob
+	m.Merged = merge
 	return m, nil
 }
 
@@ -311,6 +371,9 @@ const IntegralityTol = 1e-6
 
 // Solve solves m with be (its LP relaxation when relax).
 func (m *Model) Solve(ctx context.Context, be lp.Backend, relax bool, opt lp.Options) (Result, error) {
+	if m.Merged && !relax {
+		return Result{}, fmt.Errorf("the merged model of BuildLP is exact for the LP relaxation only; build the integer program with Build")
+	}
 	opt.Relax = relax
 	sol, err := be.Solve(ctx, m.Problem, opt)
 	if err != nil {

@@ -177,3 +177,43 @@ func TestBeladyIsOptimal(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildLPMatchesRelaxation: the merged LP of BuildLP has the optimum of
+// the full model's LP relaxation, and merges something on these traces.
+func TestBuildLPMatchesRelaxation(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 4))
+	trials, merged := 100, 0
+	if !solvers.Coin() {
+		trials = 15
+	}
+	for trial := 0; trial < trials; trial++ {
+		n, nodes := 10+r.IntN(50), 6+r.IntN(40)
+		if !solvers.Coin() {
+			n, nodes = 6+r.IntN(8), 6+r.IntN(8)
+		}
+		reqs := randomChains(r, n, nodes)
+		c := maxChain(reqs) + r.IntN(8)
+		full := solve(t, reqs, c, lpBackend(t), true)
+		m, err := BuildLP(reqs, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		small, err := m.Solve(context.Background(), lpBackend(t), true, lp.Options{})
+		if err != nil || small.Status != lp.Optimal {
+			t.Fatalf("merged LP: %v %v", small.Status, err)
+		}
+		if math.Abs(small.MissBlocks-full.MissBlocks) > 1e-6 {
+			t.Fatalf("trial %d: merged LP misses %v, full LP %v; chains %v", trial, small.MissBlocks, full.MissBlocks, blocksOf(reqs))
+		}
+		full2, _ := Build(reqs, c)
+		if m.Intervals < full2.Intervals {
+			merged++
+		}
+		if _, err := m.Solve(context.Background(), lpBackend(t), false, lp.Options{}); err == nil {
+			t.Fatal("want an error solving the merged model as an integer program")
+		}
+	}
+	if merged == 0 {
+		t.Error("no instance had a run to merge; the test checks nothing")
+	}
+}

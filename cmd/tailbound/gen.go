@@ -194,7 +194,7 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 
 func runGenTimestamps(args []string, stdout io.Writer) error {
 	fs := newFlags("gen timestamps", "gen timestamps --trace FILE [--lambda-conv R] [--rates R:W,…|--gamma K:M] [--seed S]", stdout)
-	path := fs.String("trace", "", "canonical trace whose turns get synthetic times (- for stdin)")
+	path := fs.String("trace", "", "canonical trace whose turns get synthetic times, with or without \"t\" (- for stdin)")
 	lambda := fs.Float64("lambda-conv", birthdeath.Default().LambdaConv, "conversation births per second")
 	var rf rateFlags
 	rf.add(fs)
@@ -209,7 +209,7 @@ func runGenTimestamps(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tr, err := trace.ReadFile(*path)
+	tr, err := trace.ReadFileOptionalTime(*path) // times are replaced: "t" may be absent
 	if err != nil {
 		return err
 	}

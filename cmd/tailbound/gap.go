@@ -11,7 +11,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -36,6 +38,8 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	traceFmt := fs.String("trace-format", "canonical", "block level: trace format, canonical|mooncake|bailian|blocks")
 	lpSolver := fs.String("lp-solver", "auto", "block level: LP relaxation solver, auto|clp|gonum|none")
 	ipSolver := fs.String("ip-solver", "none", "block level: integer program solver, auto|cbc|gonum|none")
+	scheds := fs.StringArray("schedule", nil, "also measure this external schedule (JSON Lines; repeatable); only the schedules run unless --policies is given")
+	execLimit := fs.Float64("exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,12 +95,21 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *pols == "" {
+	if *pols == "" && len(*scheds) == 0 {
 		*pols = joinNames(policies.Names())
 	}
-	entries, err := policies.Parse(*pols)
+	if !(*execLimit > 0) {
+		return fmt.Errorf("flag --exec-timeout: must be > 0 seconds, got %v", *execLimit)
+	}
+	var entries []policies.Entry
+	if *pols != "" {
+		if entries, err = policies.ParseWith(*pols, execpolicy.Options{Timeout: seconds(*execLimit)}); err != nil {
+			return fmt.Errorf("flag --policies: %w", err)
+		}
+	}
+	schedules, err := schedule.ReadFiles(*scheds)
 	if err != nil {
-		return fmt.Errorf("flag --policies: %w", err)
+		return fmt.Errorf("flag --schedule: %w", err)
 	}
 	if len(thr) > 0 && !strings.Contains(","+*pols+",", ",threshold-lru,") {
 		return fmt.Errorf("flag --thresholds: threshold-lru is not among --policies")
@@ -121,7 +134,7 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows, err := gap.Run(context.Background(), tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
-		Xis: xiList, Thresholds: thr, Policies: entries, Solver: *solver, QHat: q, Model: model,
+		Xis: xiList, Thresholds: thr, Policies: entries, Schedules: schedules, Solver: *solver, QHat: q, Model: model,
 		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)})
 	if err != nil {
 		return err

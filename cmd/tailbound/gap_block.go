@@ -25,7 +25,7 @@ type gapBlockArgs struct {
 // gapBlock is gap --level block: every block policy against the hindsight
 // optimum of block hits and its LP/IP bounds (experiments/blockgap).
 func gapBlock(a gapBlockArgs, stdout, stderr io.Writer) error {
-	for _, name := range []string{"forced", "thresholds", "solver", "workers"} {
+	for _, name := range []string{"forced", "thresholds", "solver", "workers", "schedule", "exec-timeout"} {
 		if a.changed(name) {
 			return fmt.Errorf("flag --%s: turn level only", name)
 		}

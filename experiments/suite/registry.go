@@ -7,7 +7,7 @@ import (
 
 // All returns every suite, in presentation order.
 func All() []*Suite {
-	return []*Suite{TailLatency(), OptimalityGap(), BirthDeath(), Recompute()}
+	return []*Suite{TailLatency(), OptimalityGap(), BirthDeath(), BlockPolicies(), Recompute()}
 }
 
 // Lookup returns the suite called name, or an error listing the suites.

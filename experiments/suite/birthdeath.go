@@ -96,7 +96,11 @@ func bdSize(env *Env) (int, float64, error) {
 
 func bdEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if p["kind"] == "exact" {
-		return bdExact(p["world"])
+		w, err := exact.ParseWorld(p["world"])
+		if err != nil {
+			return nil, err
+		}
+		return bdExact(bdInstance(env, w))
 	}
 	c, err := parseInt("capacity", p["capacity"])
 	if err != nil {
@@ -139,14 +143,20 @@ func bdEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	return recs, nil
 }
 
-// bdExact solves the default 3-seat belief MDP in world w and evaluates
-// LRU, T-LRU (Q̂ the mean prompt) and ET-LRU with both beliefs.
-func bdExact(world string) ([]Record, error) {
-	w, err := exact.ParseWorld(world)
-	if err != nil {
-		return nil, err
+// bdInstance is the exact MDP instance: mdp/exact's 3-seat default in
+// world w, or (small) its 2-seat version over 5 steps.
+func bdInstance(env *Env, w exact.World) *exact.Instance {
+	if env.Small {
+		in := exact.Default(2, w)
+		in.Horizon = 5
+		return in
 	}
-	in := exact.Default(3, w)
+	return exact.Default(3, w)
+}
+
+// bdExact solves the belief MDP in and evaluates LRU, T-LRU (Q̂ the mean
+// prompt) and ET-LRU with both beliefs.
+func bdExact(in *exact.Instance) ([]Record, error) {
 	opt, err := exact.Solve(in)
 	if err != nil {
 		return nil, err
@@ -179,7 +189,11 @@ func bdLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	}
 	mc := report.Table{Title: fmt.Sprintf("birth–death model, Monte Carlo (%d replications × %g s, seed %d, ξ_s = %s ms): mean ± 95%% half-width", reps, dur, env.Seed, env.Param("xi-ms")),
 		Header: []string{"capacity (tokens)", "policy", "TEL (10³ tokens)", "P99 TTFT (ms)", "TEL vs " + strings.Split(env.Param("policies"), ",")[0] + " (paired)", "gap to to-belady"}}
-	ex := report.Table{Title: "exact belief MDP (mdp/exact default, 3 seats): expected TEL (tokens) and excess over the optimum",
+	seats := "3 seats, 15 steps"
+	if env.Small {
+		seats = "2 seats, 5 steps"
+	}
+	ex := report.Table{Title: "exact belief MDP (mdp/exact default, " + seats + "): expected TEL (tokens) and excess over the optimum",
 		Header: []string{"world", "policy", "expected TEL (tokens)", "over the optimum"}}
 	opt := map[int]float64{}
 	type doc struct {

@@ -40,6 +40,9 @@ func BirthDeath() *Suite {
 			{"xi-ms", "200", "TEL threshold ξ_s, ms (1,900 tokens at α = 0.1, β = 10)"},
 			{"block-size", "16", "block size B, tokens"},
 			{"policies", bdPolicies, "online policies (the first is the paired baseline)"},
+			{"fit", "", "fit the model to a trace instead of the embedded defaults: mooncake (the conversations derived from the Mooncake conversation trace) or a canonical trace file"},
+			{"fit-laws", "lognormal", "with --fit: prompt and response laws, lognormal (fitted) or empirical (the trace's lengths)"},
+			mooncakeParam(),
 		},
 		Grid:    bdGrid,
 		Eval:    bdEval,
@@ -118,7 +121,10 @@ func bdEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	model := birthdeath.Default()
+	model, err := bdModel(env)
+	if err != nil {
+		return nil, err
+	}
 	model.Duration = dur
 	entries, err := montecarlo.Policies(env.Param("policies"), model, nil)
 	if err != nil {
@@ -141,6 +147,40 @@ func bdEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 			"turns": Num(s.Turns)}})
 	}
 	return recs, nil
+}
+
+// bdModel returns the embedded default model, or the model fitted to the
+// --fit trace.
+func bdModel(env *Env) (birthdeath.Params, error) {
+	src := env.Param("fit")
+	if src == "" {
+		return birthdeath.Default(), nil
+	}
+	v, err := env.Memo("fit:"+src, func() (any, error) {
+		if src == "mooncake" {
+			tr, err := mooncakeConversations(env, "conversation")
+			if err != nil {
+				return nil, err
+			}
+			return birthdeath.Fit(tr)
+		}
+		tr, err := fileTrace(env, src)
+		if err != nil {
+			return nil, err
+		}
+		return birthdeath.Fit(tr)
+	})
+	if err != nil {
+		return birthdeath.Params{}, fmt.Errorf("flag --fit: %w", err)
+	}
+	f := v.(birthdeath.Fitted)
+	switch env.Param("fit-laws") {
+	case "lognormal":
+		return f.Params, nil
+	case "empirical":
+		return f.WithEmpirical(), nil
+	}
+	return birthdeath.Params{}, fmt.Errorf("flag --fit-laws: want lognormal or empirical, got %q", env.Param("fit-laws"))
 }
 
 // bdInstance is the exact MDP instance: mdp/exact's 3-seat default in
@@ -187,7 +227,11 @@ func bdLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	mc := report.Table{Title: fmt.Sprintf("birth–death model, Monte Carlo (%d replications × %g s, seed %d, ξ_s = %s ms): mean ± 95%% half-width", reps, dur, env.Seed, env.Param("xi-ms")),
+	workload := "embedded default parameters"
+	if src := env.Param("fit"); src != "" {
+		workload = "fitted to " + src + " (" + env.Param("fit-laws") + " lengths)"
+	}
+	mc := report.Table{Title: fmt.Sprintf("birth–death model, %s, Monte Carlo (%d replications × %g s, seed %d, ξ_s = %s ms): mean ± 95%% half-width", workload, reps, dur, env.Seed, env.Param("xi-ms")),
 		Header: []string{"capacity (tokens)", "policy", "TEL (10³ tokens)", "P99 TTFT (ms)", "TEL vs " + strings.Split(env.Param("policies"), ",")[0] + " (paired)", "gap to to-belady"}}
 	seats := "3 seats, 15 steps"
 	if env.Small {

@@ -56,7 +56,7 @@ func bdGrid(env *Env) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Small && env.Param("capacities") == BirthDeath().Params[0].Default {
+	if env.Small && env.isDefault(BirthDeath(), "capacities") {
 		caps = []int64{65536}
 	}
 	b, err := intParam(env, "block-size")
@@ -87,10 +87,10 @@ func bdSize(env *Env) (int, float64, error) {
 		return 0, 0, err
 	}
 	if env.Small {
-		if env.Param("reps") == "10" {
+		if env.isDefault(BirthDeath(), "reps") {
 			reps = 3
 		}
-		if env.Param("duration") == "1800" {
+		if env.isDefault(BirthDeath(), "duration") {
 			dur = 300
 		}
 	}

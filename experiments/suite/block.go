@@ -84,7 +84,7 @@ func blockCaps(env *Env) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Small && env.Param("capacities") == BlockPolicies().Params[2].Default {
+	if env.Small && env.isDefault(BlockPolicies(), "capacities") {
 		caps = []int64{524288}
 	}
 	return caps, nil

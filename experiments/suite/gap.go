@@ -61,10 +61,10 @@ func gapGrid(env *Env) ([]Point, error) {
 		return nil, err
 	}
 	if env.Small {
-		if env.Param("capacities") == OptimalityGap().Params[1].Default {
+		if env.isDefault(OptimalityGap(), "capacities") {
 			caps = []int64{16384, 32768}
 		}
-		if env.Param("xis") == OptimalityGap().Params[2].Default {
+		if env.isDefault(OptimalityGap(), "xis") {
 			xis = []float64{1900}
 		}
 	}

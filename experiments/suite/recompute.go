@@ -55,7 +55,7 @@ func recomputeGrid(env *Env) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Small && env.Param("tokens") == Recompute().Params[2].Default {
+	if env.Small && env.isDefault(Recompute(), "tokens") {
 		ns = []int64{4096}
 	}
 	var grid []Point

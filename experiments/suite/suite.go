@@ -131,6 +131,17 @@ type memoEntry struct {
 // Param returns the value of the suite parameter name.
 func (e *Env) Param(name string) string { return e.Params[name] }
 
+// isDefault reports whether parameter name of suite s has its default
+// value (a reduced run then shrinks it).
+func (e *Env) isDefault(s *Suite, name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return e.Params[name] == p.Default
+		}
+	}
+	return false
+}
+
 // Memo returns f's value under key, computing it once per run even when
 // grid points ask concurrently.
 func (e *Env) Memo(key string, f func() (any, error)) (any, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -132,7 +133,7 @@ func bdEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	}
 	lat := latency.Default()
 	stats, err := montecarlo.Run(montecarlo.Config{Model: model, Reps: reps, Seed: env.Seed, Policies: entries, Workers: 1,
-		Settings: sim.Settings{Options: replay.Options{Capacity: c, BlockSize: b, Xi: lat.XiTokens(xiMs), Model: lat,
+		Settings: sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: c, BlockSize: b, Xi: lat.XiTokens(xiMs)}, Model: lat,
 			SLOMs: latency.DefaultSLOMs}}})
 	if err != nil {
 		return nil, err

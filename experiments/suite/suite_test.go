@@ -16,6 +16,7 @@ import (
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/kvsize"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
@@ -157,13 +158,13 @@ func TestOptimalityGapAgainstSolveAndReplay(t *testing.T) {
 			}
 			want = res.TEL
 		} else {
-			pol, err := factories[r.Key](policy.Config{Capacity: c, BlockSize: 16, Xi: xi,
+			pol, err := factories[r.Key](policy.Config{Params: instance.Params{Capacity: c, BlockSize: 16, Xi: xi},
 				Threshold: policy.DefaultThreshold, Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 			if err != nil {
 				t.Fatal(err)
 			}
 			out, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: r.Key, Policy: pol}},
-				replay.Options{Capacity: c, BlockSize: 16, Xi: xi, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
+				replay.Options{Params: instance.Params{Capacity: c, BlockSize: 16, Xi: xi}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,12 +190,12 @@ func TestTailLatencyAgainstReplay(t *testing.T) {
 	p99 := map[string]float64{}
 	for _, name := range []string{"lru", "tlru"} {
 		fac := map[string]policy.Factory{"lru": policy.NewLRU, "tlru": policy.NewTLRU}[name]
-		pol, err := fac(policy.Config{Capacity: 512, BlockSize: 16, Xi: m.XiTokens(40), Threshold: policy.DefaultThreshold})
+		pol, err := fac(policy.Config{Params: instance.Params{Capacity: 512, BlockSize: 16, Xi: m.XiTokens(40)}, Threshold: policy.DefaultThreshold})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: name, Policy: pol}},
-			replay.Options{Capacity: 512, BlockSize: 16, Xi: m.XiTokens(40), Model: m, SLOMs: 200})
+			replay.Options{Params: instance.Params{Capacity: 512, BlockSize: 16, Xi: m.XiTokens(40)}, Model: m, SLOMs: 200})
 		if err != nil {
 			t.Fatal(err)
 		}

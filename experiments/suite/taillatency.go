@@ -13,6 +13,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/experiments/tables"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -120,14 +121,11 @@ func tailParse(env *Env) (tailSettings, error) {
 	return s, nil
 }
 
-// checkCapacity validates a capacity and block size in tokens, with the
-// wording of the commands' --capacity flags.
+// checkCapacity validates a capacity and block size in tokens
+// (instance.Params.Validate), naming the capacity flag.
 func checkCapacity(flag string, capacity, block int64) error {
-	if block < 1 {
-		return fmt.Errorf("flag --block-size: must be ≥ 1 token, got %d", block)
-	}
-	if capacity < 0 || capacity%block != 0 {
-		return fmt.Errorf("flag --%s: %d tokens must be ≥ 0 and a multiple of --block-size %d", flag, capacity, block)
+	if err := (instance.Params{Capacity: capacity, BlockSize: block}).Validate(); err != nil {
+		return fmt.Errorf("flags --%s/--block-size: %w", flag, err)
 	}
 	return nil
 }
@@ -243,8 +241,8 @@ func tailEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := sim.Settings{Options: replay.Options{Capacity: c, BlockSize: s.block, Model: s.model, SLOMs: slo,
-		Xi: s.model.XiTokens(xi)}, QHat: s.qhat, Threshold: s.threshold}
+	set := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: c, BlockSize: s.block, Xi: s.model.XiTokens(xi)},
+		Model: s.model, SLOMs: slo}, QHat: s.qhat, Threshold: s.threshold}
 	res, err := sim.Trace(tr, entries, set)
 	if err != nil {
 		return nil, fmt.Errorf("ξ_s = %v ms: %w", xi, err)

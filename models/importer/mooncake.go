@@ -19,6 +19,8 @@ type Mooncake struct {
 	lastMs  int64
 	sum     Summary
 	firstLn []int
+	rec     mooncakeRecord
+	vals    [3]int64
 }
 
 // NewMooncake returns a reader of the Mooncake trace r; name is used in
@@ -40,10 +42,14 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 	if err != nil {
 		return blocktrace.Request{}, err
 	}
-	var rec mooncakeRecord
-	if err := m.in.decode(b, &rec); err != nil {
-		return blocktrace.Request{}, err
+	m.rec = mooncakeRecord{}
+	if !m.scan(b) {
+		m.rec = mooncakeRecord{}
+		if err := m.in.decode(b, &m.rec); err != nil {
+			return blocktrace.Request{}, err
+		}
 	}
+	rec := &m.rec
 	l := m.in
 	switch {
 	case rec.Timestamp == nil:

@@ -28,7 +28,7 @@ func TestLibCacheSimFormats(t *testing.T) {
 	files := map[string]string{"oracle-general": filepath.Join(dir, "t.oracleGeneral"), "libcachesim-csv": filepath.Join(dir, "t.csv")}
 	os.WriteFile(files["oracle-general"], bin.Bytes(), 0o644)
 	os.WriteFile(files["libcachesim-csv"], csv.Bytes(), 0o644)
-	params := map[string]string{"libcachesim-csv": "time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,"}
+	params := map[string]string{"libcachesim-csv": "time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,,obj-id-is-num=1"}
 	for format, path := range files {
 		for _, c := range []struct {
 			policy string

@@ -44,26 +44,37 @@ type CSVParams struct {
 	HeaderSet, HasHeader bool
 	// ObjIDIsNum reads ids as unsigned integers (decimal, 0x hex or 0
 	// octal, as C's strtoull with base 0); otherwise an id is a string and
-	// equal strings are the same object. ParseCSVParams sets it unless
-	// obj-id-is-num=0 (cachesim's default).
+	// equal strings are the same object (the default of libCacheSim's
+	// option parser).
 	ObjIDIsNum bool
 }
 
 // csvIgnored are libCacheSim csv options that do not change a block
 // stream (operation, TTL, tenant, feature columns); they are accepted and
 // ignored.
-var csvIgnored = []string{"op-col", "op-type-col", "ttl-col", "cnt-col", "tenant-col", "feature-cols", "block-size"}
+var csvIgnored = []string{"op-col", "op-type-col", "ttl-col", "cnt-col", "cnt-field", "next-access-col", "next-access-field", "tenant-col", "feature-cols", "block-size"}
 
 // ParseCSVParams parses libCacheSim's csv option string (keys time-col,
-// obj-id-col, obj-size-col, delimiter, has-header, obj-id-is-num; the
-// value of delimiter is one character, "," included, or \t).
+// obj-id-col, obj-size-col, delimiter, has-header, obj-id-is-num and
+// libCacheSim's other spellings of them; the value of delimiter is one
+// character, "," included, or \t).
 func ParseCSVParams(s string) (CSVParams, error) {
-	p := CSVParams{ObjIDIsNum: true}
+	var p CSVParams
 	for rest := strings.TrimSpace(s); rest != ""; {
 		kv := rest
 		rest = ""
 		key, val, ok := strings.Cut(kv, "=")
-		key = strings.TrimSpace(key)
+		key = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(key)), "_", "-")
+		switch key { // libCacheSim's other names for the same options
+		case "time-field":
+			key = "time-col"
+		case "obj-id-field":
+			key = "obj-id-col"
+		case "obj-size-field", "size-col", "size-field":
+			key = "obj-size-col"
+		case "header":
+			key = "has-header"
+		}
 		if !ok {
 			return p, fmt.Errorf("csv option %q: want key=value", strings.TrimSpace(kv))
 		}
@@ -72,6 +83,8 @@ func ParseCSVParams(s string) (CSVParams, error) {
 			switch {
 			case strings.HasPrefix(val, `\t`):
 				p.Delimiter, val = '\t', val[2:]
+			case strings.HasPrefix(val, `\,`):
+				p.Delimiter, val = ',', val[2:]
 			case val == "" || val[0] == ',' && (len(val) == 1 || val[1] == ','):
 				if val == "" {
 					return p, errors.New(`csv option delimiter: empty (give one character, or \t)`)

@@ -17,12 +17,13 @@ func TestParseCSVParams(t *testing.T) {
 		want CSVParams
 		err  string
 	}{
-		{"obj-id-col=2", CSVParams{ObjIDCol: 2, ObjIDIsNum: true}, ""},
-		{"time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,,has-header=false",
+		{"obj-id-col=2", CSVParams{ObjIDCol: 2}, ""},
+		{"time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,,has-header=false,obj-id-is-num=1",
 			CSVParams{TimeCol: 1, ObjIDCol: 2, ObjSizeCol: 3, Delimiter: ',', HeaderSet: true, ObjIDIsNum: true}, ""},
+		{"TIME_FIELD=1,obj_id_field=2,size-col=3,header=1", CSVParams{TimeCol: 1, ObjIDCol: 2, ObjSizeCol: 3, HeaderSet: true, HasHeader: true}, ""},
 		{"obj-id-col=1, delimiter=\\t, has-header=true, obj-id-is-num=0",
 			CSVParams{ObjIDCol: 1, Delimiter: '\t', HeaderSet: true, HasHeader: true}, ""},
-		{"delimiter=|,obj-id-col=4,op-col=5", CSVParams{ObjIDCol: 4, Delimiter: '|', ObjIDIsNum: true}, ""},
+		{"delimiter=|,obj-id-col=4,op-col=5", CSVParams{ObjIDCol: 4, Delimiter: '|'}, ""},
 		{"delimiter=,", CSVParams{}, "obj-id-col is required"},
 		{"time-col=1", CSVParams{}, "obj-id-col is required"},
 		{"obj-id-col=0", CSVParams{}, "column number"},
@@ -73,7 +74,7 @@ func TestLibCacheSimCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := ParseCSVParams("time-col=1,obj-id-col=2,obj-size-col=3")
+	p, err := ParseCSVParams("time-col=1,obj-id-col=2,obj-size-col=3,obj-id-is-num=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestLibCacheSimCSVErrors(t *testing.T) {
 		line                       int
 	}{
 		{"missing column", "obj-id-col=3,has-header=0", "1,2,3\n4,5\n", "column 3", 2},
-		{"id not a number", "obj-id-col=2,has-header=0", "1,2\n1,x7\n", "column 2", 2},
+		{"id not a number", "obj-id-col=2,has-header=0,obj-id-is-num=1", "1,2\n1,x7\n", "column 2", 2},
 		{"time backwards", "time-col=1,obj-id-col=2,has-header=0", "5,1\n4,1\n", "column 1", 2},
 		{"time not a number", "time-col=1,obj-id-col=2,has-header=0", "1,1\nnan,1\n", "column 1", 2},
 		{"size not a number", "obj-id-col=1,obj-size-col=2,has-header=0", "1,1\n1,-3\n", "column 2", 2},

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -18,7 +19,7 @@ type Mooncake struct {
 	link    *prefixLinker
 	lastMs  int64
 	sum     Summary
-	firstLn []int
+	firstLn []int32 // line numbers fit: lines are counted in an int
 	rec     mooncakeRecord
 	vals    [3]int64
 }
@@ -78,7 +79,7 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 		m.sum.Linked++
 	} else {
 		m.sum.Conversations++
-		m.firstLn = append(m.firstLn, l.line)
+		m.firstLn = append(m.firstLn, int32(min(l.line, math.MaxInt32)))
 	}
 	r := blocktrace.Request{Index: int(m.sum.Requests), Time: float64(*rec.Timestamp) / 1000,
 		Input: *rec.Input, Output: *rec.Output, Hashes: rec.Hashes, Conv: conv}
@@ -91,7 +92,7 @@ func (m *Mooncake) BlockTokens() int { return MooncakeBlockTokens }
 
 // ConvName returns the 1-based line number of conversation c's first
 // request.
-func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(m.firstLn[c]) }
+func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(int(m.firstLn[c])) }
 
 // Summary counts what has been read so far.
 func (m *Mooncake) Summary() Summary { return m.sum }

@@ -22,14 +22,17 @@ type Interner struct {
 	parent []BlockID
 	cats   map[string]int
 	names  []string
-	turns  map[int]int
+	// turns counts each conversation's requests: dense ids in a slice
+	// (4 bytes per conversation), far-out ids in a map.
+	turns  []int32
+	sparse map[int]int32
 	last   float64
 	n      int
 }
 
 // NewInterner returns an empty interner.
 func NewInterner() *Interner {
-	return &Interner{cats: map[string]int{}, turns: map[int]int{}}
+	return &Interner{cats: map[string]int{}, sparse: map[int]int32{}}
 }
 
 // Blocks returns the number of distinct blocks seen so far.
@@ -66,8 +69,7 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 	}
 	q.Category = c
 	if r.Conv >= 0 {
-		in.turns[r.Conv]++
-		q.Turn = in.turns[r.Conv]
+		q.Turn = in.turn(r.Conv)
 	}
 	start := len(arena)
 	before := BlockID(len(in.parent))
@@ -86,6 +88,20 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
 	return q, arena, nil
+}
+
+// turn counts a request of conversation c and returns its turn number.
+func (in *Interner) turn(c int) int {
+	_, far := in.sparse[c]
+	if !far && c < len(in.turns)+1<<16 {
+		for c >= len(in.turns) {
+			in.turns = append(in.turns, 0)
+		}
+		in.turns[c]++
+		return int(in.turns[c])
+	}
+	in.sparse[c]++
+	return int(in.sparse[c])
 }
 
 // lookup returns the id of block (parent, h), numbering it if it is new.

@@ -82,3 +82,21 @@ func FuzzFastPaths(f *testing.F) {
 		}
 	})
 }
+
+// TestLineRuns stores first lines with gaps (a linked request or a blank
+// line between conversations) and reads every one back.
+func TestLineRuns(t *testing.T) {
+	lines := []int{1, 2, 3, 5, 6, 9, 10, 11, 20}
+	var r lineRuns
+	for _, l := range lines {
+		r.add(l)
+	}
+	for c, want := range lines {
+		if got := r.at(c); got != want {
+			t.Errorf("conversation %d: line %d, want %d", c, got, want)
+		}
+	}
+	if len(r.conv) != 4 {
+		t.Errorf("%d runs, want 4 (1–3, 5–6, 9–11, 20)", len(r.conv))
+	}
+}

@@ -22,9 +22,12 @@ type Interner struct {
 	parent []BlockID
 	cats   map[string]int
 	names  []string
-	// turns counts each conversation's requests: dense ids in a slice
-	// (4 bytes per conversation), far-out ids in a map.
-	turns  []int32
+	// seen has a bit per dense conversation id, set at its first request;
+	// more counts the later requests of the conversations that have them,
+	// so that a conversation of one request costs one bit. Far-out ids
+	// are counted in sparse.
+	seen   []uint64
+	more   map[int]int32
 	sparse map[int]int32
 	last   float64
 	n      int
@@ -32,7 +35,7 @@ type Interner struct {
 
 // NewInterner returns an empty interner.
 func NewInterner() *Interner {
-	return &Interner{cats: map[string]int{}, sparse: map[int]int32{}}
+	return &Interner{cats: map[string]int{}, more: map[int]int32{}, sparse: map[int]int32{}}
 }
 
 // Blocks returns the number of distinct blocks seen so far.
@@ -93,15 +96,20 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 // turn counts a request of conversation c and returns its turn number.
 func (in *Interner) turn(c int) int {
 	_, far := in.sparse[c]
-	if !far && c < len(in.turns)+1<<16 {
-		for c >= len(in.turns) {
-			in.turns = append(in.turns, 0)
-		}
-		in.turns[c]++
-		return int(in.turns[c])
+	if far || c >= 64*len(in.seen)+1<<16 {
+		in.sparse[c]++
+		return int(in.sparse[c])
 	}
-	in.sparse[c]++
-	return int(in.sparse[c])
+	w, bit := c>>6, uint64(1)<<(c&63)
+	for w >= len(in.seen) {
+		in.seen = append(in.seen, 0)
+	}
+	if in.seen[w]&bit == 0 {
+		in.seen[w] |= bit
+		return 1
+	}
+	in.more[c]++
+	return int(in.more[c]) + 1
 }
 
 // lookup returns the id of block (parent, h), numbering it if it is new.

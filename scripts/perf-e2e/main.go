@@ -239,13 +239,17 @@ func lastLines(b []byte) string {
 // measure is one timed process: best wall time, its peak RSS and output.
 type measure struct {
 	wall time.Duration
-	rss  int64 // KiB
-	out  []byte
+	rss  int64   // KiB
+	cpu  float64 // user + system seconds
+	out  []byte  // standard output
+	err  []byte  // standard error (with /usr/bin/time's report)
 }
 
 var (
 	wallRe = regexp.MustCompile(`Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)`)
 	rssRe  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	userRe = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
+	sysRe  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
 )
 
 // timed runs args under /usr/bin/time -v in dir.
@@ -266,9 +270,15 @@ func timed(dir string, args ...string) (measure, error) {
 	m, _ := strconv.Atoi(string(w[2]))
 	s, _ := strconv.ParseFloat(string(w[3]), 64)
 	rss, _ := strconv.ParseInt(string(r[1]), 10, 64)
-	// cachesim prints its results on stderr: keep both streams.
-	all := append(out.Bytes(), errb.Bytes()...)
-	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), rss: rss, out: all}, nil
+	cpu := 0.0
+	for _, re := range []*regexp.Regexp{userRe, sysRe} {
+		if m := re.FindSubmatch(errb.Bytes()); m != nil {
+			v, _ := strconv.ParseFloat(string(m[1]), 64)
+			cpu += v
+		}
+	}
+	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), rss: rss, cpu: cpu,
+		out: out.Bytes(), err: errb.Bytes()}, nil
 }
 
 // config is one command to time.
@@ -338,8 +348,8 @@ func turnLevel(o options, b binaries, dir string) error {
 	fl := get["floor"].best
 	fmt.Printf("### Turn level: simulate on %d turns (%d conversations, %.0f MB), best of %d\n\n", o.turns, convs, float64(st.Size())/1e6, o.repeat)
 	fmt.Printf("`tailbound simulate --trace T --policies P %s`\n\n", strings.Join(turnFlags, " "))
-	fmt.Println("| policy | whole process (s) | turns/s | peak RSS (MB) | vs " + o.base + " (same command) | engine alone (s, in-process) | parse floor (s, whole process) | whole / max(engine, parse) |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| policy | whole process (s) | CPU (s) | turns/s | peak RSS (MB) | " + o.base + ": whole process (s) | CPU (s) | peak RSS (MB) | speed-up (wall) | speed-up (CPU) | engine alone (s) | whole / max(engine, parse floor) |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, p := range []string{"lru", "tlru"} {
 		n, bs := get["new "+p].best, get["base "+p].best
 		eng, err := engineSeconds(get["engine "+p].best.out)
@@ -347,11 +357,12 @@ func turnLevel(o options, b binaries, dir string) error {
 			return err
 		}
 		slow := math.Max(eng, fl.wall.Seconds())
-		fmt.Printf("| %s | %.2f | %.2f M | %.0f | %.2f× faster (%.2f s, %.0f MB) | %.2f | %.2f | %.2f |\n", p, n.wall.Seconds(),
-			float64(o.turns)/n.wall.Seconds()/1e6, float64(n.rss)/1024, bs.wall.Seconds()/n.wall.Seconds(), bs.wall.Seconds(), float64(bs.rss)/1024,
-			eng, fl.wall.Seconds(), n.wall.Seconds()/slow)
+		fmt.Printf("| %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.0f | %.2f× | %.2f× | %.2f | %.2f |\n", p, n.wall.Seconds(), n.cpu,
+			float64(o.turns)/n.wall.Seconds()/1e6, float64(n.rss)/1024, bs.wall.Seconds(), bs.cpu, float64(bs.rss)/1024,
+			bs.wall.Seconds()/n.wall.Seconds(), bs.cpu/n.cpu, eng, n.wall.Seconds()/slow)
 	}
-	fmt.Printf("\nParse floor: %.2f s whole process (%.2f M turns/s, %.0f MB peak RSS).\n\n", fl.wall.Seconds(), float64(o.turns)/fl.wall.Seconds()/1e6, float64(fl.rss)/1024)
+	fmt.Printf("\nParse floor (trace.Reader alone, whole process): %.2f s, %.2f s CPU (%.2f M turns/s), %.0f MB peak RSS. Engine alone: the decoded turns replayed from memory, timed inside the process.\n\n",
+		fl.wall.Seconds(), fl.cpu, float64(o.turns)/fl.wall.Seconds()/1e6, float64(fl.rss)/1024)
 	return nil
 }
 
@@ -384,8 +395,8 @@ func blockLevel(o options, b binaries, dir string) error {
 		return err
 	}
 	fmt.Printf("### Block level: whole process against cachesim (libCacheSim %s), best of %d\n\n", o.lcsCommit[:min(8, len(o.lcsCommit))], o.repeat)
-	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | tailbound req/s | peak RSS (MB) | cachesim (s) | cachesim req/s | cachesim RSS (MB) | speed ratio (tailbound/cachesim) | hit ratio tailbound / cachesim |")
-	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | CPU (s) | req/s | peak RSS (MB) | cachesim (s) | CPU (s) | its refs/s | peak RSS (MB) | speed ratio (cachesim time / tailbound time) | hit ratio tailbound / cachesim |")
+	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range cases {
 		for _, p := range []string{"lru", "fifo"} {
 			capTokens := strconv.FormatInt(c.capBlocks*c.blockToks, 10)
@@ -405,7 +416,7 @@ func blockLevel(o options, b binaries, dir string) error {
 			if err := bestOf(o, dir, append(cs, lcs)); err != nil {
 				return err
 			}
-			theirs, err := parseCachesim(lcs.best.out)
+			theirs, err := parseCachesim(append(lcs.best.out, lcs.best.err...))
 			if err != nil {
 				return err
 			}
@@ -422,15 +433,15 @@ func blockLevel(o options, b binaries, dir string) error {
 						agree = " (equal)"
 					}
 				}
-				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f M | %.0f | %.2f | %.2f M | %.0f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
-					t.best.wall.Seconds(), float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
-					lcs.best.wall.Seconds(), float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
-					(float64(reqs)/t.best.wall.Seconds())/(float64(theirs.requests)/lcs.best.wall.Seconds()),
+				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
+					t.best.wall.Seconds(), t.best.cpu, float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
+					lcs.best.wall.Seconds(), lcs.best.cpu, float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
+					lcs.best.wall.Seconds()/t.best.wall.Seconds(),
 					ours, 1-theirs.missRatio, agree)
 			}
 		}
 	}
-	fmt.Println("\nrequests: tailbound's requests (one per line or record); cachesim's are its block references (a Mooncake request of n blocks is n of them), so req/s compares the time to replay the same trace.")
+	fmt.Println("\nrequests: tailbound's requests (one per line or record). cachesim counts block references (a Mooncake request of n blocks is n of them): its refs/s. The speed ratio compares the whole-process times on the same trace and capacity; above 1, tailbound is faster.")
 	return nil
 }
 

@@ -80,6 +80,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if o.traceFmt != "canonical" {
 		return fmt.Errorf("flag --trace-format: %s traces are replayed with --level block (or converted with 'tailbound import')", o.traceFmt)
 	}
+	if o.typeParams != "" {
+		return fmt.Errorf("flag --trace-type-params: for --level block --trace-format libcachesim-csv only")
+	}
 	model, xi, err := o.lat.resolve(fs)
 	if err != nil {
 		return err

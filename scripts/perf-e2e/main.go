@@ -47,6 +47,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/replay"
@@ -105,7 +106,7 @@ func engine(path, policy string) error {
 	if err != nil {
 		return err
 	}
-	s := sim.Settings{Options: replay.Options{Capacity: 2000000, BlockSize: 16, Xi: 1000, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}}
+	s := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: 2000000, BlockSize: 16, Xi: 1000}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}}
 	t0 := time.Now()
 	if _, err := sim.Trace(tr, entries, s); err != nil {
 		return err

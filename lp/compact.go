@@ -49,7 +49,7 @@ func BuildCompact(in *Instance, opt BuildOptions) *Model {
 		}
 	}
 	m := &Model{Formulation: Compact, blockCol: make([]int, K), in: in}
-	bf := float64(in.Block)
+	bf := float64(in.BlockSize)
 	for n := 0; n < K; n++ {
 		m.blockCol[n] = -1
 		p := in.Prev[n]

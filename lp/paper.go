@@ -38,7 +38,7 @@ func buildPaper(in *Instance, asWritten bool, opt BuildOptions) (*Model, error) 
 	if cells := int64(N) * int64(T); cells > maxCells {
 		return nil, fmt.Errorf("%w: %d conversations × %d steps = %d x-variables, above the limit of %d (about 90 bytes each)", ErrTooLarge, N, T, cells, maxCells)
 	}
-	bf := float64(in.Block)
+	bf := float64(in.BlockSize)
 	phi := float64(in.CapBlocks())
 	var b builder
 	// Rows: capacity (4) for t = 1..T, then per (i, t ∉ T_i, t < T) a

@@ -28,7 +28,7 @@ func (in *Instance) CheckSchedule(cached []int64) error {
 	if len(cached) != in.K() {
 		return fmt.Errorf("schedule has %d turns, trace %d", len(cached), in.K())
 	}
-	b := in.Block
+	b := in.BlockSize
 	delta := make([]int64, in.K()+1) // occupancy changes, blocks, by step
 	for k := range in.Turns {
 		x := cached[k]

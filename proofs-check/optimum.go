@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
@@ -36,7 +38,7 @@ func modes(f lp.Formulation) string {
 
 // lpInstance converts a claim instance to the solvers' instance.
 func lpInstance(inst *TraceInstance) (*lp.Instance, error) {
-	return lp.NewInstance(inst.Trace(), inst.Capacity, inst.Block, inst.Xi, inst.Forced)
+	return lp.NewInstance(inst.Trace(), instance.Params{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Forced: inst.Forced})
 }
 
 // solveTiny solves formulation f of inst with gonum (its LP relaxation
@@ -47,7 +49,7 @@ func solveTiny(inst *TraceInstance, f lp.Formulation, relax bool) (float64, stri
 	if err != nil {
 		return 0, "", err
 	}
-	res, err := lp.SolveInstance(context.Background(), in, f, lp.Gonum{}, relax, lp.Options{})
+	res, err := lp.SolveInstance(context.Background(), in, f, gonumlp.Backend{}, relax, lp.Options{})
 	if err != nil {
 		return 0, "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/trace"
 	proofscheck "github.com/tailbound/tailbound/proofs-check"
@@ -32,7 +33,7 @@ func splitBlock() *trace.Trace {
 // returns last), so a's return is served and b's has excess 1: TEL 1.
 func TestSolveHandWorked(t *testing.T) {
 	tr := splitBlock()
-	in, err := lp.NewInstance(tr, 2, 2, 2, false)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2, BlockSize: 2, Xi: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

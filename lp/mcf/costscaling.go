@@ -30,16 +30,9 @@ import (
 // certificate (zero excess, every residual arc's reduced cost ≥ −1) on the
 // final flow and prices before returning.
 //
-// The problem is the same as netSimplex's: minimize Σ cost·flow subject to
-// 0 ≤ flow ≤ cap and outflow − inflow = supply at every node.
+// The problem is the embedded Network (read only).
 type costScaling struct {
-	n      int
-	src    []int32
-	dst    []int32
-	cap    []int64
-	cost   []int64
-	supply []int64
-
+	*Network
 	residual
 	rc     []int64 // cost·(n+1) of each residual arc
 	excess []int64
@@ -365,7 +358,7 @@ scan:
 // end (measured on small random ones), so CostScaling is for networks
 // feasible by construction, as lp.SolveFlow's are.
 func (g *Network) costScaling(ctx context.Context) ([]int64, string, error) {
-	s := &costScaling{n: g.n, src: g.src, dst: g.dst, cap: g.cap, cost: g.cost, supply: g.supply}
+	s := &costScaling{Network: g}
 	err := s.solve(ctx)
 	stats := fmt.Sprintf("%d pushes, %d relabels, %d price updates scanning %d nodes", s.pushes, s.relabels, s.updates, s.scannedG)
 	if err != nil {

@@ -13,21 +13,30 @@ import (
 // with random capacities and costs of both signs, so that it also covers
 // networks SolveFlow never builds.
 func randomLine(r *rand.Rand) *Network {
+	g := randomLineArcs(r)
+	n := g.n
+	for k := r.IntN(3 * n); k > 0; k-- {
+		a := r.IntN(n - 1)
+		b := a + 1 + r.IntN(min(n-1-a, 12))
+		g.AddArc(a, b, r.Int64N(7), r.Int64N(26)-20)
+	}
+	return g
+}
+
+// randomLineArcs is a network of 2–61 nodes holding only its line arcs
+// t→t+1 (cost 0, capacity 0–8) and supplies that make every cut carry its
+// line arc's capacity.
+func randomLineArcs(r *rand.Rand) *Network {
 	n := 2 + r.IntN(60)
 	g := NewNetwork(n)
 	var prev int64
 	for t := 0; t+1 < n; t++ {
 		c := r.Int64N(9)
 		g.AddArc(t, t+1, c, 0)
-		g.supply[t] += c - prev
+		g.AddSupply(t, c-prev)
 		prev = c
 	}
-	g.supply[n-1] -= prev
-	for k := r.IntN(3 * n); k > 0; k-- {
-		a := r.IntN(n - 1)
-		b := a + 1 + r.IntN(min(n-1-a, 12))
-		g.AddArc(a, b, r.Int64N(7), r.Int64N(26)-20)
-	}
+	g.AddSupply(n-1, -prev)
 	return g
 }
 

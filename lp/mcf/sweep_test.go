@@ -12,16 +12,8 @@ import (
 // arcs a→b of negative cost in order of their end node b, and for one end
 // node in order of decreasing savings (increasing cost).
 func randomSweepLine(r *rand.Rand) *Network {
-	n := 2 + r.IntN(60)
-	g := NewNetwork(n)
-	var prev int64
-	for t := 0; t+1 < n; t++ {
-		c := r.Int64N(9)
-		g.AddArc(t, t+1, c, 0)
-		g.AddSupply(t, c-prev)
-		prev = c
-	}
-	g.AddSupply(n-1, -prev)
+	g := randomLineArcs(r)
+	n := g.n
 	for b := 1; b < n; b++ {
 		if r.IntN(3) == 0 {
 			continue

@@ -74,7 +74,7 @@ func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string,
 				p.lo = max(0, k*plan.Size-plan.Overlap)
 				hi := min(n-1, (k+1)*plan.Size+plan.Overlap)
 				h, ids := g.subLine(p.lo, hi, first, arcs)
-				cs := &costScaling{n: h.n, src: h.src, dst: h.dst, cap: h.cap, cost: h.cost, supply: h.supply}
+				cs := &costScaling{Network: h}
 				if p.err = cs.solve(ctx); p.err != nil {
 					continue
 				}

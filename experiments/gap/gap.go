@@ -15,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	// run once per value (nil: its default).
 	Thresholds []int64
 	Policies   []policies.Entry
+	// Schedules are external schedules (models/schedule) measured after
+	// the policies at every point, each as policy "schedule:" + its name.
+	Schedules []*schedule.Schedule
 	// Solver computes the optimum: flow (default), or auto|cbc|gonum on
 	// the compact formulation.
 	Solver    string
@@ -174,9 +178,10 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 		}
 	}
 	tels := map[string]float64{}
-	if len(plain) > 0 {
+	if len(plain) > 0 || len(cfg.Schedules) > 0 {
 		s := settings
 		s.Threshold = policy.DefaultThreshold
+		s.Schedules = cfg.Schedules
 		out, err := sim.Trace(tr, plain, s)
 		if err != nil {
 			return nil, err
@@ -199,6 +204,9 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 			}
 			add(e.Name, &T, out[0].Summary.TELTokens)
 		}
+	}
+	for _, sch := range cfg.Schedules {
+		add("schedule:"+sch.Name, nil, tels["schedule:"+sch.Name])
 	}
 	return rows, nil
 }

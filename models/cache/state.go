@@ -22,6 +22,8 @@ type State struct {
 
 	evictedTokens int64
 	evictions     int64
+
+	observe func(c int, from, to int64) // nil unless Observe was called
 }
 
 // New returns an empty cache of capacity tokens with blocks of block tokens.
@@ -119,10 +121,19 @@ func (s *State) Set(c int, tokens int64) error {
 		s.evictedTokens += old - tokens
 		s.evictions++
 	}
+	if s.observe != nil && tokens != old {
+		s.observe(c, old, tokens)
+	}
 	s.cached[c] = tokens
 	s.total += tokens - old
 	return nil
 }
+
+// Observe has f called on every change of a conversation's cached amount,
+// in the order the policy makes them: conversation c goes from tokens to
+// to tokens (both multiples of the block size). Passing nil stops it.
+// Recorders of a policy's decisions (models/schedule) use it.
+func (s *State) Observe(f func(c int, from, to int64)) { s.observe = f }
 
 // Evict removes up to tokens (rounded up to whole blocks) from the end of
 // conversation c's cache and returns how many tokens it removed.

@@ -102,7 +102,7 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 		Disagreements: []string{}, Notes: []string{}, ScheduleCheck: "not computed"}
 	opt := lp.Options{TimeLimit: s.TimeLimit}
 	if s.Relax {
-		if e, err := solvers.Lookup(s.Solver); err == nil && e.Solves&solvers.LP == 0 {
+		if e, ok := solvers.Find(s.Solver); ok && e.Solves&solvers.LP == 0 {
 			return nil, fmt.Errorf("solver %s solves the integer program (its own LP is integral); for the plain LP relaxation use --solver %s", s.Solver, lpSolvers())
 		}
 	}
@@ -190,7 +190,7 @@ func (r *Report) takeIP(ip *lp.Result, s Spec) error {
 // choice, clp or gonum when the problem fits, for cbc and flow).
 func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Options) error {
 	name := s.Solver
-	if e, err := solvers.Lookup(name); err == nil && e.RelaxBy != "" {
+	if e, ok := solvers.Find(name); ok && e.RelaxBy != "" {
 		name = e.RelaxBy
 	}
 	// The formulation the integer program was solved in (flow solves the

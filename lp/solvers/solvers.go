@@ -96,6 +96,10 @@ func (r *Registry) Add(e Entry) error {
 // Entries returns the registered solvers, available or not.
 func (r *Registry) Entries() []Entry { return append([]Entry(nil), r.entries...) }
 
+// Entry returns the entry named name, whether or not this build can run
+// it (Lookup refuses those it cannot).
+func (r *Registry) Entry(name string) (Entry, bool) { return r.entry(name) }
+
 func (r *Registry) entry(name string) (Entry, bool) {
 	for _, e := range r.entries {
 		if e.Name == name {
@@ -181,6 +185,9 @@ func Names() []string { return Default().Names() }
 
 // Help is Default().Help(p).
 func Help(p Programs) string { return Default().Help(p) }
+
+// Find is Default().Entry(name): the entry named name, available or not.
+func Find(name string) (Entry, bool) { return Default().Entry(name) }
 
 // Lookup is Default().Lookup(name).
 func Lookup(name string) (Entry, error) { return Default().Lookup(name) }

@@ -192,3 +192,30 @@ func TestAutoLargeCompactIsFlow(t *testing.T) {
 		t.Errorf("auto LP without coin: %q, want a refusal (gonum too small, flow has no plain relaxation)", got)
 	}
 }
+
+// TestHelp: the help texts list every registered solver of the programs
+// asked, in registry order, and this build's.
+func TestHelp(t *testing.T) {
+	here := "auto,gonum,flow"
+	hereIP := "auto,gonum,flow"
+	if coinBuild() {
+		here, hereIP = "auto,clp,cbc,gonum,flow", "auto,cbc,gonum,flow"
+	}
+	for _, c := range []struct {
+		p    Programs
+		want string
+	}{
+		{IP | LP, "auto|clp|cbc|gonum|flow (this build: " + here + ")"},
+		{IP, "auto|cbc|gonum|flow (this build: " + hereIP + ")"},
+	} {
+		if got := Help(c.p); got != c.want {
+			t.Errorf("Help(%d) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	if err := Default().Add(Entry{Name: Flow, New: func() (lp.Solver, error) { return lp.FlowSolver{}, nil }}); err == nil {
+		t.Error("a second flow was registered")
+	}
+	if e, ok := Find("cbc"); !ok || e.RelaxBy != Auto {
+		t.Errorf("Find(cbc) = %+v, %v; want an entry whose relaxations go to auto", e, ok)
+	}
+}

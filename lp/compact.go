@@ -29,7 +29,7 @@ package lp
 // interval rows themselves.
 func BuildCompact(in *Instance, opt BuildOptions) *Model {
 	K := in.K()
-	phi := float64(in.CapBlocks())
+	phi := float64(in.Blocks())
 	capAt := func(t int) float64 {
 		if t < 0 {
 			return 0

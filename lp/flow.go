@@ -98,7 +98,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 	r := &Result{Formulation: Compact, Solver: "flow", Conditions: flowReadings(in)}
 	h := in.FracH()
 	K := in.K()
-	phi := in.CapBlocks()
+	phi := in.Blocks()
 	need := 0
 	for ; need <= 30; need++ {
 		if v := math.Ldexp(h, need); v == math.Floor(v) {

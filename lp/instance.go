@@ -88,13 +88,10 @@ func (in *Instance) Load(k int) int64 { return in.History[k] + in.Turns[k].Promp
 // H_k + p_k + r_k tokens: what it may keep cached.
 func (in *Instance) After(k int) int64 { return in.Load(k) + in.Turns[k].Response }
 
-// CapBlocks returns C/B.
-func (in *Instance) CapBlocks() int64 { return in.Blocks() }
-
 // MaxKeep returns the most blocks turn k's conversation may keep after turn
 // k: its new history floored to whole blocks, and at most C/B. Under forced
 // caching it keeps exactly that.
-func (in *Instance) MaxKeep(k int) int64 { return min(in.After(k)/in.BlockSize, in.CapBlocks()) }
+func (in *Instance) MaxKeep(k int) int64 { return min(in.After(k)/in.BlockSize, in.Blocks()) }
 
 // Excess returns turn k's excess max(D_k − x − ξ, 0) in tokens when x tokens
 // of its history are cached.

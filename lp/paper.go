@@ -39,7 +39,7 @@ func buildPaper(in *Instance, asWritten bool, opt BuildOptions) (*Model, error) 
 		return nil, fmt.Errorf("%w: %d conversations × %d steps = %d x-variables, above the limit of %d (about 90 bytes each)", ErrTooLarge, N, T, cells, maxCells)
 	}
 	bf := float64(in.BlockSize)
-	phi := float64(in.CapBlocks())
+	phi := float64(in.Blocks())
 	var b builder
 	// Rows: capacity (4) for t = 1..T, then per (i, t ∉ T_i, t < T) a
 	// no-growth row (6), then a slack row per turn.

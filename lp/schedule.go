@@ -64,8 +64,8 @@ func (in *Instance) CheckSchedule(cached []int64) error {
 		if in.Forced {
 			occ += in.MaxKeep(t)
 		}
-		if occ > in.CapBlocks() {
-			return fmt.Errorf("step %d: %d blocks cached exceed the capacity %d", t, occ, in.CapBlocks())
+		if occ > in.Blocks() {
+			return fmt.Errorf("step %d: %d blocks cached exceed the capacity %d", t, occ, in.Blocks())
 		}
 	}
 	return nil

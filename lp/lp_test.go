@@ -163,14 +163,13 @@ func TestTinyAgainstEnumeration(t *testing.T) {
 // returns its TEL, tokens.
 func toBeladyTEL(t testing.TB, in *lp.Instance, tr *trace.Trace) float64 {
 	t.Helper()
-	p, err := belady.NewTailOptimized(policy.Config{Capacity: in.Capacity, BlockSize: in.BlockSize, Xi: in.Xi, Forced: in.Forced,
+	p, err := belady.NewTailOptimized(policy.Config{Params: in.Params,
 		Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "to-belady", Policy: p}},
-		replay.Options{Capacity: in.Capacity, BlockSize: in.BlockSize, Xi: in.Xi, Forced: in.Forced,
-			Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
+		replay.Options{Params: in.Params, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/lp/solvers"
 )
 
 // command is one sub-command: run parses its own flags from args and writes
@@ -25,8 +27,10 @@ func commands() map[string]command {
 		"simulate":  {"replay a trace under several eviction policies", runSimulate},
 		"latency":   {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 		"check":     {"check the literature's theorems on random instances", runCheck},
-		"tables":    {"regenerate a paper's tables: tables tail-latency", runTables},
-		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver auto|clp|cbc|gonum|flow)", runSolve},
+		"tables":    {"run an experiment suite, printing its tables: tables SUITE | tables --list", runTables},
+		"plot":      {"draw an experiment suite's figures: plot SUITE --dir DIR --ext svg|png|pdf", runPlot},
+		"merge":     {"combine the result files of a suite's shards into the unsharded output", runMerge},
+		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver " + solvers.Choices(solvers.IP|solvers.LP) + ")", runSolve},
 		"gap":       {"every policy's TEL against the hindsight optimum over capacities and thresholds", runGap},
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
 		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},

@@ -13,6 +13,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/schedule"
@@ -124,8 +125,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s := sim.Settings{
-		Options: replay.Options{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Model: model,
-			SLOMs: o.slo, Forced: o.forced, Progress: progressTo(stderr)},
+		Options: replay.Options{Params: instance.Params{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Forced: o.forced}, Model: model,
+			SLOMs: o.slo, Progress: progressTo(stderr)},
 		QHat: qhat, Threshold: o.threshold, PolicyOptions: popts, EmitSchedule: o.emit,
 	}
 	if o.emit != "" && len(entries) == 0 {

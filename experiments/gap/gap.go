@@ -3,6 +3,7 @@ package gap
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/models/instance"
 	"io"
 	"sync"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
-	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -151,8 +151,8 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 		return nil, fmt.Errorf("hindsight optimum: solver %s: %s (%s)", res.Solver, res.Status, res.Detail)
 	}
 	opt := res.TEL
-	settings := sim.Settings{Options: replay.Options{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
-		Model: cfg.Model, SLOMs: latency.DefaultSLOMs, Forced: cfg.Forced}, QHat: cfg.QHat}
+	settings := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
+		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat}
 	var rows []Row
 	add := func(name string, thr *int64, tel float64) {
 		r := Row{CapacityTokens: p.capacity, XiTokens: p.xi, Policy: name, ThresholdTokens: thr,

@@ -264,8 +264,7 @@ func BeladyTEL(tr *trace.Trace, in *lp.Instance) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Capacity: in.Capacity, BlockSize: in.BlockSize,
-		Xi: in.Xi, Model: latency.Default(), SLOMs: latency.DefaultSLOMs, Forced: in.Forced}})
+	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: in.Params, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/replay"
@@ -85,8 +86,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr := c.tr(t)
 			dir := t.TempDir()
-			s := sim.Settings{Options: replay.Options{Capacity: c.capacity, BlockSize: c.block, Xi: c.xi,
-				Model: latency.Default(), SLOMs: 200, Forced: c.forced}, Threshold: 1024,
+			s := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: c.capacity, BlockSize: c.block, Xi: c.xi, Forced: c.forced},
+				Model: latency.Default(), SLOMs: 200}, Threshold: 1024,
 				EmitSchedule: filepath.Join(dir, "s.jsonl")}
 			want, err := sim.Trace(tr, all, s)
 			if err != nil {

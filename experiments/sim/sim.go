@@ -58,8 +58,7 @@ func SchedulePath(path, name string, several bool) string {
 }
 
 func (s Settings) config(f *trace.Hindsight) policy.Config {
-	return policy.Config{Capacity: s.Capacity, BlockSize: s.BlockSize, Xi: s.Xi, QHat: s.QHat,
-		Threshold: s.Threshold, Forced: s.Forced, Future: f, Options: s.PolicyOptions}
+	return policy.Config{Params: s.Params, QHat: s.QHat, Threshold: s.Threshold, Future: f, Options: s.PolicyOptions}
 }
 
 func build(entries []policies.Entry, s Settings, f *trace.Hindsight) ([]replay.Named, error) {

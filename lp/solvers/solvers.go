@@ -124,17 +124,25 @@ func (r *Registry) Names() []string {
 // p: every solver that solves them, and those this build has, e.g.
 // "auto|clp|cbc|gonum|flow (this build: auto,gonum,flow)".
 func (r *Registry) Help(p Programs) string {
-	var all, here []string
+	var here []string
 	for _, e := range r.entries {
-		if e.Solves&p == 0 {
-			continue
-		}
-		all = append(all, e.Name)
-		if e.Available() {
+		if e.Solves&p != 0 && e.Available() {
 			here = append(here, e.Name)
 		}
 	}
-	return strings.Join(all, "|") + " (this build: " + strings.Join(here, ",") + ")"
+	return r.Choices(p) + " (this build: " + strings.Join(here, ",") + ")"
+}
+
+// Choices lists every registered solver of programs p, available or not,
+// as "auto|clp|cbc|gonum|flow".
+func (r *Registry) Choices(p Programs) string {
+	var all []string
+	for _, e := range r.entries {
+		if e.Solves&p != 0 {
+			all = append(all, e.Name)
+		}
+	}
+	return strings.Join(all, "|")
 }
 
 // Lookup returns the entry named name, or an error naming what this build
@@ -189,6 +197,9 @@ func Help(p Programs) string { return Default().Help(p) }
 // Find is Default().Entry(name): the entry named name, available or not.
 func Find(name string) (Entry, bool) { return Default().Entry(name) }
 
+// Choices is Default().Choices(p).
+func Choices(p Programs) string { return Default().Choices(p) }
+
 // Lookup is Default().Lookup(name).
 func Lookup(name string) (Entry, error) { return Default().Lookup(name) }
 
@@ -202,4 +213,28 @@ func Pick(name string, t *lp.Task) (string, lp.Solver, error) { return Default()
 // Result.Formulation.
 func Solve(ctx context.Context, in *lp.Instance, f lp.Formulation, name string, relax bool, opt lp.Options) (*lp.Result, error) {
 	return Default().Solve(ctx, in, f, name, relax, opt)
+}
+
+// Backend returns the LP/MIP backend of the solver named name (clp, cbc,
+// gonum), for programs other than the hindsight formulations (lp/prefix):
+// the lp.Backend its registry entry wraps.
+func Backend(name string) (lp.Backend, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.New()
+	if err != nil {
+		return nil, err
+	}
+	if bs, ok := s.(lp.BackendSolver); ok {
+		return bs.Backend, nil
+	}
+	return nil, fmt.Errorf("solver %s solves hindsight instances, not LP/MIP programs: want one of the backends clp, cbc, gonum", name)
+}
+
+// Coin reports whether this build has the COIN-OR backends (CLP and CBC).
+func Coin() bool {
+	e, ok := Find("clp")
+	return ok && e.Available()
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -20,8 +21,8 @@ func BenchmarkExec(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := replay.Options{Capacity: 131072, BlockSize: 16, Xi: 1500.5, Model: latency.Default(), SLOMs: 200}
-	cfg := policy.Config{Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi, Threshold: 1024}
+	o := replay.Options{Params: instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1500.5}, Model: latency.Default(), SLOMs: 200}
+	cfg := policy.Config{Params: instance.Params{Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi}, Threshold: 1024}
 	for _, c := range []struct{ name, cmd string }{
 		{"echo", `python3 -c 'import sys
 sys.stdin.readline()

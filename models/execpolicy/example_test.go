@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -20,13 +21,13 @@ func Example() {
 	tr.Append(1, "b", 16, 0)
 	tr.Append(2, "a", 8, 0)
 	p, err := execpolicy.New(`read header; while read turn; do echo '{"keep":0}'; done`, execpolicy.Options{})(
-		policy.Config{Capacity: 32, BlockSize: 16})
+		policy.Config{Params: instance.Params{Capacity: 32, BlockSize: 16}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "nothing", Policy: p}},
-		replay.Options{Capacity: 32, BlockSize: 16, Model: latency.Default(), SLOMs: 200})
+		replay.Options{Params: instance.Params{Capacity: 32, BlockSize: 16}, Model: latency.Default(), SLOMs: 200})
 	if cerr := p.(*execpolicy.Policy).Close(); err == nil {
 		err = cerr
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -74,8 +75,8 @@ func TestReferenceClient(t *testing.T) {
 		forced bool
 		qhat   float64
 	}{{false, 0}, {true, 0}, {false, 180}} {
-		o := replay.Options{Capacity: 32768, BlockSize: 16, Xi: 1500.5, Model: latency.Default(), SLOMs: 200, Forced: c.forced}
-		cfg := policy.Config{Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi, Forced: o.Forced, QHat: c.qhat, Threshold: 1024}
+		o := replay.Options{Params: instance.Params{Capacity: 32768, BlockSize: 16, Xi: 1500.5, Forced: c.forced}, Model: latency.Default(), SLOMs: 200}
+		cfg := policy.Config{Params: instance.Params{Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi, Forced: o.Forced}, QHat: c.qhat, Threshold: 1024}
 		named := map[string]policy.Factory{
 			"lru": policy.NewLRU, "tlru": policy.NewTLRU,
 			"py-lru":  execpolicy.New("python3 "+py+" lru", execpolicy.Options{}),
@@ -156,8 +157,8 @@ func TestBadAnswers(t *testing.T) {
 			if c.forced {
 				cap = 48
 			}
-			o := replay.Options{Capacity: cap, BlockSize: 16, Model: latency.Default(), SLOMs: 200, Forced: c.forced}
-			cfg := policy.Config{Capacity: cap, BlockSize: 16, Forced: c.forced}
+			o := replay.Options{Params: instance.Params{Capacity: cap, BlockSize: 16, Forced: c.forced}, Model: latency.Default(), SLOMs: 200}
+			cfg := policy.Config{Params: instance.Params{Capacity: cap, BlockSize: 16, Forced: c.forced}}
 			named := map[string]policy.Factory{"x": execpolicy.New(c.script, execpolicy.Options{Timeout: 300 * time.Millisecond})}
 			start := time.Now()
 			_, err := run(t, tiny(), o, cfg, named, []string{"x"})
@@ -183,14 +184,14 @@ func TestBadAnswers(t *testing.T) {
 // TestExitStatus: a client that answers every turn but exits with a
 // failure status is reported when it is closed.
 func TestExitStatus(t *testing.T) {
-	o := replay.Options{Capacity: 64, BlockSize: 16, Model: latency.Default(), SLOMs: 200}
+	o := replay.Options{Params: instance.Params{Capacity: 64, BlockSize: 16}, Model: latency.Default(), SLOMs: 200}
 	named := map[string]policy.Factory{"ok": execpolicy.New(`read h; read t; echo '{"keep":32}'; read t; echo '{"keep":16}'; read t; echo '{"keep":32}'; cat >/dev/null`, execpolicy.Options{}),
 		"bad": execpolicy.New(`read h; read t; echo '{"keep":32}'; read t; echo '{"keep":16}'; read t; echo '{"keep":32}'; cat >/dev/null; exit 4`, execpolicy.Options{})}
-	res, err := run(t, tiny(), o, policy.Config{Capacity: 64, BlockSize: 16}, named, []string{"ok"})
+	res, err := run(t, tiny(), o, policy.Config{Params: instance.Params{Capacity: 64, BlockSize: 16}}, named, []string{"ok"})
 	if err != nil || res[0].Summary.Turns != 3 {
 		t.Fatalf("ok: %v", err)
 	}
-	_, err = run(t, tiny(), o, policy.Config{Capacity: 64, BlockSize: 16}, named, []string{"bad"})
+	_, err = run(t, tiny(), o, policy.Config{Params: instance.Params{Capacity: 64, BlockSize: 16}}, named, []string{"bad"})
 	if err == nil || !strings.Contains(err.Error(), "after the last turn: exit status 4") {
 		t.Errorf("bad: %v", err)
 	}

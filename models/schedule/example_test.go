@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/schedule"
@@ -18,7 +19,7 @@ func Example() {
 	tr.Append(0, "a", 20, 12)
 	tr.Append(1, "b", 16, 0)
 	tr.Append(2, "a", 8, 0)
-	o := replay.Options{Capacity: 32, BlockSize: 16, Xi: 0, Model: latency.Default(), SLOMs: 200}
+	o := replay.Options{Params: instance.Params{Capacity: 32, BlockSize: 16, Xi: 0}, Model: latency.Default(), SLOMs: 200}
 	for _, text := range []string{
 		`{"turn":0,"conv":"a","cached":0,"keep":32}
 {"turn":1,"conv":"b","cached":0,"keep":16,"shrink":[["a",16]]}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -22,7 +23,7 @@ func example() *trace.Trace {
 }
 
 func opts(capacity int64, forced bool) replay.Options {
-	return replay.Options{Capacity: capacity, BlockSize: 16, Xi: 0, Model: latency.Default(), SLOMs: 200, Forced: forced}
+	return replay.Options{Params: instance.Params{Capacity: capacity, BlockSize: 16, Xi: 0, Forced: forced}, Model: latency.Default(), SLOMs: 200}
 }
 
 // score replays schedule text on tr and returns the result or the error.

@@ -1,11 +1,15 @@
-package lp
+package lp_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/lp/mcf"
 	"testing"
 
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -26,9 +30,9 @@ func birthDeath(tb testing.TB, turns int) *trace.Trace {
 	return tr
 }
 
-func benchInstance(b *testing.B, turns int, block int64) *Instance {
+func benchInstance(b *testing.B, turns int, block int64) *lp.Instance {
 	tr := birthDeath(b, turns)
-	in, err := NewInstance(tr, benchCapacity, block, 300, false)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: benchCapacity, BlockSize: block, Xi: 300})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -38,11 +42,11 @@ func benchInstance(b *testing.B, turns int, block int64) *Instance {
 // BenchmarkFlowMethods times each min-cost flow method on 10^4 turns.
 func BenchmarkFlowMethods(b *testing.B) {
 	in := benchInstance(b, 10000, 16)
-	for _, m := range FlowMethods() {
+	for _, m := range mcf.Methods() {
 		b.Run(string(m), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				r, err := SolveFlowWith(context.Background(), in, Options{}, m)
-				if err != nil || r.Status != Optimal {
+				r, err := lp.SolveFlowWith(context.Background(), in, lp.Options{}, m)
+				if err != nil || r.Status != lp.Optimal {
 					b.Fatal(err, r.Status)
 				}
 			}
@@ -57,8 +61,8 @@ func BenchmarkGonum(b *testing.B) {
 	for _, relax := range []bool{true, false} {
 		b.Run(fmt.Sprint("relax=", relax), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				r, err := SolveInstance(context.Background(), in, Compact, Gonum{}, relax, Options{})
-				if err != nil || r.Status != Optimal {
+				r, err := lp.SolveInstance(context.Background(), in, lp.Compact, gonumlp.Backend{}, relax, lp.Options{})
+				if err != nil || r.Status != lp.Optimal {
 					b.Fatal(err, r.Status, r.Detail)
 				}
 			}
@@ -73,8 +77,8 @@ func BenchmarkFlow(b *testing.B) {
 			in := benchInstance(b, k, 16)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				r, err := SolveFlow(context.Background(), in, Options{})
-				if err != nil || r.Status != Optimal {
+				r, err := lp.SolveFlow(context.Background(), in, lp.Options{})
+				if err != nil || r.Status != lp.Optimal {
 					b.Fatal(err, r.Status)
 				}
 				b.ReportMetric(r.Solve.Seconds(), "solve-s")
@@ -91,11 +95,11 @@ func BenchmarkFlow(b *testing.B) {
 func BenchmarkFlowLarge(b *testing.B) {
 	for _, k := range []int{100000, 1000000} {
 		in := benchInstance(b, k, 16)
-		for _, m := range []FlowMethod{Windows, CostScaling} {
+		for _, m := range []mcf.Method{mcf.Windows, mcf.CostScaling} {
 			b.Run(fmt.Sprintf("%d/%s", k, m), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					r, err := SolveFlowWith(context.Background(), in, Options{}, m)
-					if err != nil || r.Status != Optimal {
+					r, err := lp.SolveFlowWith(context.Background(), in, lp.Options{}, m)
+					if err != nil || r.Status != lp.Optimal {
 						b.Fatal(err, r.Status)
 					}
 					b.ReportMetric(r.Solve.Seconds(), "solve-s")

@@ -29,7 +29,7 @@ package lp
 // interval rows themselves.
 func BuildCompact(in *Instance, opt BuildOptions) *Model {
 	K := in.K()
-	phi := float64(in.CapBlocks())
+	phi := float64(in.Blocks())
 	capAt := func(t int) float64 {
 		if t < 0 {
 			return 0
@@ -49,7 +49,7 @@ func BuildCompact(in *Instance, opt BuildOptions) *Model {
 		}
 	}
 	m := &Model{Formulation: Compact, blockCol: make([]int, K), in: in}
-	bf := float64(in.Block)
+	bf := float64(in.BlockSize)
 	for n := 0; n < K; n++ {
 		m.blockCol[n] = -1
 		p := in.Prev[n]

@@ -1,62 +1,13 @@
-package lp
+package lp_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
-
-// bruteOpt is the least TEL (tokens) over every admissible sequence of
-// cache decisions, written from the model (SPEC §2) alone: after each turn
-// the served conversation keeps any whole number of blocks up to its new
-// history and C (exactly min(⌊history/B⌋·B, C) when forced), every other
-// conversation any whole number of blocks up to what it holds, with the
-// total ≤ C. Memoized over (turn, cache state).
-func bruteOpt(tr *trace.Trace, capacity, block int64, xi float64, forced bool) float64 {
-	n := tr.Conversations()
-	memo := map[string]float64{}
-	var best func(k int, x, hist []int64) float64
-	best = func(k int, x, hist []int64) float64 {
-		if k == len(tr.Turns) {
-			return 0
-		}
-		key := fmt.Sprint(k, x, hist)
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		t := tr.Turns[k]
-		c := t.Conv
-		cost := math.Max(float64(hist[c]+t.Prompt-x[c])-xi, 0)
-		h2 := append([]int64(nil), hist...)
-		h2[c] += t.Prompt + t.Response
-		res := math.Inf(1)
-		y := make([]int64, n)
-		var choose func(i int, total int64)
-		choose = func(i int, total int64) {
-			if i == n {
-				res = math.Min(res, best(k+1, append([]int64(nil), y...), h2))
-				return
-			}
-			lo, hi := int64(0), x[i]
-			if i == c {
-				hi = min(h2[c]/block*block, capacity)
-				if forced {
-					lo = hi
-				}
-			}
-			for a := lo; a <= hi && total+a <= capacity; a += block {
-				y[i] = a
-				choose(i+1, total+a)
-			}
-		}
-		choose(0, 0)
-		memo[key] = cost + res
-		return cost + res
-	}
-	return best(0, make([]int64, n), make([]int64, n))
-}
 
 // bruteAsWritten is the optimum of the printed program, enumerated over its
 // integer points step by step: x_{·,1} any vector within capacity; after a
@@ -132,15 +83,12 @@ func bruteAsWritten(tr *trace.Trace, capacity, block int64, xi float64) float64 
 
 // tinyCase is a small random instance.
 type tinyCase struct {
-	tr       *trace.Trace
-	capacity int64
-	block    int64
-	xi       float64
-	forced   bool
+	tr *trace.Trace
+	instance.Params
 }
 
 func (c tinyCase) String() string {
-	s := fmt.Sprintf("C=%d B=%d ξ=%v forced=%v turns:", c.capacity, c.block, c.xi, c.forced)
+	s := fmt.Sprintf("C=%d B=%d ξ=%v forced=%v turns:", c.Capacity, c.BlockSize, c.Xi, c.Forced)
 	for _, t := range c.tr.Turns {
 		s += fmt.Sprintf(" (c%d p%d r%d)", t.Conv, t.Prompt, t.Response)
 	}
@@ -157,5 +105,5 @@ func randomTiny(r *rand.Rand, maxTurns int, maxLen, block int64, forced bool) ti
 		tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(maxLen), r.Int64N(maxLen+1))
 	}
 	xis := []float64{0, 1, 2, 3, 5, 0.5, 2.5, 1.25, -1, -2.5, 7}
-	return tinyCase{tr: tr, capacity: block * r.Int64N(5), block: block, xi: xis[r.IntN(len(xis))], forced: forced}
+	return tinyCase{tr: tr, Params: instance.Params{Capacity: block * r.Int64N(5), BlockSize: block, Xi: xis[r.IntN(len(xis))], Forced: forced}}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -16,10 +18,10 @@ func Example() {
 	tr := &trace.Trace{}
 	tr.Append(0, "a", 3, 0)
 	tr.Append(1, "a", 2, 0)
-	in, _ := lp.NewInstance(tr, 2, 1, 0, false)
+	in, _ := lp.NewInstance(tr, instance.Params{Capacity: 2, BlockSize: 1})
 	ctx := context.Background()
-	ip, _ := lp.SolveInstance(ctx, in, lp.Compact, lp.Gonum{}, false, lp.Options{})
-	relax, _ := lp.SolveInstance(ctx, in, lp.Compact, lp.Gonum{}, true, lp.Options{})
+	ip, _ := lp.SolveInstance(ctx, in, lp.Compact, gonumlp.Backend{}, false, lp.Options{})
+	relax, _ := lp.SolveInstance(ctx, in, lp.Compact, gonumlp.Backend{}, true, lp.Options{})
 	flow, _ := lp.SolveFlow(ctx, in, lp.Options{})
 	fmt.Println(ip.Status, ip.TEL, relax.TEL, relax.Integral, flow.TEL, flow.Schedule)
 	// Output: optimal 6 6 true 6 [0 2]

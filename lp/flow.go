@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/tailbound/tailbound/lp/mcf"
 )
 
 // SolveFlow solves the hindsight problem exactly, at any block size, as a
@@ -69,8 +71,11 @@ import (
 // at the largest s that fits and the optimum is exact to within 2^−(s+1)
 // tokens per turn (Result.Detail says so).
 func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) {
-	return solveFlow(ctx, in, opt, Windows, defaultWindows)
+	return solveFlow(ctx, in, opt, mcf.Windows, mcf.DefaultPlan())
 }
+
+// errFlowRelax is flow's refusal of a plain LP relaxation.
+var errFlowRelax = errors.New("solver flow solves the integer program (its own LP is integral); the plain LP relaxation needs an LP solver (auto, clp or gonum)")
 
 // tieBreak turns on the tie-breaking perturbation of the piece costs. It is
 // exact but off: measured on birth–death traces it made the sweep explore
@@ -78,55 +83,22 @@ func SolveFlow(ctx context.Context, in *Instance, opt Options) (*Result, error) 
 // straight to their target; spread out, they do not).
 const tieBreak = false
 
-// FlowMethod is the min-cost flow algorithm of the flow solver.
-type FlowMethod string
-
-// Min-cost flow algorithms, all exact on integer data and written
-// independently, so that each checks the others. Windows is the default:
-// cost scaling on overlapping windows of the line for prices, then the
-// primal–dual method on the whole network, checked by an optimality
-// certificate. Measured on birth–death traces (B = 16, C = 131072 tokens,
-// ξ = 300 tokens) in one run on a 2-core machine (BenchmarkFlowLarge and
-// BenchmarkFlowMethods), it solved 10^6 turns in 22 s against 233 s for
-// plain cost scaling (same optimum) and 10^5 turns in 1.9 s against 10 s;
-// at 10^4 turns it took 0.24 s, cost scaling 0.39 s, the network simplex
-// 0.28 s and the sweep 0.99 s. The last three grow faster than linearly
-// in the number of turns.
-const (
-	Windows        FlowMethod = "windows"
-	CostScaling    FlowMethod = "cost-scaling"
-	NetworkSimplex FlowMethod = "network-simplex"
-	Sweep          FlowMethod = "sweep"
-)
-
-// FlowMethods lists the min-cost flow algorithms, the default first.
-func FlowMethods() []FlowMethod { return []FlowMethod{Windows, CostScaling, NetworkSimplex, Sweep} }
-
-// ParseFlowMethod resolves a method name.
-func ParseFlowMethod(s string) (FlowMethod, error) {
-	for _, m := range FlowMethods() {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("unknown min-cost flow method %q (want windows|cost-scaling|network-simplex|sweep)", s)
-}
-
-// SolveFlowWith is SolveFlow with a chosen min-cost flow algorithm.
-func SolveFlowWith(ctx context.Context, in *Instance, opt Options, method FlowMethod) (*Result, error) {
-	return solveFlow(ctx, in, opt, method, defaultWindows)
+// SolveFlowWith is SolveFlow with a chosen min-cost flow algorithm
+// (mcf.Methods).
+func SolveFlowWith(ctx context.Context, in *Instance, opt Options, method mcf.Method) (*Result, error) {
+	return solveFlow(ctx, in, opt, method, mcf.DefaultPlan())
 }
 
 // solveFlow is SolveFlowWith with the windows of the Windows method.
-func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod, plan windowPlan) (*Result, error) {
+func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method, plan mcf.Plan) (*Result, error) {
 	if opt.Relax {
-		return nil, errors.New("flow solves the integer program (its own LP is integral); the plain LP relaxation needs an LP backend (gonum, clp)")
+		return nil, errFlowRelax
 	}
 	start := time.Now()
 	r := &Result{Formulation: Compact, Solver: "flow", Conditions: flowReadings(in)}
 	h := in.FracH()
 	K := in.K()
-	phi := in.CapBlocks()
+	phi := in.Blocks()
 	need := 0
 	for ; need <= 30; need++ {
 		if v := math.Ldexp(h, need); v == math.Floor(v) {
@@ -135,7 +107,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 	}
 	// Costs must keep every path sum, (K+1)·max|cost|, below 2^61.
 	fits := func(s int, tie int64) bool {
-		return float64(K+1)*(float64(in.Block)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
+		return float64(K+1)*(float64(in.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
 	}
 	tie := int64(1) // see tieBreak
 	if tieBreak {
@@ -163,15 +135,15 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 		}
 		return phi
 	}
-	g := &network{n: K + 1, supply: make([]int64, K+1)}
+	g := mcf.NewNetwork(K + 1)
 	var prev int64
 	for t := 0; t < K; t++ {
 		c := capAt(t)
-		g.supply[t] += c - prev
+		g.AddSupply(t, c-prev)
 		prev = c
-		g.addArc(t, t+1, c, 0)
+		g.AddArc(t, t+1, c, 0)
 	}
-	g.supply[K] -= prev
+	g.AddSupply(K, -prev)
 	// The arcs of the pair ending at n are arcStart[n], … (arcCount[n]).
 	arcStart := make([]int32, K)
 	var base []int64 // unperturbed savings per block of piece arcs, scaled
@@ -190,22 +162,22 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 		if in.Forced {
 			a = p + 1
 		}
-		arcStart[n] = int32(len(g.src))
+		arcStart[n] = int32(g.Arcs())
 		for _, sg := range in.Savings(n) {
 			// With tie > 1 the cost also counts the steps held, as a
 			// tie-break below one unit of savings: among optimal
 			// schedules the one holding least is preferred, which
 			// removes the degeneracy of equal savings.
 			if tie > 1 {
-				g.addArc(a, n, sg.Blocks, -weight(sg)*tie+int64(n-a))
+				g.AddArc(a, n, sg.Blocks, -weight(sg)*tie+int64(n-a))
 			} else {
-				g.addArc(a, n, sg.Blocks, -weight(sg))
+				g.AddArc(a, n, sg.Blocks, -weight(sg))
 			}
 			base = append(base, weight(sg))
 			arcCount[n]++
 		}
 	}
-	r.Rows, r.Cols = g.n, len(g.src)
+	r.Rows, r.Cols = g.Nodes(), g.Arcs()
 	r.Build = time.Since(start)
 	if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
@@ -213,13 +185,20 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 		defer cancel()
 	}
 	start = time.Now()
-	flow, stats, err := g.solve(ctx, method, plan)
+	var flow []int64
+	var stats string
+	var err error
+	if method == mcf.Windows {
+		flow, stats, err = g.SolveWindows(ctx, plan)
+	} else {
+		flow, stats, err = g.Solve(ctx, method)
+	}
 	r.Solve = time.Since(start)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", method, stats), math.NaN()
 		return r, nil
-	case errors.Is(err, errNSInfeasible):
+	case errors.Is(err, mcf.ErrInfeasible):
 		return nil, fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
 	case err != nil:
 		return nil, fmt.Errorf("flow: %w", err)
@@ -235,7 +214,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 		for e := int(arcStart[n]); e < int(arcStart[n])+int(arcCount[n]); e++ {
 			z += flow[e]
 		}
-		r.Schedule[n] = z * in.Block
+		r.Schedule[n] = z * in.BlockSize
 	}
 	r.ScheduleTEL = in.TEL(r.Schedule)
 	r.ScheduleErr = in.CheckSchedule(r.Schedule)
@@ -252,7 +231,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method FlowMethod
 	saved := float64(-cost) / float64(scale)
 	for n := 0; n < K; n++ {
 		if fixed[n] > 0 {
-			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.Block)
+			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.BlockSize)
 		}
 	}
 	if exact {

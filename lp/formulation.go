@@ -104,7 +104,7 @@ func (m *Model) Schedule(x []float64) []int64 {
 	out := make([]int64, len(m.blockCol))
 	for k, j := range m.blockCol {
 		if j >= 0 {
-			out[k] = int64(math.Round(x[j])) * m.in.Block
+			out[k] = int64(math.Round(x[j])) * m.in.BlockSize
 		}
 	}
 	return out

@@ -1,9 +1,12 @@
-package lp
+package lp_test
 
 import (
 	"context"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
 	"testing"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -50,26 +53,26 @@ func TestHandWorked(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := NewInstance(c.tr, c.c, c.b, c.xi, c.forced)
+			in, err := lp.NewInstance(c.tr, instance.Params{Capacity: c.c, BlockSize: c.b, Xi: c.xi, Forced: c.forced})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range []Formulation{Compact, Paper} {
-				ip, err := SolveInstance(ctx, in, f, Gonum{}, false, Options{})
-				if err != nil || ip.Status != Optimal || !near(ip.TEL, c.ip) {
+			for _, f := range []lp.Formulation{lp.Compact, lp.Paper} {
+				ip, err := lp.SolveInstance(ctx, in, f, gonumlp.Backend{}, false, lp.Options{})
+				if err != nil || ip.Status != lp.Optimal || !near(ip.TEL, c.ip) {
 					t.Errorf("%s IP: %v %v %v, want %v", f, err, ip.Status, ip.TEL, c.ip)
 				}
-				lp, err := SolveInstance(ctx, in, f, Gonum{}, true, Options{})
-				if err != nil || lp.Status != Optimal || !near(lp.TEL, c.lp) {
-					t.Errorf("%s LP: %v %v %v, want %v", f, err, lp.Status, lp.TEL, c.lp)
+				rl, err := lp.SolveInstance(ctx, in, f, gonumlp.Backend{}, true, lp.Options{})
+				if err != nil || rl.Status != lp.Optimal || !near(rl.TEL, c.lp) {
+					t.Errorf("%s LP: %v %v %v, want %v", f, err, rl.Status, rl.TEL, c.lp)
 				}
 			}
-			fl, err := SolveFlow(ctx, in, Options{})
+			fl, err := lp.SolveFlow(ctx, in, lp.Options{})
 			if err != nil || !near(fl.TEL, c.ip) {
 				t.Errorf("flow: %v %v, want %v", err, fl.TEL, c.ip)
 			}
 			if !c.skipAsWritten {
-				aw, err := SolveInstance(ctx, in, PaperAsWritten, Gonum{}, false, Options{})
+				aw, err := lp.SolveInstance(ctx, in, lp.PaperAsWritten, gonumlp.Backend{}, false, lp.Options{})
 				if err != nil || !near(aw.TEL, c.asWritten) {
 					t.Errorf("paper-as-written: %v %v, want %v", err, aw.TEL, c.asWritten)
 				}

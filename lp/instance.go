@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -12,19 +13,15 @@ import (
 // right after turn k is served, and "the state at step k" is the cache
 // after that update, which is what turn k+1 finds.
 type Instance struct {
+	// Params are the capacity C (a whole number of blocks), the block
+	// size B, the TEL threshold ξ (may be fractional or negative) and
+	// forced caching (after its turn, a conversation keeps its whole new
+	// history floored to blocks, at most C), all lengths in tokens.
+	instance.Params
 	// Turns are the trace's turns in arrival order (Conv dense from 0).
 	Turns []trace.Turn
 	// Conversations is the number of conversations N.
 	Conversations int
-	// Capacity is C, tokens (a multiple of Block).
-	Capacity int64
-	// Block is B, tokens.
-	Block int64
-	// Xi is the TEL threshold ξ, tokens (may be fractional or negative).
-	Xi float64
-	// Forced is forced caching: after its turn, a conversation keeps its
-	// whole new history floored to blocks (at most C).
-	Forced bool
 
 	// History is H_k, tokens: the sum of p + r over the earlier turns of
 	// turn k's conversation.
@@ -36,20 +33,18 @@ type Instance struct {
 	First []int
 }
 
-// NewInstance builds the instance of tr with capacity C and block B tokens
-// and threshold ξ tokens. It checks the parameters and the trace (dense
+// NewInstance builds the instance of tr with parameters p. It checks the
+// parameters (p.Validate, and |ξ| below 2^50 tokens) and the trace (dense
 // conversation ids, positive prompts, non-negative responses).
-func NewInstance(tr *trace.Trace, capacity, block int64, xi float64, forced bool) (*Instance, error) {
-	switch {
-	case block < 1:
-		return nil, fmt.Errorf("lp: block size must be ≥ 1 token, got %d", block)
-	case capacity < 0 || capacity%block != 0:
-		return nil, fmt.Errorf("lp: capacity %d tokens must be ≥ 0 and a multiple of the block size %d", capacity, block)
-	case math.IsNaN(xi) || math.IsInf(xi, 0) || math.Abs(xi) > 1<<50:
-		return nil, fmt.Errorf("lp: threshold ξ = %v tokens must be finite and below 2^50 in magnitude", xi)
+func NewInstance(tr *trace.Trace, p instance.Params) (*Instance, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("lp: %w", err)
+	}
+	if math.Abs(p.Xi) > 1<<50 {
+		return nil, fmt.Errorf("lp: threshold ξ = %v tokens must be below 2^50 in magnitude", p.Xi)
 	}
 	n := tr.Conversations()
-	in := &Instance{Turns: tr.Turns, Conversations: n, Capacity: capacity, Block: block, Xi: xi, Forced: forced,
+	in := &Instance{Params: p, Turns: tr.Turns, Conversations: n,
 		History: make([]int64, len(tr.Turns)), Next: make([]int, len(tr.Turns)), Prev: make([]int, len(tr.Turns)),
 		First: make([]int, n)}
 	hist := make([]int64, n)
@@ -93,13 +88,10 @@ func (in *Instance) Load(k int) int64 { return in.History[k] + in.Turns[k].Promp
 // H_k + p_k + r_k tokens: what it may keep cached.
 func (in *Instance) After(k int) int64 { return in.Load(k) + in.Turns[k].Response }
 
-// CapBlocks returns C/B.
-func (in *Instance) CapBlocks() int64 { return in.Capacity / in.Block }
-
 // MaxKeep returns the most blocks turn k's conversation may keep after turn
 // k: its new history floored to whole blocks, and at most C/B. Under forced
 // caching it keeps exactly that.
-func (in *Instance) MaxKeep(k int) int64 { return min(in.After(k)/in.Block, in.CapBlocks()) }
+func (in *Instance) MaxKeep(k int) int64 { return min(in.After(k)/in.BlockSize, in.Blocks()) }
 
 // Excess returns turn k's excess max(D_k − x − ξ, 0) in tokens when x tokens
 // of its history are cached.

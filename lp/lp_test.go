@@ -1,17 +1,20 @@
-package lp
+package lp_test
 
 import (
 	"context"
 	"flag"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/lp/mcf"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/tailbound/tailbound/belady"
-	"github.com/tailbound/tailbound/experiments/policies"
-	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -25,9 +28,9 @@ const tol = 1e-6
 
 func near(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
 
-func mustInstance(t testing.TB, c tinyCase) *Instance {
+func mustInstance(t testing.TB, c tinyCase) *lp.Instance {
 	t.Helper()
-	in, err := NewInstance(c.tr, c.capacity, c.block, c.xi, c.forced)
+	in, err := lp.NewInstance(c.tr, c.Params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,8 +43,8 @@ func TestSavingsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 3000; i++ {
 		c := randomTiny(r, 6, 40, int64(1+r.IntN(8)), false)
-		c.capacity = c.block * r.Int64N(30)
-		c.xi = []float64{0, 3, -4, 0.5, 17.75, 100, -0.25, 1e-9, 7.1}[r.IntN(9)]
+		c.Capacity = c.BlockSize * r.Int64N(30)
+		c.Xi = []float64{0, 3, -4, 0.5, 17.75, 100, -0.25, 1e-9, 7.1}[r.IntN(9)]
 		in := mustInstance(t, c)
 		h := in.FracH()
 		for n := range in.Turns {
@@ -53,14 +56,14 @@ func TestSavingsExact(t *testing.T) {
 			var z int64
 			saved := 0.0
 			check := func() {
-				want := in.Excess(n, 0) - in.Excess(n, z*in.Block)
+				want := in.Excess(n, 0) - in.Excess(n, z*in.BlockSize)
 				if math.Abs(saved-want) > 1e-9 {
 					t.Fatalf("%v turn %d: %d blocks save %v by pieces %v, %v by the excess", c, n, z, saved, segs, want)
 				}
 			}
 			check()
 			for _, sg := range segs {
-				if sg.PerBlock(h) <= 0 || sg.PerBlock(h) > float64(in.Block) {
+				if sg.PerBlock(h) <= 0 || sg.PerBlock(h) > float64(in.BlockSize) {
 					t.Fatalf("%v: piece %v saves %v per block", c, sg, sg.PerBlock(h))
 				}
 				for b := int64(0); b < sg.Blocks; b++ {
@@ -92,34 +95,34 @@ func TestTinyAgainstEnumeration(t *testing.T) {
 		forced := i%4 == 3
 		c := randomTiny(r, 5, 4, block, forced)
 		in := mustInstance(t, c)
-		opt := bruteOpt(c.tr, c.capacity, c.block, c.xi, c.forced)
+		opt := exhaustive.Optimum(c.tr, c.Params)
 
-		fl, err := SolveFlow(ctx, in, Options{})
+		fl, err := lp.SolveFlow(ctx, in, lp.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fl.Status != Optimal || !near(fl.TEL, opt) || fl.ScheduleErr != nil {
+		if fl.Status != lp.Optimal || !near(fl.TEL, opt) || fl.ScheduleErr != nil {
 			t.Fatalf("%v: flow %v TEL %v (schedule %v), enumeration %v", c, fl.Status, fl.TEL, fl.ScheduleErr, opt)
 		}
 		var lps []float64
-		for _, bo := range []BuildOptions{{}, {IntervalRows: true}} {
-			for _, f := range []Formulation{Compact, Paper} {
-				m, err := Build(in, f, bo)
+		for _, bo := range []lp.BuildOptions{{}, {IntervalRows: true}} {
+			for _, f := range []lp.Formulation{lp.Compact, lp.Paper} {
+				m, err := lp.Build(in, f, bo)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ip, err := SolveModel(ctx, m, Gonum{}, false, Options{})
+				ip, err := lp.SolveModel(ctx, m, gonumlp.Backend{}, false, lp.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ip.Status != Optimal || !near(ip.TEL, opt) || !ip.Integral || ip.ScheduleErr != nil || !near(ip.ScheduleTEL, opt) {
+				if ip.Status != lp.Optimal || !near(ip.TEL, opt) || !ip.Integral || ip.ScheduleErr != nil || !near(ip.ScheduleTEL, opt) {
 					t.Fatalf("%v: %s IP %v TEL %v schedule TEL %v (%v), enumeration %v", c, f, ip.Status, ip.TEL, ip.ScheduleTEL, ip.ScheduleErr, opt)
 				}
-				rl, err := SolveModel(ctx, m, Gonum{}, true, Options{})
+				rl, err := lp.SolveModel(ctx, m, gonumlp.Backend{}, true, lp.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rl.Status != Optimal || rl.TEL > opt+tol {
+				if rl.Status != lp.Optimal || rl.TEL > opt+tol {
 					t.Fatalf("%v: %s LP %v %v above the IP optimum %v", c, f, rl.Status, rl.TEL, opt)
 				}
 				lps = append(lps, rl.TEL)
@@ -132,23 +135,23 @@ func TestTinyAgainstEnumeration(t *testing.T) {
 		}
 		// Interval-matrix LP with unit coefficients is integral at B = 1
 		// with whole-token ξ.
-		if block == 1 && c.xi == math.Floor(c.xi) && !near(lps[0], opt) {
+		if block == 1 && c.Xi == math.Floor(c.Xi) && !near(lps[0], opt) {
 			t.Fatalf("%v: B=1 integer ξ LP %v ≠ IP %v", c, lps[0], opt)
 		}
 		if !near(lps[0], opt) {
 			lpDiff++
 		}
 		if !forced {
-			aw := bruteAsWritten(c.tr, c.capacity, c.block, c.xi)
-			m, err := Build(in, PaperAsWritten, BuildOptions{})
+			aw := bruteAsWritten(c.tr, c.Capacity, c.BlockSize, c.Xi)
+			m, err := lp.Build(in, lp.PaperAsWritten, lp.BuildOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ip, err := SolveModel(ctx, m, Gonum{}, false, Options{})
+			ip, err := lp.SolveModel(ctx, m, gonumlp.Backend{}, false, lp.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ip.Status != Optimal || !near(ip.TEL, aw) {
+			if ip.Status != lp.Optimal || !near(ip.TEL, aw) {
 				t.Fatalf("%v: paper-as-written IP %v %v, its enumeration %v", c, ip.Status, ip.TEL, aw)
 			}
 		}
@@ -156,22 +159,22 @@ func TestTinyAgainstEnumeration(t *testing.T) {
 	t.Logf("%d instances; the LP relaxation is below the IP optimum on %d", n, lpDiff)
 }
 
-// toBeladyTEL replays Tail-Optimized Belady.
-func toBeladyTEL(t testing.TB, in *Instance, tr *trace.Trace) float64 {
+// toBeladyTEL replays Tail-Optimized Belady on tr with in's parameters and
+// returns its TEL, tokens.
+func toBeladyTEL(t testing.TB, in *lp.Instance, tr *trace.Trace) float64 {
 	t.Helper()
-	es, err := policies.Parse("to-belady")
+	p, err := belady.NewTailOptimized(policy.Config{Params: in.Params,
+		Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: in.Capacity, BlockSize: in.Block, Xi: in.Xi, Forced: in.Forced},
-		Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
+	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "to-belady", Policy: p}},
+		replay.Options{Params: in.Params, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res[0].Summary.TELTokens
 }
-
-var _ = belady.NewTailOptimized
 
 // TestFlowAgainstIP: flow equals the gonum branch-and-bound optimum of the
 // compact IP on random instances at B = 1..8, and Tail-Optimized Belady's
@@ -186,23 +189,23 @@ func TestFlowAgainstIP(t *testing.T) {
 	for i := 0; i < n; i++ {
 		block := int64(1 + i%8)
 		c := randomTiny(r, 9, 6*block, block, i%5 == 4)
-		c.capacity = block * r.Int64N(8)
+		c.Capacity = block * r.Int64N(8)
 		in := mustInstance(t, c)
-		fl, err := SolveFlow(ctx, in, Options{})
+		fl, err := lp.SolveFlow(ctx, in, lp.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ip, err := SolveInstance(ctx, in, Compact, Gonum{}, false, Options{})
+		ip, err := lp.SolveInstance(ctx, in, lp.Compact, gonumlp.Backend{}, false, lp.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ip.Status != Optimal {
+		if ip.Status != lp.Optimal {
 			t.Fatalf("%v: gonum %v %s", c, ip.Status, ip.Detail)
 		}
-		if fl.Status != Optimal || !near(fl.TEL, ip.TEL) || fl.ScheduleErr != nil {
+		if fl.Status != lp.Optimal || !near(fl.TEL, ip.TEL) || fl.ScheduleErr != nil {
 			t.Fatalf("%v: flow %v %v (%v), IP %v", c, fl.Status, fl.TEL, fl.ScheduleErr, ip.TEL)
 		}
-		if block == 1 && c.xi == math.Floor(c.xi) {
+		if block == 1 && c.Xi == math.Floor(c.Xi) {
 			if b := toBeladyTEL(t, in, c.tr); !near(b, fl.TEL) {
 				t.Fatalf("%v: to-belady %v ≠ flow %v at B=1", c, b, fl.TEL)
 			}
@@ -222,23 +225,23 @@ func TestFlowMethodsAgree(t *testing.T) {
 	for i := 0; i < n; i++ {
 		block := int64(1 + r.IntN(6))
 		c := randomTiny(r, 30, 8*block, block, i%4 == 3)
-		c.capacity = block * r.Int64N(12)
+		c.Capacity = block * r.Int64N(12)
 		in := mustInstance(t, c)
 		var tels []float64
-		for _, m := range FlowMethods() {
-			res, err := SolveFlowWith(ctx, in, Options{}, m)
-			if err != nil || res.Status != Optimal || res.ScheduleErr != nil {
+		for _, m := range mcf.Methods() {
+			res, err := lp.SolveFlowWith(ctx, in, lp.Options{}, m)
+			if err != nil || res.Status != lp.Optimal || res.ScheduleErr != nil {
 				t.Fatalf("%v: %s: %v %v %v %s", c, m, err, res.Status, res.ScheduleErr, res.Detail)
 			}
 			tels = append(tels, res.TEL)
 		}
 		for _, tel := range tels {
 			if !near(tel, tels[0]) {
-				t.Fatalf("%v: %v: %v", c, FlowMethods(), tels)
+				t.Fatalf("%v: %v: %v", c, mcf.Methods(), tels)
 			}
 		}
-		if len(c.tr.Turns) <= 5 && c.capacity <= 4*block {
-			if opt := bruteOpt(c.tr, c.capacity, c.block, c.xi, c.forced); !near(tels[0], opt) {
+		if len(c.tr.Turns) <= 5 && c.Capacity <= 4*block {
+			if opt := exhaustive.Optimum(c.tr, c.Params); !near(tels[0], opt) {
 				t.Fatalf("%v: flow %v, enumeration %v", c, tels[0], opt)
 			}
 		}
@@ -270,20 +273,20 @@ func TestCensus(t *testing.T) {
 				if frac {
 					xi += 0.5
 				}
-				in, err := NewInstance(tr, block*(1+r.Int64N(4)), block, xi, false)
+				in, err := lp.NewInstance(tr, instance.Params{Capacity: block * (1 + r.Int64N(4)), BlockSize: block, Xi: xi})
 				if err != nil {
 					t.Fatal(err)
 				}
-				fl, err := SolveFlow(ctx, in, Options{})
+				fl, err := lp.SolveFlow(ctx, in, lp.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				ip, err := SolveInstance(ctx, in, Compact, Gonum{}, false, Options{})
-				if err != nil || ip.Status != Optimal || !near(ip.TEL, fl.TEL) {
+				ip, err := lp.SolveInstance(ctx, in, lp.Compact, gonumlp.Backend{}, false, lp.Options{})
+				if err != nil || ip.Status != lp.Optimal || !near(ip.TEL, fl.TEL) {
 					t.Fatalf("IP %v %v ≠ flow %v", err, ip, fl.TEL)
 				}
-				rl, err := SolveInstance(ctx, in, Compact, Gonum{}, true, Options{})
-				if err != nil || rl.Status != Optimal || rl.TEL > fl.TEL+tol {
+				rl, err := lp.SolveInstance(ctx, in, lp.Compact, gonumlp.Backend{}, true, lp.Options{})
+				if err != nil || rl.Status != lp.Optimal || rl.TEL > fl.TEL+tol {
 					t.Fatalf("LP %v %v above flow %v", err, rl, fl.TEL)
 				}
 				bel := toBeladyTEL(t, in, tr)

@@ -1,12 +1,15 @@
-package lp
+package lp_test
 
 import (
 	"bytes"
 	"context"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/mcf"
 	"testing"
 
 	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -37,16 +40,16 @@ func TestWindowsMooncake(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []int64{1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 23} {
 		for _, forced := range []bool{false, true} {
-			in, err := NewInstance(tr, c, 16, 1900, forced)
+			in, err := lp.NewInstance(tr, instance.Params{Capacity: c, BlockSize: 16, Xi: 1900, Forced: forced})
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := SolveFlowWith(ctx, in, Options{}, Windows)
-			if err != nil || w.Status != Optimal || w.ScheduleErr != nil {
+			w, err := lp.SolveFlowWith(ctx, in, lp.Options{}, mcf.Windows)
+			if err != nil || w.Status != lp.Optimal || w.ScheduleErr != nil {
 				t.Fatalf("C=%d forced=%v: windows %v %v %v", c, forced, err, w.Status, w.ScheduleErr)
 			}
-			cs, err := SolveFlowWith(ctx, in, Options{}, CostScaling)
-			if err != nil || cs.Status != Optimal || cs.ScheduleErr != nil {
+			cs, err := lp.SolveFlowWith(ctx, in, lp.Options{}, mcf.CostScaling)
+			if err != nil || cs.Status != lp.Optimal || cs.ScheduleErr != nil {
 				t.Fatalf("C=%d forced=%v: cost scaling %v %v %v", c, forced, err, cs.Status, cs.ScheduleErr)
 			}
 			if !near(w.TEL, cs.TEL) {

@@ -38,8 +38,8 @@ func buildPaper(in *Instance, asWritten bool, opt BuildOptions) (*Model, error) 
 	if cells := int64(N) * int64(T); cells > maxCells {
 		return nil, fmt.Errorf("%w: %d conversations × %d steps = %d x-variables, above the limit of %d (about 90 bytes each)", ErrTooLarge, N, T, cells, maxCells)
 	}
-	bf := float64(in.Block)
-	phi := float64(in.CapBlocks())
+	bf := float64(in.BlockSize)
+	phi := float64(in.Blocks())
 	var b builder
 	// Rows: capacity (4) for t = 1..T, then per (i, t ∉ T_i, t < T) a
 	// no-growth row (6), then a slack row per turn.

@@ -1,7 +1,10 @@
 // Package lp builds the hindsight TEL integer program of the tail-latency
-// paper and its LP relaxation, and defines the interface of the LP/MIP
-// solver backends (pure-Go gonum, and COIN-OR CLP and CBC through cgo behind
-// the "coin" build tag).
+// paper and its LP relaxation (the formulations), the min-cost flow network
+// that solves it exactly (SolveFlow; the algorithms are in lp/mcf), and
+// defines the two solver interfaces: Backend, for LP/MIP backends on a
+// built Problem (pure-Go lp/gonumlp, and COIN-OR CLP and CBC in lp/coin
+// behind the "coin" build tag), and Solver, at the instance level, which
+// every entry of the lp/solvers registry implements.
 package lp
 
 import (
@@ -134,7 +137,7 @@ type Options struct {
 	Relax bool
 }
 
-// Backend solves Problems. Implementations: gonum (pure Go, small
+// Backend solves Problems. Implementations: gonumlp.Backend (pure Go, small
 // instances), clp (LPs) and cbc (MIPs) with the "coin" build tag.
 type Backend interface {
 	// Name is the backend's command-line name.

@@ -48,7 +48,7 @@ func (in *Instance) FracH() float64 {
 // computed in integers from ξ's integral and fractional parts, so no
 // rounding of D_n − ξ can move a block between pieces.
 func (in *Instance) Savings(n int) []Segment {
-	b := in.Block
+	b := in.BlockSize
 	capz := in.MaxKeep(in.Prev[n])
 	xf, fr := in.xiParts()
 	ei := in.Load(n) - xf // E = ei − fr

@@ -28,7 +28,7 @@ func (in *Instance) CheckSchedule(cached []int64) error {
 	if len(cached) != in.K() {
 		return fmt.Errorf("schedule has %d turns, trace %d", len(cached), in.K())
 	}
-	b := in.Block
+	b := in.BlockSize
 	delta := make([]int64, in.K()+1) // occupancy changes, blocks, by step
 	for k := range in.Turns {
 		x := cached[k]
@@ -64,8 +64,8 @@ func (in *Instance) CheckSchedule(cached []int64) error {
 		if in.Forced {
 			occ += in.MaxKeep(t)
 		}
-		if occ > in.CapBlocks() {
-			return fmt.Errorf("step %d: %d blocks cached exceed the capacity %d", t, occ, in.CapBlocks())
+		if occ > in.Blocks() {
+			return fmt.Errorf("step %d: %d blocks cached exceed the capacity %d", t, occ, in.Blocks())
 		}
 	}
 	return nil

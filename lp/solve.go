@@ -67,16 +67,79 @@ func SolveModel(ctx context.Context, m *Model, be Backend, relax bool, opt Optio
 // SolveInstance builds formulation f of in and solves it with be (its LP
 // relaxation when relax).
 func SolveInstance(ctx context.Context, in *Instance, f Formulation, be Backend, relax bool, opt Options) (*Result, error) {
-	start := time.Now()
-	m, err := Build(in, f, BuildOptions{})
+	return BackendSolver{Backend: be}.Solve(ctx, NewTask(in, f, relax), opt)
+}
+
+// Task is one hindsight problem to solve: formulation Formulation of
+// instance In, or its plain LP relaxation when Relax. It builds the
+// formulation's model at most once, for whichever solver asks first (auto
+// reads its size before choosing, and the chosen backend reuses it).
+type Task struct {
+	In          *Instance
+	Formulation Formulation
+	Relax       bool
+
+	built bool
+	model *Model
+	build time.Duration
+	err   error
+}
+
+// NewTask returns the task of solving formulation f of in (its LP
+// relaxation when relax).
+func NewTask(in *Instance, f Formulation, relax bool) *Task {
+	return &Task{In: in, Formulation: f, Relax: relax}
+}
+
+// Model returns the task's formulation built with default BuildOptions,
+// building it on the first call, and the wall time that build took.
+func (t *Task) Model() (*Model, time.Duration, error) {
+	if !t.built {
+		start := time.Now()
+		t.model, t.err = Build(t.In, t.Formulation, BuildOptions{})
+		t.build, t.built = time.Since(start), true
+	}
+	return t.model, t.build, t.err
+}
+
+// Solver solves hindsight problems at the instance level; every entry of
+// the lp/solvers registry is one. Solve returns the result with
+// Result.Solver naming who solved it. An error is a failure to run or a
+// task the solver refuses (bad input, a relaxation it has no plain form
+// of); a solver outcome such as a time limit is a Result.Status.
+type Solver interface {
+	Solve(ctx context.Context, t *Task, opt Options) (*Result, error)
+}
+
+// BackendSolver is a Solver that builds the task's formulation and solves
+// the program with Backend (gonum, clp, cbc).
+type BackendSolver struct{ Backend Backend }
+
+// Solve builds the task's model (once per task) and solves it with the
+// backend; Result.Build is the build's wall time.
+func (s BackendSolver) Solve(ctx context.Context, t *Task, opt Options) (*Result, error) {
+	m, build, err := t.Model()
 	if err != nil {
 		return nil, err
 	}
-	build := time.Since(start)
-	r, err := SolveModel(ctx, m, be, relax, opt)
+	r, err := SolveModel(ctx, m, s.Backend, t.Relax, opt)
 	if err != nil {
 		return nil, err
 	}
 	r.Build = build
 	return r, nil
+}
+
+// FlowSolver is the min-cost flow solver (SolveFlow) as a Solver. It
+// solves the compact formulation's integer program whatever the task's
+// formulation (the formulations' optima agree: claim 2) and says so in
+// Result.Formulation; it refuses relaxations, its own LP being integral.
+type FlowSolver struct{}
+
+// Solve runs SolveFlow on the task's instance.
+func (FlowSolver) Solve(ctx context.Context, t *Task, opt Options) (*Result, error) {
+	if t.Relax {
+		return nil, errFlowRelax
+	}
+	return SolveFlow(ctx, t.In, opt)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -63,7 +65,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 			if err != nil {
 				return false, "", err
 			}
-			return got <= Exhaustive(in.Trace(), in.Capacity, in.BlockSize, in.Xi, false)+telTol, "", nil
+			return got <= exhaustive.Optimum(in.Trace(), instance.Params{Capacity: in.Capacity, BlockSize: in.BlockSize, Xi: in.Xi})+telTol, "", nil
 		},
 	}
 	a, err := claim.Run([]claim.Claim{lruOptimal}, 300, 9)
@@ -85,7 +87,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 		in.Turns = append(in.Turns, TinyTurn{Conv: names[rec.Conv], Prompt: rec.Prompt, Response: rec.Response})
 	}
 	lru, _ := PolicyTEL(&in, policy.NewLRU)
-	if opt := Exhaustive(in.Trace(), in.Capacity, in.BlockSize, in.Xi, false); lru <= opt+telTol {
+	if opt := exhaustive.Optimum(in.Trace(), instance.Params{Capacity: in.Capacity, BlockSize: in.BlockSize, Xi: in.Xi}); lru <= opt+telTol {
 		t.Errorf("reported counterexample does not fail: LRU %v, optimum %v", lru, opt)
 	}
 	if len(in.Turns) > 3 {

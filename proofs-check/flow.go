@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
@@ -33,7 +34,7 @@ func flowClaim() claim.Claim {
 			if err != nil {
 				return false, "", err
 			}
-			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
+			opt := exhaustive.Optimum(inst.Trace(), inst.Params)
 			if math.Abs(flow-opt) <= telTol {
 				return true, "", nil
 			}

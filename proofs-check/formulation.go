@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
@@ -40,7 +41,7 @@ func formulationClaim(f lp.Formulation) claim.Claim {
 			if err != nil {
 				return false, "", err
 			}
-			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
+			opt := exhaustive.Optimum(inst.Trace(), inst.Params)
 			if math.Abs(got-opt) <= telTol {
 				return true, "", nil
 			}

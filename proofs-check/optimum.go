@@ -1,6 +1,6 @@
 // What claims 2, 3 and 10 of SPEC §6 share (formulation.go, relaxation.go,
 // flow.go): the hindsight programs and the flow solver are compared with
-// the exhaustive optimum (Exhaustive shares no code with lp). The programs
+// the exhaustive optimum (lp/exhaustive shares no code with them). The programs
 // are solved with the pure-Go gonum backend, so these claims need no system
 // library; instances are those of Theorem 1 (up to 6 turns, 3
 // conversations, lengths up to 4 tokens), small enough for exhaustive
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
 )
 
 // drawOptimum draws a Theorem 1 instance at a block size taken from blocks,
@@ -36,7 +37,7 @@ func modes(f lp.Formulation) string {
 
 // lpInstance converts a claim instance to the solvers' instance.
 func lpInstance(inst *TraceInstance) (*lp.Instance, error) {
-	return lp.NewInstance(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
+	return lp.NewInstance(inst.Trace(), inst.Params)
 }
 
 // solveTiny solves formulation f of inst with gonum (its LP relaxation
@@ -47,7 +48,7 @@ func solveTiny(inst *TraceInstance, f lp.Formulation, relax bool) (float64, stri
 	if err != nil {
 		return 0, "", err
 	}
-	res, err := lp.SolveInstance(context.Background(), in, f, lp.Gonum{}, relax, lp.Options{})
+	res, err := lp.SolveInstance(context.Background(), in, f, gonumlp.Backend{}, relax, lp.Options{})
 	if err != nil {
 		return 0, "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
@@ -38,7 +39,7 @@ func relaxationClaim(f lp.Formulation, scope string, blocks []int64) claim.Claim
 			if err != nil {
 				return false, "", err
 			}
-			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
+			opt := exhaustive.Optimum(inst.Trace(), inst.Params)
 			if bound > opt+lpTol(opt) {
 				return false, "", fmt.Errorf("%s LP bound %v above the exhaustive optimum %v (%s): a bug in one of them", f, bound, opt, params(inst))
 			}

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/belady"
+	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -73,7 +74,7 @@ func theorem1(name, scope string, block int64, fractional, forced bool) claim.Cl
 			if err != nil {
 				return false, "", err
 			}
-			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
+			opt := exhaustive.Optimum(inst.Trace(), inst.Params)
 			if got < opt-telTol {
 				return false, "", fmt.Errorf("to-belady TEL %v below the exhaustive optimum %v: a bug in one of them", got, opt)
 			}

@@ -30,7 +30,7 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	alpha := fs.Float64("alpha-ms", latency.DefaultAlphaMs, "α: prefill time per uncached token, ms/token (converts TEL tokens to ms)")
 	qhat := fs.String("qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
-	solver := fs.String("solver", solvers.Flow, "solver of the optimum (compact formulation): flow|auto|cbc|gonum")
+	solver := fs.String("solver", solvers.Flow, "solver of the optimum (compact formulation): "+solvers.Help(solvers.IP))
 	limit := fs.Float64("time-limit", 0, "time limit per optimum, seconds (0: none)")
 	workers := fs.Int("workers", 2, "sweep points solved at once (≥ 1)")
 	format := fs.String("format", "table", report.FormatHelp)

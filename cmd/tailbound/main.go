@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/lp/solvers"
 )
 
 // command is one sub-command: run parses its own flags from args and writes
@@ -30,7 +31,7 @@ func commands() map[string]command {
 		"tables":    {"run an experiment suite, printing its tables: tables SUITE | tables --list", runTables},
 		"plot":      {"draw an experiment suite's figures: plot SUITE --dir DIR --ext svg|png|pdf", runPlot},
 		"merge":     {"combine the result files of a suite's shards into the unsharded output", runMerge},
-		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver auto|clp|cbc|gonum|flow)", runSolve},
+		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver " + solvers.Choices(solvers.IP|solvers.LP) + ")", runSolve},
 		"gap":       {"every policy's TEL against the hindsight optimum over capacities and thresholds", runGap},
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
 		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},

@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -23,7 +24,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	var lat latencyFlags
 	lat.add(fs)
 	form := fs.String("formulation", string(lp.Compact), "compact|paper|paper-as-written")
-	solver := fs.String("solver", solvers.Auto, "solver: auto|clp|cbc|gonum|flow (this build: "+joinNames(solvers.Names())+")")
+	solver := fs.String("solver", solvers.Auto, "solver: "+solvers.Help(solvers.IP|solvers.LP))
 	relax := fs.Bool("relax", false, "solve only the LP relaxation")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	limit := fs.Float64("time-limit", 0, "time limit per solve, seconds (0: none)")
@@ -60,7 +61,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := lp.NewInstance(tr, *capacity, *block, xi, *forced)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: *capacity, BlockSize: *block, Xi: xi, Forced: *forced})
 	if err != nil {
 		return err
 	}

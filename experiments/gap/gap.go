@@ -139,7 +139,7 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 }
 
 func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row, error) {
-	in, err := lp.NewInstance(tr, p.capacity, cfg.Block, p.xi, cfg.Forced)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi, Forced: cfg.Forced})
 	if err != nil {
 		return nil, err
 	}

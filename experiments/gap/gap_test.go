@@ -9,9 +9,10 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/trace"
-	proofscheck "github.com/tailbound/tailbound/proofs-check"
 )
 
 // tol: TELs are sums of a few dozen terms with half-token fractions, exact
@@ -32,7 +33,7 @@ func splitBlock() *trace.Trace {
 // returns last), so a's return is served and b's has excess 1: TEL 1.
 func TestSolveHandWorked(t *testing.T) {
 	tr := splitBlock()
-	in, err := lp.NewInstance(tr, 2, 2, 2, false)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2, BlockSize: 2, Xi: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestSolveHandWorked(t *testing.T) {
 }
 
 // TestGapAgainstExhaustive: on random small traces every policy's TEL is
-// at least the optimum, which equals exhaustive search (proofs-check's,
+// at least the optimum, which equals exhaustive search (lp/exhaustive,
 // written independently of lp); gaps are computed as defined; to-belady
 // has gap 0 at B = 1 with whole-token ξ (Theorem 1).
 func TestGapAgainstExhaustive(t *testing.T) {
@@ -94,7 +95,7 @@ func TestGapAgainstExhaustive(t *testing.T) {
 			t.Fatalf("%d rows, want %d", len(rows), want)
 		}
 		for _, row := range rows {
-			opt := proofscheck.Exhaustive(tr, row.CapacityTokens, block, row.XiTokens, false)
+			opt := exhaustive.Optimum(tr, instance.Params{Capacity: row.CapacityTokens, BlockSize: block, Xi: row.XiTokens})
 			switch {
 			case math.Abs(row.TELOptTokens-opt) > tol:
 				t.Fatalf("instance %d %+v: optimum %v, exhaustive %v", i, row, row.TELOptTokens, opt)

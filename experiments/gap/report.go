@@ -24,7 +24,7 @@ func (r *Report) Tables(in *lp.Instance) []report.Table {
 	}
 	t := report.Table{
 		Title: fmt.Sprintf("hindsight TEL optimum: %d turns, %d conversations, C=%d tokens, B=%d tokens, ξ=%g tokens, forced=%v",
-			in.K(), in.Conversations, in.Capacity, in.Block, in.Xi, in.Forced),
+			in.K(), in.Conversations, in.Capacity, in.BlockSize, in.Xi, in.Forced),
 		Header: []string{"quantity", "value"},
 		Rows: [][]string{
 			{"TEL optimum (tokens)", optF(r.TELOptTokens, 3)},

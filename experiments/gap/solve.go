@@ -7,10 +7,10 @@ package gap
 
 import (
 	"context"
-	"github.com/tailbound/tailbound/models/instance"
 
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
@@ -101,8 +101,10 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 	r := &Report{Formulation: string(s.Formulation), Relax: s.Relax, IntegralityTolBlocks: lp.IntegralityTol,
 		Disagreements: []string{}, Notes: []string{}, ScheduleCheck: "not computed"}
 	opt := lp.Options{TimeLimit: s.TimeLimit}
-	if s.Relax && s.Solver == solvers.Flow {
-		return nil, fmt.Errorf("solver flow solves the integer program (its own LP is integral); for the plain LP relaxation use --solver auto, clp or gonum")
+	if s.Relax {
+		if e, ok := solvers.Find(s.Solver); ok && e.Solves&solvers.LP == 0 {
+			return nil, fmt.Errorf("solver %s solves the integer program (its own LP is integral); for the plain LP relaxation use --solver %s", s.Solver, lpSolvers())
+		}
 	}
 	if !s.Relax {
 		ip, err := solvers.Solve(ctx, in, s.Formulation, s.Solver, false, opt)
@@ -130,7 +132,7 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 			r.Disagreements = append(r.Disagreements, fmt.Sprintf("to-belady TEL %g below the %s optimum %g tokens (%s)", bel, r.Formulation, *r.TELOptTokens, why))
 		}
 		if s.CrossCheck && r.Solver != solvers.Flow {
-			fl, err := lp.SolveFlow(ctx, in, opt)
+			fl, err := solvers.Solve(ctx, in, lp.Compact, solvers.Flow, false, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -183,23 +185,22 @@ func (r *Report) takeIP(ip *lp.Result, s Spec) error {
 	return nil
 }
 
-// takeLP solves and records the LP relaxation: with the chosen solver when
-// it solves LPs, else with the build's LP solver (clp, or gonum when the
-// problem fits).
+// takeLP solves and records the LP relaxation: with the chosen solver, or
+// the one its registry entry names for its relaxations (RelaxBy: auto's
+// choice, clp or gonum when the problem fits, for cbc and flow).
 func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Options) error {
 	name := s.Solver
-	if name == solvers.Flow || name == "cbc" {
-		name = solvers.Auto
+	if e, ok := solvers.Find(name); ok && e.RelaxBy != "" {
+		name = e.RelaxBy
 	}
-	f := s.Formulation
-	if s.Solver == solvers.Flow {
-		f = lp.Compact
-	}
-	m, err := lp.Build(in, f, lp.BuildOptions{})
-	if err != nil {
+	// The formulation the integer program was solved in (flow solves the
+	// compact one whatever was asked).
+	f := lp.Formulation(r.Formulation)
+	task := lp.NewTask(in, f, true)
+	if _, _, err := task.Model(); err != nil {
 		return err
 	}
-	which, be, err := solvers.Pick(name, m, true)
+	which, solver, err := solvers.Pick(name, task)
 	if err != nil {
 		if s.Relax {
 			return err
@@ -208,7 +209,7 @@ func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Opt
 		r.Notes = append(r.Notes, "LP relaxation not solved: "+err.Error())
 		return nil
 	}
-	res, err := lp.SolveModel(ctx, m, be, true, opt)
+	res, err := solver.Solve(ctx, task, opt)
 	if err != nil {
 		return err
 	}
@@ -241,6 +242,21 @@ func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Opt
 	return nil
 }
 
+// lpSolvers lists the solvers of plain LP relaxations, "auto, clp or
+// gonum".
+func lpSolvers() string {
+	var n []string
+	for _, e := range solvers.Default().Entries() {
+		if e.Solves&solvers.LP != 0 && e.RelaxBy == "" {
+			n = append(n, e.Name)
+		}
+	}
+	if len(n) < 2 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
 // BeladyTEL replays Tail-Optimized Belady on the instance and returns its
 // TEL, tokens.
 func BeladyTEL(tr *trace.Trace, in *lp.Instance) (float64, error) {
@@ -248,8 +264,7 @@ func BeladyTEL(tr *trace.Trace, in *lp.Instance) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: in.Capacity, BlockSize: in.Block,
-		Xi: in.Xi, Forced: in.Forced}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
+	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: in.Params, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
 	if err != nil {
 		return 0, err
 	}

@@ -148,7 +148,7 @@ func TestOptimalityGapAgainstSolveAndReplay(t *testing.T) {
 		xi, _ := strconv.ParseFloat(p["xi"], 64)
 		var want float64
 		if r.Key == optimumKey {
-			in, err := lp.NewInstance(tr, c, 16, xi, false)
+			in, err := lp.NewInstance(tr, instance.Params{Capacity: c, BlockSize: 16, Xi: xi})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // compactInstance returns the hindsight instance of a default birth–death
@@ -23,7 +24,7 @@ func compactInstance(tb testing.TB, turns int, seed uint64, capacity, block int6
 	if err != nil {
 		tb.Fatal(err)
 	}
-	in, err := lp.NewInstance(tr, capacity, block, xi, false)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: capacity, BlockSize: block, Xi: xi})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // TestCompactReduction checks the compact reduction (reduce.go) against
@@ -38,7 +39,7 @@ func TestCompactReduction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := lp.NewInstance(tr, capacity, block, xi, forced)
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced})
 		if err != nil {
 			t.Fatal(err)
 		}

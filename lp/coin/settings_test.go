@@ -71,14 +71,14 @@ func TestCLPSettings(t *testing.T) {
 	off := m.Offset
 	if kv["elim"] == "1" {
 		var c float64
-		prob, c = elimProbe(prob, float64(in.Block))
+		prob, c = elimProbe(prob, float64(in.BlockSize))
 		off += c
 	}
 	if kv["pm"] == "1" {
-		prob = plusMinusProbe(prob, float64(in.Block))
+		prob = plusMinusProbe(prob, float64(in.BlockSize))
 	}
 	if kv["basis"] == "1" {
-		tu.colStatus, tu.rowStatus = basisProbe(prob, float64(in.Block))
+		tu.colStatus, tu.rowStatus = basisProbe(prob, float64(in.BlockSize))
 	}
 	la, _ := os.ReadFile("/proc/loadavg")
 	c0 := cpuSecs()

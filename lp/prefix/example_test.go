@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
 	"github.com/tailbound/tailbound/lp/prefix"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -31,7 +32,7 @@ func Example() {
 		return
 	}
 	for _, relax := range []bool{false, true} {
-		res, err := m.Solve(context.Background(), lp.Gonum{}, relax, lp.Options{})
+		res, err := m.Solve(context.Background(), gonumlp.Backend{}, relax, lp.Options{})
 		if err != nil {
 			fmt.Println(err)
 			return

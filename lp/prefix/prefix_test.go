@@ -8,6 +8,7 @@ import (
 
 	bprefix "github.com/tailbound/tailbound/belady/prefix"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -22,7 +23,7 @@ func ipBackend(t testing.TB) lp.Backend {
 		}
 		return b
 	}
-	return lp.Gonum{}
+	return gonumlp.Backend{}
 }
 
 // lpBackend is CLP in a coin build, else gonum.
@@ -34,7 +35,7 @@ func lpBackend(t testing.TB) lp.Backend {
 		}
 		return b
 	}
-	return lp.Gonum{}
+	return gonumlp.Backend{}
 }
 
 func solve(t testing.TB, reqs []prefixcache.Req, capacity int, be lp.Backend, relax bool) Result {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -17,7 +18,7 @@ func Example() {
 	tr.Append(1, "b", 2, 0)
 	tr.Append(2, "a", 1, 0)
 	tr.Append(3, "b", 1, 0)
-	in, _ := lp.NewInstance(tr, 2, 2, 2, false)
+	in, _ := lp.NewInstance(tr, instance.Params{Capacity: 2, BlockSize: 2, Xi: 2})
 	ip, _ := solvers.Solve(context.Background(), in, lp.Compact, "flow", false, lp.Options{})
 	relax, _ := solvers.Solve(context.Background(), in, lp.Compact, "gonum", true, lp.Options{})
 	fmt.Printf("TEL optimum %.1f tokens, LP bound %.1f tokens (integral %v)\n", ip.TEL, relax.TEL, relax.Integral)

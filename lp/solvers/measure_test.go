@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -57,16 +58,18 @@ func TestMeasureTable(t *testing.T) {
 	}
 	var all []series
 	for _, f := range []lp.Formulation{lp.Compact, lp.Paper} {
-		for _, b := range Backends() {
-			if b.Name() != "cbc" {
-				all = append(all, series{f, b.Name(), true})
+		for _, b := range entries() {
+			if b.Name == Flow && f != lp.Compact {
+				continue // flow solves the compact program whatever f
 			}
-			if b.Name() != "clp" {
-				all = append(all, series{f, b.Name(), false})
+			if b.Solves&LP != 0 && b.RelaxBy == "" {
+				all = append(all, series{f, b.Name, true})
+			}
+			if b.Solves&IP != 0 {
+				all = append(all, series{f, b.Name, false})
 			}
 		}
 	}
-	all = append(all, series{lp.Compact, Flow, false})
 	only, err := regexp.Compile(*measureOnly)
 	if err != nil {
 		t.Fatalf("-solvers.only: %v", err)
@@ -97,7 +100,7 @@ func TestMeasureTable(t *testing.T) {
 				tr = birthDeath(t, k)
 				traces[k] = tr
 			}
-			in, err := lp.NewInstance(tr, measureCapacity, measureBlock, measureXi, false)
+			in, err := lp.NewInstance(tr, instance.Params{Capacity: measureCapacity, BlockSize: measureBlock, Xi: measureXi})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package lp
+package mcf
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"sync"
 )
 
-// windowPlan is how the Windows method cuts the line: windows of size
-// steps, each solved with overlap more steps on either side.
-type windowPlan struct {
-	size, overlap int
+// Plan is how the Windows method cuts the line: windows of Size steps
+// (≥ 1), each solved with Overlap (≥ 0) more steps on either side.
+type Plan struct {
+	Size, Overlap int
 }
 
-// defaultWindows was chosen by measurement in one run on a birth–death
+// DefaultPlan returns the plan of the Windows method. It was chosen by measurement in one run on a birth–death
 // trace (10^5 turns, B = 16, C = 131072 tokens, ξ = 300 tokens, mean pair
 // span ≈ 230 steps). With 5000-step windows an overlap of 500 steps left
 // 24 primal–dual rounds (3.4 s in all), 1000 left 4 (1.8 s), 1500 left 1
@@ -22,15 +22,15 @@ type windowPlan struct {
 // costs a tenth more than 1000 here and leaves a margin for traces whose
 // pairs span more steps, where the seams take more rounds (slower, never
 // less exact).
-var defaultWindows = windowPlan{size: 5000, overlap: 1500}
+func DefaultPlan() Plan { return Plan{Size: 5000, Overlap: 1500} }
 
-// windows solves a line network — nodes 0..n−1, its first n−1 arcs the
+// SolveWindows solves a line network — nodes 0..n−1, its first n−1 arcs the
 // line t→t+1 and every other arc forward (src < dst), supplies making
 // every cut carry its line arc's capacity, as SolveFlow builds — exactly,
 // in two stages:
 //
-//  1. Prices. The line is cut into windows of plan.size steps; each window,
-//     widened by plan.overlap steps on either side and without the arcs
+//  1. Prices. The line is cut into windows of plan.Size steps; each window,
+//     widened by plan.Overlap steps on either side and without the arcs
 //     that leave it, is a network of the same kind, solved by cost scaling
 //     (on all cores, one window each). Each window's prices (in whole cost
 //     units) over its own steps are shifted to agree with the previous
@@ -47,11 +47,11 @@ var defaultWindows = windowPlan{size: 5000, overlap: 1500}
 // (its exchange cycles run along hundreds of steps, and every scaling
 // phase revisits them); the windows keep that growth to the window size,
 // and the primal–dual stage only repairs the seams.
-func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string, error) {
+func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string, error) {
 	n := g.n
 	count := 0
 	if n > 1 {
-		count = (n - 2 + plan.size) / plan.size
+		count = (n - 2 + plan.Size) / plan.Size
 	}
 	type part struct {
 		lo       int // first node of the widened window
@@ -71,10 +71,10 @@ func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string
 			defer wg.Done()
 			for k := range next {
 				p := &parts[k]
-				p.lo = max(0, k*plan.size-plan.overlap)
-				hi := min(n-1, (k+1)*plan.size+plan.overlap)
+				p.lo = max(0, k*plan.Size-plan.Overlap)
+				hi := min(n-1, (k+1)*plan.Size+plan.Overlap)
 				h, ids := g.subLine(p.lo, hi, first, arcs)
-				cs := &costScaling{n: h.n, src: h.src, dst: h.dst, cap: h.cap, cost: h.cost, supply: h.supply}
+				cs := &costScaling{Network: h}
 				if p.err = cs.solve(ctx); p.err != nil {
 					continue
 				}
@@ -109,7 +109,7 @@ func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string
 	pi := make([]int64, n)
 	hint := make([]int64, len(g.src))
 	for k, p := range parts {
-		lo, hi := k*plan.size, min(n-1, (k+1)*plan.size)
+		lo, hi := k*plan.Size, min(n-1, (k+1)*plan.Size)
 		var shift int64
 		if k > 0 {
 			shift = pi[lo] - p.pi[lo-p.lo]
@@ -126,7 +126,7 @@ func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string
 	s := newPrimalDual(g, pi, hint)
 	err := s.solve(ctx)
 	stats := fmt.Sprintf("%d windows of %d steps, overlap %d, by cost scaling on %d cores (%d relabels); primal–dual: %d rounds settling %d nodes, %d level graphs, %d augmentations",
-		count, plan.size, plan.overlap, workers, relabels, s.rounds, s.settled, s.levels, s.augments)
+		count, plan.Size, plan.Overlap, workers, relabels, s.rounds, s.settled, s.levels, s.augments)
 	if err != nil {
 		return nil, stats, err
 	}
@@ -142,7 +142,7 @@ func (g *network) windows(ctx context.Context, plan windowPlan) ([]int64, string
 
 // bySource indexes the arcs of g that are not line arcs by their first
 // node: node v's are arcs[first[v]:first[v+1]].
-func (g *network) bySource() (first, arcs []int32) {
+func (g *Network) bySource() (first, arcs []int32) {
 	first = make([]int32, g.n+1)
 	for i := g.n - 1; i < len(g.src); i++ {
 		first[g.src[i]+1]++
@@ -163,12 +163,12 @@ func (g *network) bySource() (first, arcs []int32) {
 // the other arcs of g with both ends in the range (found through the index
 // of bySource), and supplies that make every cut carry its line arc's
 // capacity; ids maps its arcs to g's.
-func (g *network) subLine(lo, hi int, first, arcs []int32) (*network, []int) {
-	h := &network{n: hi - lo + 1, supply: make([]int64, hi-lo+1)}
+func (g *Network) subLine(lo, hi int, first, arcs []int32) (*Network, []int) {
+	h := NewNetwork(hi - lo + 1)
 	var ids []int
 	var prev int64
 	for t := lo; t < hi; t++ {
-		h.addArc(t-lo, t+1-lo, g.cap[t], g.cost[t])
+		h.AddArc(t-lo, t+1-lo, g.cap[t], g.cost[t])
 		ids = append(ids, t)
 		h.supply[t-lo] += g.cap[t] - prev
 		prev = g.cap[t]
@@ -176,7 +176,7 @@ func (g *network) subLine(lo, hi int, first, arcs []int32) (*network, []int) {
 	h.supply[hi-lo] -= prev
 	for _, i := range arcs[first[lo]:first[hi]] {
 		if int(g.dst[i]) <= hi {
-			h.addArc(int(g.src[i])-lo, int(g.dst[i])-lo, g.cap[i], g.cost[i])
+			h.AddArc(int(g.src[i])-lo, int(g.dst[i])-lo, g.cap[i], g.cost[i])
 			ids = append(ids, int(i))
 		}
 	}

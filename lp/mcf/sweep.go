@@ -1,4 +1,4 @@
-package lp
+package mcf
 
 import (
 	"context"
@@ -38,7 +38,7 @@ import (
 // residual graph is never stored: arcs are read from the piece and line
 // arrays. Costs are integers, so all comparisons are exact.
 type sweep struct {
-	g        *network
+	g        *Network
 	k        int     // line arcs 0..k-1 over nodes 0..k
 	free     []int64 // flow on line arc t
 	flow     []int64 // flow on piece arcs (index − k)
@@ -65,7 +65,7 @@ const (
 	pieceBwd
 )
 
-func newSweep(g *network, k int) *sweep {
+func newSweep(g *Network, k int) *sweep {
 	s := &sweep{g: g, k: k, free: make([]int64, k), flow: make([]int64, len(g.src)-k),
 		pi: make([]int64, g.n), dist: make([]int64, g.n), mark: make([]int32, g.n), done: make([]int32, g.n),
 		parent: make([]int32, g.n)}
@@ -252,60 +252,24 @@ func (s *sweep) search(n, a int, w int64) (int64, bool) {
 	return cost, reached
 }
 
-// distHeap is a binary min-heap of (distance, node).
-type distHeap []heapItem
-
-type heapItem struct {
-	d   int64
-	tie int32 // secondary key: distance to the target in steps
-	v   int32
-}
-
-func (x heapItem) less(y heapItem) bool { return x.d < y.d || x.d == y.d && x.tie < y.tie }
-
-func (h *distHeap) push(d int64, tie, v int32) {
-	*h = append(*h, heapItem{d, tie, v})
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !a[i].less(a[p]) {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *distHeap) pop() (int64, int32) {
-	a := *h
-	top := a[0]
-	last := len(a) - 1
-	a[0] = a[last]
-	a = a[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(a) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(a) && a[r].less(a[l]) {
-			m = r
-		}
-		if !a[m].less(a[i]) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top.d, top.v
-}
-
 func abs(x int) int {
 	if x < 0 {
 		return -x
 	}
 	return x
+}
+
+// sweep solves line network g by the sweep (method Sweep): its first
+// n−1 arcs are the line t→t+1, the others are ordered as the sweep doc says.
+func (g *Network) sweep(ctx context.Context) ([]int64, string, error) {
+	s := newSweep(g, g.n-1)
+	err := s.solve(ctx)
+	stats := fmt.Sprintf("%d searches, %d augmentations, %d nodes scanned", s.dijkstras, s.augments, s.scanned)
+	if err != nil {
+		return nil, stats, err
+	}
+	flow := make([]int64, len(g.src))
+	copy(flow, s.free)
+	copy(flow[s.k:], s.flow)
+	return flow, stats, nil
 }

@@ -1,4 +1,7 @@
-package lp
+// Package gonumlp is the pure-Go backend of package lp: linear programs
+// by gonum's dense simplex and integer programs by branch and bound over
+// them, for small problems. lp/coin holds the COIN-OR backends.
+package gonumlp
 
 import (
 	"context"
@@ -9,15 +12,17 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	glp "gonum.org/v1/gonum/optimize/convex/lp"
+
+	"github.com/tailbound/tailbound/lp"
 )
 
-// Gonum solves Problems in pure Go with gonum's simplex method
+// Backend solves lp.Problems in pure Go with gonum's simplex method
 // (gonum.org/v1/gonum/optimize/convex/lp.Simplex), and integer programs by a
 // depth-first branch and bound over its LP relaxations.
 //
 // gonum's simplex works on a dense m×n standard-form matrix and factorizes
 // an m×m basis at every iteration, so it suits small problems only: Solve
-// refuses, with status TooLarge, a problem whose standard form has more
+// refuses, with status lp.TooLarge, a problem whose standard form has more
 // than MaxRows rows or more than MaxCells matrix entries. The standard form
 // has one row per finite row bound (an equality row becomes two, so that
 // every row has its own slack and the matrix has full row rank, which gonum
@@ -26,48 +31,48 @@ import (
 // Branch and bound: depth first, branching on the most fractional integer
 // column (down branch first), pruning nodes whose LP bound is not below the
 // incumbent by more than 1e-9·max(1, |incumbent|). It stops after MaxNodes
-// LP solves (status IterationLimit) or at the time limit (TimeLimit), with
+// LP solves (status lp.IterationLimit) or at the time limit (lp.TimeLimit), with
 // the best integer point found, if any. Integrality tolerance:
-// IntegralityTol.
-type Gonum struct {
-	// MaxRows and MaxCells bound the standard form (0: DefaultGonumMaxRows
-	// and DefaultGonumMaxCells).
+// lp.IntegralityTol.
+type Backend struct {
+	// MaxRows and MaxCells bound the standard form (0: DefaultMaxRows
+	// and DefaultMaxCells).
 	MaxRows, MaxCells int
-	// MaxNodes bounds branch-and-bound LP solves (0: DefaultGonumMaxNodes).
+	// MaxNodes bounds branch-and-bound LP solves (0: DefaultMaxNodes).
 	MaxNodes int
 }
 
 // Limits of the gonum backend, measured on this project's 2-core machine:
 // a compact-formulation LP at the row limit solves in about a second.
 const (
-	DefaultGonumMaxRows  = 400
-	DefaultGonumMaxCells = 400 * 1200
-	DefaultGonumMaxNodes = 20000
+	DefaultMaxRows  = 400
+	DefaultMaxCells = 400 * 1200
+	DefaultMaxNodes = 20000
 )
 
 // Name returns "gonum".
-func (Gonum) Name() string { return "gonum" }
+func (Backend) Name() string { return "gonum" }
 
 // Solve solves p (its LP relaxation when opt.Relax or p has no integer
 // columns).
-func (g Gonum) Solve(ctx context.Context, p *Problem, opt Options) (Solution, error) {
+func (g Backend) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solution, error) {
 	start := time.Now()
 	if err := p.Validate(); err != nil {
-		return Solution{}, err
+		return lp.Solution{}, err
 	}
 	sf, err := toStandard(p)
 	if err != nil {
-		return Solution{}, err
+		return lp.Solution{}, err
 	}
 	if ok, why := g.Fits(p); !ok {
-		return Solution{Status: TooLarge, Time: time.Since(start), Detail: why}, nil
+		return lp.Solution{Status: lp.TooLarge, Time: time.Since(start), Detail: why}, nil
 	}
 	if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	var sol Solution
+	var sol lp.Solution
 	if opt.Relax || !p.HasIntegers() {
 		sol = sf.solve(p.ColLo, p.ColUp)
 		sol.Iterations = 1
@@ -80,9 +85,9 @@ func (g Gonum) Solve(ctx context.Context, p *Problem, opt Options) (Solution, er
 
 // Fits reports whether p is within the backend's size limits, and if not
 // why, with the sizes.
-func (g Gonum) Fits(p *Problem) (bool, string) {
+func (g Backend) Fits(p *lp.Problem) (bool, string) {
 	sf := &standard{p: p}
-	maxRows, maxCells := orDefault(g.MaxRows, DefaultGonumMaxRows), orDefault(g.MaxCells, DefaultGonumMaxCells)
+	maxRows, maxCells := orDefault(g.MaxRows, DefaultMaxRows), orDefault(g.MaxCells, DefaultMaxCells)
 	if sf.rows() > maxRows || sf.rows()*sf.cols() > maxCells {
 		return false, fmt.Sprintf("gonum's dense simplex handles standard forms up to %d rows and %d entries; this one is %d×%d (use --solver flow, or clp/cbc built with -tags coin)",
 			maxRows, maxCells, sf.rows(), sf.cols())
@@ -97,16 +102,16 @@ func orDefault(v, d int) int {
 	return d
 }
 
-// standard is a Problem in gonum's standard form min c·y, A y = b, y ≥ 0,
+// standard is a lp.Problem in gonum's standard form min c·y, A y = b, y ≥ 0,
 // for given column bounds: x_j = lo_j + y_j for finite lo_j, x_j = up_j − y_j
 // when only up_j is finite, x_j = y_j⁺ − y_j⁻ when free. The structure
 // (which rows and columns exist) depends only on which bounds are finite,
 // so branch and bound reuses it and only changes right-hand sides.
 type standard struct {
-	p *Problem
+	p *lp.Problem
 }
 
-func toStandard(p *Problem) (*standard, error) { return &standard{p: p}, nil }
+func toStandard(p *lp.Problem) (*standard, error) { return &standard{p: p}, nil }
 
 func (s *standard) rows() int {
 	r := 0
@@ -129,12 +134,12 @@ func (s *standard) rows() int {
 func (s *standard) cols() int { return 2*s.p.NumCols + s.rows() }
 
 // solve solves the LP with column bounds lo, up.
-func (s *standard) solve(lo, up []float64) Solution {
+func (s *standard) solve(lo, up []float64) lp.Solution {
 	p := s.p
 	n := p.NumCols
 	for j := 0; j < n; j++ {
 		if lo[j] > up[j] {
-			return Solution{Status: Infeasible, Detail: fmt.Sprintf("column %d bounds [%v, %v]", j, lo[j], up[j])}
+			return lp.Solution{Status: lp.Infeasible, Detail: fmt.Sprintf("column %d bounds [%v, %v]", j, lo[j], up[j])}
 		}
 	}
 	// Column maps: x_j = off_j + sign_j·y_{a_j} (− y_{b_j} when free).
@@ -185,7 +190,7 @@ func (s *standard) solve(lo, up []float64) Solution {
 	for i := 0; i < p.NumRows; i++ {
 		if !nzRow[i] { // constant row: check it and drop it
 			if off[i] < p.RowLo[i]-feasTol*(1+math.Abs(p.RowLo[i])) || off[i] > p.RowUp[i]+feasTol*(1+math.Abs(p.RowUp[i])) {
-				return Solution{Status: Infeasible, Detail: fmt.Sprintf("row %d is constant %v outside [%v, %v]", i, off[i], p.RowLo[i], p.RowUp[i])}
+				return lp.Solution{Status: lp.Infeasible, Detail: fmt.Sprintf("row %d is constant %v outside [%v, %v]", i, off[i], p.RowLo[i], p.RowUp[i])}
 			}
 			continue
 		}
@@ -219,10 +224,10 @@ func (s *standard) solve(lo, up []float64) Solution {
 	if m == 0 { // no rows: each y at 0 unless its cost is negative
 		for j := 0; j < ny; j++ {
 			if c[j] < 0 {
-				return Solution{Status: Unbounded, Detail: "a column with negative cost has no bound"}
+				return lp.Solution{Status: lp.Unbounded, Detail: "a column with negative cost has no bound"}
 			}
 		}
-		return Solution{Status: Optimal, Obj: objOff, X: colValues(n, func(j int) float64 { return cm[j].off })}
+		return lp.Solution{Status: lp.Optimal, Obj: objOff, X: colValues(n, func(j int) float64 { return cm[j].off })}
 	}
 	A := mat.NewDense(m, nc, nil)
 	b := make([]float64, m)
@@ -263,7 +268,7 @@ func (s *standard) solve(lo, up []float64) Solution {
 		if j >= ny || used[j] {
 			keep = append(keep, j)
 		} else if c[j] < 0 {
-			return Solution{Status: Unbounded, Detail: "a column with negative cost has no bound"}
+			return lp.Solution{Status: lp.Unbounded, Detail: "a column with negative cost has no bound"}
 		}
 	}
 	Ak := mat.NewDense(m, len(keep), nil)
@@ -278,11 +283,11 @@ func (s *standard) solve(lo, up []float64) Solution {
 	if err != nil {
 		switch {
 		case errors.Is(err, glp.ErrInfeasible):
-			return Solution{Status: Infeasible, Detail: err.Error()}
+			return lp.Solution{Status: lp.Infeasible, Detail: err.Error()}
 		case errors.Is(err, glp.ErrUnbounded):
-			return Solution{Status: Unbounded, Detail: err.Error()}
+			return lp.Solution{Status: lp.Unbounded, Detail: err.Error()}
 		}
-		return Solution{Status: Numerical, Detail: err.Error()}
+		return lp.Solution{Status: lp.Numerical, Detail: err.Error()}
 	}
 	y := make([]float64, nc)
 	for jj, j := range keep {
@@ -298,7 +303,7 @@ func (s *standard) solve(lo, up []float64) Solution {
 		}
 		return v
 	})
-	return Solution{Status: Optimal, Obj: f + objOff, X: x, Detail: "gonum simplex"}
+	return lp.Solution{Status: lp.Optimal, Obj: f + objOff, X: x, Detail: "gonum simplex"}
 }
 
 func colValues(n int, f func(int) float64) []float64 {
@@ -310,18 +315,18 @@ func colValues(n int, f func(int) float64) []float64 {
 }
 
 // branchAndBound solves the integer program by depth-first branch and bound.
-func (g Gonum) branchAndBound(ctx context.Context, p *Problem, s *standard) Solution {
-	maxNodes := orDefault(g.MaxNodes, DefaultGonumMaxNodes)
+func (g Backend) branchAndBound(ctx context.Context, p *lp.Problem, s *standard) lp.Solution {
+	maxNodes := orDefault(g.MaxNodes, DefaultMaxNodes)
 	type node struct{ lo, up []float64 }
 	stack := []node{{append([]float64(nil), p.ColLo...), append([]float64(nil), p.ColUp...)}}
-	best := Solution{Status: Infeasible, Obj: math.Inf(1)}
+	best := lp.Solution{Status: lp.Infeasible, Obj: math.Inf(1)}
 	nodes := 0
 	sawUnbounded := false
 	for len(stack) > 0 {
 		if ctx.Err() != nil || nodes >= maxNodes {
-			st, why := TimeLimit, "time limit"
+			st, why := lp.TimeLimit, "time limit"
 			if ctx.Err() == nil {
-				st, why = IterationLimit, fmt.Sprintf("node limit %d", maxNodes)
+				st, why = lp.IterationLimit, fmt.Sprintf("node limit %d", maxNodes)
 			}
 			best.Status = st
 			best.Detail = fmt.Sprintf("branch and bound stopped at the %s after %d LP solves; best integer point %v", why, nodes, best.X != nil)
@@ -336,12 +341,12 @@ func (g Gonum) branchAndBound(ctx context.Context, p *Problem, s *standard) Solu
 		nodes++
 		sol := s.solve(nd.lo, nd.up)
 		switch sol.Status {
-		case Infeasible:
+		case lp.Infeasible:
 			continue
-		case Unbounded:
+		case lp.Unbounded:
 			sawUnbounded = true
 			continue
-		case Optimal:
+		case lp.Optimal:
 		default:
 			sol.Iterations = nodes
 			return sol
@@ -355,13 +360,13 @@ func (g Gonum) branchAndBound(ctx context.Context, p *Problem, s *standard) Solu
 				continue
 			}
 			f := math.Abs(sol.X[j] - math.Round(sol.X[j]))
-			if f > IntegralityTol && f > frac {
+			if f > lp.IntegralityTol && f > frac {
 				branch, frac = j, f
 			}
 		}
 		if branch < 0 {
 			best = sol
-			best.Status = Optimal
+			best.Status = lp.Optimal
 			continue
 		}
 		v := sol.X[branch]
@@ -375,7 +380,7 @@ func (g Gonum) branchAndBound(ctx context.Context, p *Problem, s *standard) Solu
 	if best.X == nil {
 		best.Obj = math.NaN()
 		if sawUnbounded {
-			best.Status = Unbounded
+			best.Status = lp.Unbounded
 			best.Detail = "an LP relaxation is unbounded and no integer point was found"
 		} else {
 			best.Detail = "no integer point"

@@ -1,8 +1,9 @@
-package lp
+package mcf
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 )
 
@@ -29,16 +30,9 @@ import (
 // certificate (zero excess, every residual arc's reduced cost ≥ −1) on the
 // final flow and prices before returning.
 //
-// The problem is the same as netSimplex's: minimize Σ cost·flow subject to
-// 0 ≤ flow ≤ cap and outflow − inflow = supply at every node.
+// The problem is the embedded Network (read only).
 type costScaling struct {
-	n      int
-	src    []int32
-	dst    []int32
-	cap    []int64
-	cost   []int64
-	supply []int64
-
+	*Network
 	residual
 	rc     []int64 // cost·(n+1) of each residual arc
 	excess []int64
@@ -57,15 +51,6 @@ type costScaling struct {
 	pushes, relabels, updates, scannedG int64
 }
 
-// totalCost returns Σ cost·flow.
-func (s *costScaling) totalCost() int64 {
-	var c int64
-	for i := range s.cost {
-		c += s.cost[i] * s.flowOn(i)
-	}
-	return c
-}
-
 // solve finds a min-cost flow; it checks ctx between passes over the
 // active queue.
 func (s *costScaling) solve(ctx context.Context) error {
@@ -75,7 +60,7 @@ func (s *costScaling) solve(ctx context.Context) error {
 		sum += b
 	}
 	if sum != 0 {
-		return errNSInfeasible
+		return ErrInfeasible
 	}
 	for _, c := range s.cost {
 		maxCost = max(maxCost, c, -c)
@@ -111,7 +96,7 @@ func (s *costScaling) solve(ctx context.Context) error {
 	}
 	for v := 0; v < n; v++ {
 		if s.excess[v] != 0 {
-			return errNSInfeasible
+			return ErrInfeasible
 		}
 	}
 	// Optimality certificate: a flow whose residual arcs all have reduced
@@ -234,7 +219,7 @@ search:
 		}
 		if best == math.MinInt64 {
 			s.onPath[start] = false
-			return errNSInfeasible // start has excess and no residual arc
+			return ErrInfeasible // start has excess and no residual arc
 		}
 		s.price[tip] = best - eps
 		s.cur[tip] = s.first[tip]
@@ -366,4 +351,22 @@ scan:
 		s.cur[v] = s.first[v]
 	}
 	s.updates++
+}
+
+// costScaling solves g by cost scaling (method CostScaling). g must have a
+// feasible flow: on some infeasible networks the discharge loops without
+// end (measured on small random ones), so CostScaling is for networks
+// feasible by construction, as lp.SolveFlow's are.
+func (g *Network) costScaling(ctx context.Context) ([]int64, string, error) {
+	s := &costScaling{Network: g}
+	err := s.solve(ctx)
+	stats := fmt.Sprintf("%d pushes, %d relabels, %d price updates scanning %d nodes", s.pushes, s.relabels, s.updates, s.scannedG)
+	if err != nil {
+		return nil, stats, err
+	}
+	flow := make([]int64, len(g.src))
+	for i := range flow {
+		flow[i] = s.flowOn(i)
+	}
+	return flow, stats, nil
 }

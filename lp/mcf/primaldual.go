@@ -1,9 +1,6 @@
-package lp
+package mcf
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // primalDual is a min-cost flow problem solved by the primal–dual method
 // (Ford and Fulkerson's, with Dinic's blocking flows for the primal steps)
@@ -47,7 +44,7 @@ type primalDual struct {
 // whose reduced cost is not zero: full below zero, empty above. An arc of
 // reduced cost zero takes hint's flow clipped to its capacity (hint may be
 // nil).
-func newPrimalDual(g *network, pi, hint []int64) *primalDual {
+func newPrimalDual(g *Network, pi, hint []int64) *primalDual {
 	n, m := g.n, len(g.src)
 	s := &primalDual{n: n, residual: newResidual(n, g.src, g.dst, g.cap)}
 	s.cost = make([]int64, 2*m)
@@ -103,7 +100,7 @@ func (s *primalDual) solve(ctx context.Context) error {
 			return err
 		}
 		if !s.raise() {
-			return errNSInfeasible
+			return ErrInfeasible
 		}
 		if err := s.maxFlow(ctx); err != nil {
 			return err
@@ -275,32 +272,4 @@ func (s *primalDual) block(start int32) {
 		s.cur[v]++
 	}
 	s.path = path[:0]
-}
-
-// certify checks that flow is a min-cost flow of g: within capacities,
-// balanced at every node, and with prices pi under which no arc that could
-// carry more flow has negative reduced cost and none that carries flow has
-// positive reduced cost (complementary slackness, which with feasibility
-// is optimality by linear-programming duality). It uses nothing of the
-// solver but its answer.
-func certify(g *network, flow, pi []int64) error {
-	bal := append([]int64(nil), g.supply...)
-	for i := range g.src {
-		u, v, f := g.src[i], g.dst[i], flow[i]
-		if f < 0 || f > g.cap[i] {
-			return fmt.Errorf("min-cost flow: arc %d carries %d outside [0, %d]", i, f, g.cap[i])
-		}
-		bal[u] -= f
-		bal[v] += f
-		rc := g.cost[i] + pi[u] - pi[v]
-		if rc < 0 && f < g.cap[i] || rc > 0 && f > 0 {
-			return fmt.Errorf("min-cost flow: arc %d (reduced cost %d, flow %d of %d) breaks complementary slackness", i, rc, f, g.cap[i])
-		}
-	}
-	for v, b := range bal {
-		if b != 0 {
-			return fmt.Errorf("min-cost flow: node %d is off balance by %d", v, b)
-		}
-	}
-	return nil
 }

@@ -1,8 +1,9 @@
-package lp
+package mcf
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 )
 
@@ -53,13 +54,6 @@ const (
 	capInf     = int64(1) << 62
 )
 
-// errNSInfeasible and errNSUnbounded are the network simplex's outcomes
-// other than optimal.
-var (
-	errNSInfeasible = errors.New("min-cost flow: infeasible")
-	errNSUnbounded  = errors.New("min-cost flow: unbounded")
-)
-
 func newNetSimplex(nodes, arcsHint int) *netSimplex {
 	return &netSimplex{n: nodes, supply: make([]int64, nodes),
 		source: make([]int32, 0, arcsHint+nodes), target: make([]int32, 0, arcsHint+nodes),
@@ -86,7 +80,7 @@ func (s *netSimplex) solve(ctx context.Context) error {
 		sum += b
 	}
 	if sum != 0 {
-		return errNSInfeasible
+		return ErrInfeasible
 	}
 	for _, c := range s.cost[:m] {
 		maxCost = max(maxCost, c, -c)
@@ -156,7 +150,7 @@ func (s *netSimplex) solve(ctx context.Context) error {
 		s.findJoinNode()
 		change := s.findLeavingArc()
 		if s.delta >= capInf {
-			return errNSUnbounded
+			return ErrUnbounded
 		}
 		s.changeFlow(change)
 		if change {
@@ -166,7 +160,7 @@ func (s *netSimplex) solve(ctx context.Context) error {
 	}
 	for e := m; e < all; e++ {
 		if s.flow[e] != 0 {
-			return errNSInfeasible
+			return ErrInfeasible
 		}
 	}
 	return nil
@@ -406,11 +400,17 @@ func (s *netSimplex) updatePotential() {
 	}
 }
 
-// totalCost returns Σ cost·flow over the real arcs.
-func (s *netSimplex) totalCost() int64 {
-	var c int64
-	for e := 0; e < s.m; e++ {
-		c += s.cost[e] * s.flow[e]
+// networkSimplex solves g by the network simplex (method NetworkSimplex).
+func (g *Network) networkSimplex(ctx context.Context) ([]int64, string, error) {
+	s := newNetSimplex(g.n, len(g.src))
+	copy(s.supply, g.supply)
+	for i := range g.src {
+		s.addArc(int(g.src[i]), int(g.dst[i]), g.cap[i], g.cost[i])
 	}
-	return c
+	err := s.solve(ctx)
+	stats := fmt.Sprintf("%d pivots", s.pivots)
+	if err != nil {
+		return nil, stats, err
+	}
+	return append([]int64(nil), s.flow[:len(g.src)]...), stats, nil
 }

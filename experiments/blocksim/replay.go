@@ -15,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/queue"
 )
 
 // Run is one cache to replay: a policy at a capacity.
@@ -44,6 +45,10 @@ type Options struct {
 	PolicyOptions map[string]string
 	// Progress, when not nil, receives a progress line now and then.
 	Progress io.Writer
+	// Queue turns on queued TTFT (Result.Queued): each run's requests wait
+	// in a single-server FIFO prefill queue (package queue) whose service
+	// times are their TTFTs under Model.
+	Queue bool
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -66,6 +71,8 @@ type Result struct {
 	// that this cache hit.
 	Summary metrics.Summary
 	Metrics *metrics.Accumulator
+	// Queued is the queued-TTFT summary (Options.Queue; nil when off).
+	Queued *queue.Summary
 }
 
 // Ideal is what an infinite cache achieves on the trace: every block used
@@ -118,6 +125,8 @@ type runner struct {
 	hits   int64
 	err    error
 	blockT int64
+	model  latency.Model
+	queue  *queue.FIFO
 }
 
 // Replay runs every run over the requests of src and returns their results
@@ -146,7 +155,10 @@ func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens}
+		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens, model: opt.Model}
+		if opt.Queue {
+			rs[i].queue = &queue.FIFO{}
+		}
 	}
 	pool := sync.Pool{New: func() any {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
@@ -186,6 +198,10 @@ func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
 		if r.refs > 0 {
 			out[i].BlockHitRatio = float64(r.hits) / float64(r.refs)
 		}
+		if r.queue != nil {
+			s := r.queue.Summary()
+			out[i].Queued = &s
+		}
 	}
 	return out, f.ideal(), nil
 }
@@ -200,7 +216,13 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 		r.reqs++
 		r.refs += int64(len(q.Blocks))
 		r.hits += int64(hit)
-		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), min(int64(hit)*r.blockT, q.Input), q.Input)
+		x := min(int64(hit)*r.blockT, q.Input)
+		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), x, q.Input)
+		if r.queue != nil {
+			if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
+				return fmt.Errorf("request %d: %w", q.Index, err)
+			}
+		}
 	}
 	return nil
 }

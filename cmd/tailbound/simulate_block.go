@@ -16,6 +16,7 @@ import (
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/queue"
 	"github.com/tailbound/tailbound/models/replay"
 )
 
@@ -40,7 +41,11 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if o.policies == "" && len(o.schedules) == 0 {
+	ablation, err := o.studies.entries(o.policies)
+	if err != nil {
+		return err
+	}
+	if o.policies == "" && len(o.schedules) == 0 && ablation == nil {
 		o.policies = strings.Join(prefixcache.Names(), ",")
 	}
 	ext := blocksim.External{EmitSchedule: o.emit, Finishers: &blockext.Finishers{}}
@@ -51,6 +56,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 			return fmt.Errorf("flag --policies: %w", err)
 		}
 	}
+	entries = append(entries, ablation...)
 	if ext.Schedules, err = blockext.ReadFiles(o.schedules); err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
@@ -59,6 +65,11 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 		return err
 	}
 	defer done()
+	src, mixDone, err := o.studies.mixed(src, o.traceFmt, block)
+	if err != nil {
+		return err
+	}
+	defer mixDone()
 	var capacities []int64
 	switch {
 	case o.capacities != "" && changed("capacity"):
@@ -72,13 +83,16 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	default:
 		return fmt.Errorf("flag --capacity: required at block level (tokens, a multiple of the trace's %d-token blocks)", block)
 	}
+	opt := blocksim.Options{BlockTokens: block, Xi: xi, Model: model, SLOMs: o.slo, QHat: qhat,
+		PolicyOptions: popts, Progress: progressTo(stderr), Queue: o.studies.queue, QueueServers: o.studies.servers}
+	if o.studies.blockSizes != "" {
+		return o.studies.sweepBlockSizes(o, entries, capacities, opt, stdout)
+	}
 	for _, c := range capacities {
 		if c < 0 || c%block != 0 {
 			return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of the trace's block size, %d tokens", c, block)
 		}
 	}
-	opt := blocksim.Options{BlockTokens: block, Xi: xi, Model: model, SLOMs: o.slo, QHat: qhat,
-		PolicyOptions: popts, Progress: progressTo(stderr)}
 	results, ideal, err := blocksim.ReplayExternal(src, entries, capacities, opt, ext)
 	if err != nil {
 		return err
@@ -166,6 +180,8 @@ type blockPolicyJSON struct {
 	BlockHitRatio float64 `json:"block_hit_ratio"`
 	HitBlocks     int64   `json:"hit_blocks"`
 	RefBlocks     int64   `json:"ref_blocks"`
+	// Queued is the queued TTFT (--queue; absent otherwise).
+	Queued *queue.Summary `json:"queued_ttft,omitempty"`
 }
 
 // blockIdealJSON is what an infinite cache achieves on the trace.
@@ -206,6 +222,7 @@ func emitBlock(w io.Writer, o *simOptions, opt blocksim.Options, results []block
 	if !sweep && len(results) > 0 {
 		doc.Settings["capacity_tokens"] = results[0].CapacityTokens
 	}
+	o.studies.studySettings(doc.Settings)
 	idealTable := report.Table{
 		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
 			traceLabel(*o), ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockTokens),
@@ -237,7 +254,7 @@ func emitBlock(w io.Writer, o *simOptions, opt blocksim.Options, results []block
 			SLOViolations: m.Violations, SLOViolationFraction: m.ViolationPct, HitRatio: m.HitRatio,
 			MaxUncachedTokens: m.MaxUncached, Evictions: r.Evictions, EvictedTokens: r.Evictions * opt.BlockTokens},
 			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: r.BlockHitRatio,
-			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks}
+			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks, Queued: r.Queued}
 		if !math.IsNaN(m.HistoryHit) {
 			h := m.HistoryHit
 			pj.HistoryHitRatio = &h
@@ -259,10 +276,14 @@ func emitBlock(w io.Writer, o *simOptions, opt blocksim.Options, results []block
 		}
 		doc.Policies = append(doc.Policies, pj)
 	}
-	if o.baseline == "" {
-		return report.Emit(w, o.format, doc, idealTable, main)
+	tables := []report.Table{idealTable, main}
+	if o.baseline != "" {
+		tables = append(tables, impr)
 	}
-	return report.Emit(w, o.format, doc, idealTable, main, impr)
+	if opt.Queue {
+		tables = append(tables, blocksim.QueuedTable(results))
+	}
+	return report.Emit(w, o.format, doc, tables...)
 }
 
 // plotBlock draws the TTFT CDF of each policy (one capacity) or, for a

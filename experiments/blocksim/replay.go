@@ -49,6 +49,8 @@ type Options struct {
 	// in a single-server FIFO prefill queue (package queue) whose service
 	// times are their TTFTs under Model.
 	Queue bool
+	// QueueServers is the number of servers of that queue (0 means 1).
+	QueueServers int
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -157,7 +159,7 @@ func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
 		}
 		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens, model: opt.Model}
 		if opt.Queue {
-			rs[i].queue = &queue.FIFO{}
+			rs[i].queue = &queue.FIFO{Servers: opt.QueueServers}
 		}
 	}
 	pool := sync.Pool{New: func() any {

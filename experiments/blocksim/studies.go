@@ -5,6 +5,9 @@ import (
 	"io"
 	"maps"
 
+	"github.com/tailbound/tailbound/experiments/plots"
+	"github.com/tailbound/tailbound/experiments/report"
+
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -141,4 +144,59 @@ func SweepBlockSizes(open func(block int64) (Source, func(), error), sizes []int
 		}
 	}
 	return out, nil
+}
+
+// SizedTable lists a block-size sweep: one row per block size, capacity and
+// policy.
+func SizedTable(res []SizedResult) report.Table {
+	t := report.Table{Title: "block-size sweep (canonical trace chained at each B)",
+		Header: []string{"B (tokens)", "capacity (tokens)", "policy", "block hit ratio", "token hit ratio", "ideal token hit ratio",
+			"mean TTFT (ms)", "P90 (ms)", "P99 (ms)", "TEL (ms)"}}
+	for _, r := range res {
+		m := r.Summary
+		t.Rows = append(t.Rows, []string{report.I(r.BlockTokens), report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4),
+			report.F(m.HitRatio, 4), report.F(r.Ideal.Summary.HitRatio, 4), report.F(m.MeanTTFTMs, 2), report.F(m.P90, 2),
+			report.F(m.P99, 2), report.F(m.TELMs, 1)})
+	}
+	return t
+}
+
+// SizedFigure draws the token hit ratio against the block size, one line
+// per policy and capacity, and the infinite cache's.
+func SizedFigure(res []SizedResult, title string) plots.Figure {
+	f := plots.Figure{Title: title + ": token hit ratio vs block size", XLabel: "block size B (tokens, log)",
+		YLabel: "token hit ratio", LogX: true}
+	at := map[string]int{}
+	var ideal plots.Series
+	for _, r := range res {
+		name := fmt.Sprintf("%s @ %d", r.Name, r.CapacityTokens)
+		i, ok := at[name]
+		if !ok {
+			i = len(f.Series)
+			at[name] = i
+			f.Series = append(f.Series, plots.Series{Name: name})
+		}
+		f.Series[i].X = append(f.Series[i].X, float64(r.BlockTokens))
+		f.Series[i].Y = append(f.Series[i].Y, r.Summary.HitRatio)
+		if n := len(ideal.X); n == 0 || ideal.X[n-1] != float64(r.BlockTokens) {
+			ideal.X = append(ideal.X, float64(r.BlockTokens))
+			ideal.Y = append(ideal.Y, r.Ideal.Summary.HitRatio)
+		}
+	}
+	ideal.Name = "infinite cache"
+	f.Series = append(f.Series, ideal)
+	return f
+}
+
+// QueuedTable lists the queued TTFTs of the results that have them (Options.Queue).
+func QueuedTable(res []Result) report.Table {
+	t := report.Table{Title: "queued TTFT: FIFO prefill queue (--queue-servers servers), service = TTFT of the latency model (ms)",
+		Header: []string{"capacity (tokens)", "policy", "mean wait (ms)", "mean QTTFT (ms)", "P50 (ms)", "P90 (ms)", "P95 (ms)", "P99 (ms)", "utilisation"}}
+	for _, r := range res {
+		if q := r.Queued; q != nil {
+			t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(q.MeanWait, 2), report.F(q.Mean, 2),
+				report.F(q.P50, 2), report.F(q.P90, 2), report.F(q.P95, 2), report.F(q.P99, 2), report.F(q.Utilisation, 3)})
+		}
+	}
+	return t
 }

@@ -1,12 +1,15 @@
 // Package queue models the waiting the workload study's queued TTFT
-// (QTTFT, seed 000 §4.3) adds to a request's prefill: one server that
-// prefills requests one at a time, first come first served.
+// (QTTFT, seed 000 §4.3) adds to a request's prefill: n identical servers
+// (serving instances, 1 by default) that each prefill one request at a
+// time, first come first served.
 //
 // The model: request i arrives at a_i seconds and needs s_i ms of prefill
 // (its TTFT without queueing, from the latency model: β + α·uncached
-// tokens). The server starts it at S_i = max(a_i, F_{i−1}) and finishes at
-// F_i = S_i + s_i; its queued TTFT is F_i − a_i = wait + service, its wait
-// S_i − a_i. Decoding is not modelled (it overlaps the next prefills in a
+// tokens). It starts at S_i = max(a_i, earliest time a server is free)
+// (with one server, the previous request's finish F_{i−1}) and finishes at
+// F_i = S_i + s_i on that server; its queued TTFT is F_i − a_i = wait +
+// service, its wait S_i − a_i. The queue is stable only while the arrival
+// rate times the mean service is below n. Decoding is not modelled (it overlaps the next prefills in a
 // batching server), nor batching of prefills; a real server that batches
 // waits less, so QTTFT here is an upper-bound style stress measure whose
 // differences between policies come from their uncached tokens.
@@ -20,7 +23,10 @@ import (
 
 // FIFO is the single-server queue's state.
 type FIFO struct {
-	free    float64 // time the server becomes free, s
+	// Servers is the number of servers (0 means 1).
+	Servers int
+	frees   []float64 // times the servers become free, s
+	free    float64   // latest finish, s
 	last    float64
 	started bool
 	busyMs  float64
@@ -41,10 +47,21 @@ func (q *FIFO) Serve(arrival, serviceMs float64) (waitMs, qttftMs float64, err e
 	}
 	if !q.started {
 		q.started, q.first, q.free = true, arrival, arrival
+		q.frees = make([]float64, max(q.Servers, 1))
+		for i := range q.frees {
+			q.frees[i] = arrival
+		}
 	}
 	q.last = arrival
-	start := math.Max(arrival, q.free)
-	q.free = start + serviceMs/1000
+	k := 0
+	for i, f := range q.frees {
+		if f < q.frees[k] {
+			k = i
+		}
+	}
+	start := math.Max(arrival, q.frees[k])
+	q.frees[k] = start + serviceMs/1000
+	q.free = math.Max(q.free, q.frees[k])
 	q.busyMs += serviceMs
 	waitMs = (start - arrival) * 1000
 	qttftMs = waitMs + serviceMs
@@ -62,8 +79,8 @@ type Summary struct {
 	P90      float64 `json:"p90_ms"`
 	P95      float64 `json:"p95_ms"`
 	P99      float64 `json:"p99_ms"`
-	// Utilisation is the busy time over the time from the first arrival to
-	// the last finish (1 when the server never idles).
+	// Utilisation is the busy time over servers × the time from the first
+	// arrival to the last finish (1 when no server ever idles).
 	Utilisation float64 `json:"utilisation"`
 }
 
@@ -84,7 +101,7 @@ func (q *FIFO) Summary() Summary {
 	rank := func(p float64) float64 { return x[max(0, int(math.Ceil(p*float64(n)))-1)] }
 	s.P50, s.P90, s.P95, s.P99 = rank(0.5), rank(0.9), rank(0.95), rank(0.99)
 	if span := (q.free - q.first) * 1000; span > 0 {
-		s.Utilisation = q.busyMs / span
+		s.Utilisation = q.busyMs / span / float64(len(q.frees))
 	} else {
 		s.Utilisation = 1
 	}

@@ -47,3 +47,20 @@ func ExampleFIFO() {
 	// wait 20 ms, QTTFT 50 ms
 	// wait 40 ms, QTTFT 70 ms
 }
+
+// Two servers: arrivals 0, 0, 0 s, services 100, 100, 100 ms: two start at
+// once, the third waits 100 ms for the first free server.
+func TestFIFOTwoServers(t *testing.T) {
+	q := FIFO{Servers: 2}
+	want := [][2]float64{{0, 100}, {0, 100}, {100, 200}}
+	for i := range want {
+		w, qt, err := q.Serve(0, 100)
+		if err != nil || w != want[i][0] || qt != want[i][1] {
+			t.Errorf("request %d: %g, %g, %v; want %v", i, w, qt, err, want[i])
+		}
+	}
+	// Busy 300 ms over 2 servers × 200 ms.
+	if s := q.Summary(); math.Abs(s.Utilisation-0.75) > 1e-12 {
+		t.Errorf("utilisation %g, want 0.75", s.Utilisation)
+	}
+}

@@ -110,3 +110,23 @@ func TestSimulateBlockStudies(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyFitPlot: --plot draws the points and the line (Figure 3); a
+// bad extension is a one-line error.
+func TestLatencyFitPlot(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "m.csv")
+	if err := os.WriteFile(csv, []byte("uncached_tokens,ttft_ms\n0,5\n100,25\n1000,205\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg := filepath.Join(dir, "fit.svg")
+	if code, _, errs := runCLI("latency", "fit", "--csv", csv, "--plot", svg); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("%s: %v", svg, err)
+	}
+	if code, _, errs := runCLI("latency", "fit", "--csv", csv, "--plot", filepath.Join(dir, "fit.txt")); code == 0 || !strings.Contains(errs, "--plot") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -76,7 +76,7 @@ func (r *Report) Plot(dir, label string) ([]string, error) {
 	}
 	if len(r.Spatial) > 0 {
 		sp := plots.Figure{Title: label + ": spatial locality", XLabel: "stride (share of each request's chain stored)",
-			YLabel: "ideal block hit ratio", LegendBottom: false}
+			YLabel: "ideal block hit ratio", LegendBottom: true}
 		for _, c := range r.Spatial {
 			name := fmt.Sprintf("offset %g", c.Offset)
 			if n := len(sp.Series); n == 0 || sp.Series[n-1].Name != name {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -46,7 +47,7 @@ func (f *blockStudyFlags) entries(policies string) ([]prefixcache.Entry, error) 
 }
 
 // mixed wraps src with the --mix trace.
-func (f *blockStudyFlags) mixed(src blocksim.Source, format string, block int64) (blocksim.Source, func(), error) {
+func (f *blockStudyFlags) mixed(src blocktrace.Source, format string, block int64) (blocktrace.Source, func(), error) {
 	if f.mix == "" {
 		return src, func() {}, nil
 	}
@@ -70,7 +71,7 @@ func (f *blockStudyFlags) sweepBlockSizes(o *simOptions, entries []prefixcache.E
 	if err != nil {
 		return err
 	}
-	open := func(b int64) (blocksim.Source, func(), error) {
+	open := func(b int64) (blocktrace.Source, func(), error) {
 		src, _, c, err := blocksim.Open(o.tracePath, "canonical", b)
 		if err != nil {
 			return nil, func() {}, err
@@ -119,8 +120,9 @@ func (f *blockStudyFlags) sweepBlockSizes(o *simOptions, entries []prefixcache.E
 	return report.Emit(stdout, o.format, doc, tables...)
 }
 
-// studySettings records the study options in the JSON settings when on.
-func (f *blockStudyFlags) studySettings(s map[string]any) {
+// settings returns the study options that are on, for the JSON settings.
+func (f *blockStudyFlags) settings() map[string]any {
+	s := map[string]any{}
 	if f.queue {
 		s["queue"] = "FIFO prefill queue, service = TTFT"
 		s["queue_servers"] = f.servers
@@ -131,4 +133,5 @@ func (f *blockStudyFlags) studySettings(s map[string]any) {
 	if f.ablation {
 		s["ablation"] = strings.Join([]string{"lru", "wa", "wa-no-offset", "wa-no-life", "wa-no-categories", "wa-pooled-no-life"}, ",")
 	}
+	return s
 }

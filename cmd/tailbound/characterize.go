@@ -9,11 +9,9 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/characterize"
 	"github.com/tailbound/tailbound/experiments/report"
-	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/hbm"
 	"github.com/tailbound/tailbound/models/importer"
 	"github.com/tailbound/tailbound/models/kvsize"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // runCharacterize measures a block-hash trace as the workload study does.
@@ -81,14 +79,23 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 	var sum importer.Summary
 	var turns *characterize.Turns
 	if *tf == "canonical" {
-		if rep, turns, err = characterizeCanonical(path, *block, copt); err != nil {
+		if *block < 1 {
+			return fmt.Errorf("flag --block-size: %d must be ≥ 1 token", *block)
+		}
+		if rep, turns, err = characterize.RunCanonical(path, *block, copt); err != nil {
 			return err
 		}
 		sum = importer.Summary{Requests: turns.Turns, Linked: turns.Turns - turns.Conversations, Conversations: turns.Conversations}
 	} else {
-		if rep, sum, err = characterizeBlocks(path, *tf, opt, copt); err != nil {
+		src, closer, err := importer.Open(path, *tf, opt)
+		if err != nil {
+			return fmt.Errorf("flag --trace-format: %w", err)
+		}
+		defer closer.Close()
+		if rep, err = characterize.RunSource(src, path, copt); err != nil {
 			return err
 		}
+		sum = src.Summary()
 	}
 	if *plotDir != "" {
 		label := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -129,7 +136,7 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 		Turns *characterize.Turns `json:"turns,omitempty"`
 		KV    *characterize.KV    `json:"kv,omitempty"`
 	}{File: path, Format: *tf, Linked: sum.Linked, Conversations: sum.Conversations, KVModel: model.Name, PeakLiveGiB: gib, Report: rep, Turns: turns}
-	tables := characterizeTables(path, rep, sum, model.Name, gib)
+	tables := rep.Tables(path, sum, model.Name, gib)
 	if turns != nil {
 		tables = append(tables, turns.Tables()...)
 	}
@@ -140,98 +147,4 @@ func runCharacterize(args []string, stdout, stderr io.Writer) error {
 		tables = append(tables, kv.Tables()...)
 	}
 	return report.Emit(stdout, *format, doc, tables...)
-}
-
-// characterizeCanonical characterizes a canonical trace chained in
-// block-token blocks, with its turn and token distributions.
-func characterizeCanonical(path string, block int64, opt characterize.Options) (*characterize.Report, *characterize.Turns, error) {
-	if block < 1 {
-		return nil, nil, fmt.Errorf("flag --block-size: %d must be ≥ 1 token", block)
-	}
-	f, err := trace.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	var tc characterize.TurnCounter
-	src, err := characterize.CanonicalSource(trace.NewReader(f, path), block, &tc)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := characterize.Run(src, int(block), opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	if rep.Requests == 0 {
-		return nil, nil, fmt.Errorf("%s: no requests", path)
-	}
-	return rep, tc.Turns(), nil
-}
-
-// characterizeBlocks characterizes a block-hash trace.
-func characterizeBlocks(path, format string, iopt importer.Options, opt characterize.Options) (*characterize.Report, importer.Summary, error) {
-	src, closer, err := importer.Open(path, format, iopt)
-	if err != nil {
-		return nil, importer.Summary{}, fmt.Errorf("flag --trace-format: %w", err)
-	}
-	defer closer.Close()
-	// Read the first request before starting: the blocks format states
-	// its block size on each line.
-	first, err := src.Next()
-	if err == io.EOF {
-		return nil, importer.Summary{}, fmt.Errorf("%s: no requests", path)
-	}
-	if err != nil {
-		return nil, importer.Summary{}, err
-	}
-	pending := true
-	next := func() (blocktrace.Request, error) {
-		if pending {
-			pending = false
-			return first, nil
-		}
-		return src.Next()
-	}
-	rep, err := characterize.Run(next, src.BlockTokens(), opt)
-	if err != nil {
-		return nil, importer.Summary{}, err
-	}
-	return rep, src.Summary(), nil
-}
-
-func characterizeTables(path string, r *characterize.Report, s importer.Summary, model string, gib float64) []report.Table {
-	f3 := func(x float64) string { return report.F(x, 3) }
-	summary := report.Table{Title: "trace " + path,
-		Header: []string{"requests", "span (s)", "block (tokens)", "block refs (blocks)", "distinct (blocks)",
-			"ideal block hit ratio", "linked (requests)", "conversations", "shared prefix (blocks)"},
-		Rows: [][]string{{report.I(r.Requests), f3(r.SpanS), fmt.Sprint(r.BlockTokens), report.I(r.RefBlocks),
-			report.I(r.DistinctBlocks), report.F(r.IdealHitRatio, 4), report.I(s.Linked), report.I(s.Conversations),
-			fmt.Sprint(r.SharedPrefixBlocks)}}}
-	c := r.Capacity
-	capacity := report.Table{Title: "cache size for the ideal hit ratio (peak live blocks: used before and used again)",
-		Header: []string{"peak live (blocks)", "peak live (tokens)", "peak live (GiB, " + model + ")", "after request", "at (s)", "mean live (blocks)"},
-		Rows: [][]string{{report.I(c.PeakLiveBlocks), report.I(c.PeakLiveTokens), report.F(gib, 1), fmt.Sprint(c.PeakAfter),
-			f3(c.PeakTime), report.F(c.MeanLiveBlocks, 1)}}}
-	reuse := report.Table{Title: "reuse time by category of the previous use",
-		Header: []string{"category", "uses (blocks)", "reuses (blocks)", "reuse fraction", "P10 (s)", "P25 (s)",
-			"P50 (s)", "P75 (s)", "P90 (s)", "P99 (s)", "max (s)", "mean (s)"}}
-	for _, cat := range append(r.Categories, r.Overall) {
-		q := cat.ReuseTime
-		reuse.Rows = append(reuse.Rows, []string{cat.Name, report.I(cat.Uses), report.I(cat.Reuses),
-			report.F(cat.ReuseFraction, 4), f3(q.P10), f3(q.P25), f3(q.P50), f3(q.P75), f3(q.P90), f3(q.P99), f3(q.Max), f3(q.Mean)})
-	}
-	l := r.Lifespan
-	life := report.Table{Title: "block lifespan (first to last use)",
-		Header: []string{"blocks", "count (blocks)", "P50 (s)", "P90 (s)", "P99 (s)", "max (s)", "mean (s)"},
-		Rows: [][]string{
-			{"all", report.I(l.Blocks), f3(l.All.P50), f3(l.All.P90), f3(l.All.P99), f3(l.All.Max), f3(l.All.Mean)},
-			{"reused", report.I(l.Reused), f3(l.ReusedSpan.P50), f3(l.ReusedSpan.P90), f3(l.ReusedSpan.P99),
-				f3(l.ReusedSpan.Max), f3(l.ReusedSpan.Mean)}}}
-	hubs := report.Table{Title: "prefix hubs (blocks with the most distinct successors)",
-		Header: []string{"depth (blocks)", "depth (tokens)", "fanout (blocks)", "requests", "hash id"}}
-	for _, h := range r.Hubs {
-		hubs.Rows = append(hubs.Rows, []string{fmt.Sprint(h.Depth), report.I(h.DepthTokens), fmt.Sprint(h.Fanout),
-			report.I(h.Requests), fmt.Sprint(h.Hash)})
-	}
-	return []report.Table{summary, capacity, reuse, life, hubs}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/experiments/report"
 )
 
 // command is one sub-command: run parses its own flags from args and writes
@@ -25,7 +27,9 @@ func commands() map[string]command {
 		"simulate":  {"replay a trace under several eviction policies", runSimulate},
 		"latency":   {"fit the TTFT model (α, β) to measured points: latency fit --csv FILE", runLatency},
 		"check":     {"check the literature's theorems on random instances", runCheck},
-		"tables":    {"regenerate a paper's tables: tables tail-latency", runTables},
+		"tables":    {"run an experiment suite, printing its tables: tables SUITE | tables --list", runTables},
+		"plot":      {"draw an experiment suite's figures: plot SUITE --dir DIR --ext svg|png|pdf", runPlot},
+		"merge":     {"combine the result files of a suite's shards into the unsharded output", runMerge},
 		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver auto|clp|cbc|gonum|flow)", runSolve},
 		"gap":       {"every policy's TEL against the hindsight optimum over capacities and thresholds", runGap},
 		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
@@ -103,6 +107,16 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 		return fmt.Errorf("%w (see --help)", err)
 	}
 	return nil
+}
+
+// parseFormat registers --format (the output format), parses args and
+// checks the format: the set-up that ends most commands' flags.
+func parseFormat(fs *pflag.FlagSet, args []string) (string, error) {
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	return *format, report.CheckFormat(*format)
 }
 
 // parseFlags parses args, turning a flag error into one line and --help into

@@ -20,8 +20,8 @@ import (
 // (equal hashes of one trace stay equal, so its prefix structure is
 // unchanged), and conversation c of a becomes 2c, of b 2c+1 (−1, unlinked,
 // stays −1). Categories are kept.
-func Mix(a, b Source) Source {
-	srcs := [2]Source{a, b}
+func Mix(a, b blocktrace.Source) blocktrace.Source {
+	srcs := [2]blocktrace.Source{a, b}
 	var head [2]*blocktrace.Request
 	var done [2]bool
 	ids := [2]map[int64]int64{{}, {}}
@@ -116,7 +116,7 @@ type SizedResult struct {
 // multiple of every size) once per block size, opening the trace chained
 // at that size with open (for canonical traces, whose chains exist at any
 // size), and returns the results in size order, then entry and capacity.
-func SweepBlockSizes(open func(block int64) (Source, func(), error), sizes []int64, entries []prefixcache.Entry,
+func SweepBlockSizes(open func(block int64) (blocktrace.Source, func(), error), sizes []int64, entries []prefixcache.Entry,
 	capacities []int64, opt Options) ([]SizedResult, error) {
 	var out []SizedResult
 	for _, b := range sizes {
@@ -133,7 +133,7 @@ func SweepBlockSizes(open func(block int64) (Source, func(), error), sizes []int
 			return nil, err
 		}
 		o := opt
-		o.BlockTokens = b
+		o.BlockSize = b
 		res, ideal, err := Replay(src, SweepRuns(entries, capacities), o)
 		done()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/trace"
@@ -25,8 +26,8 @@ func TestQueuedTTFTHandWorked(t *testing.T) {
 		{Time: 0, Input: 32, Hashes: []int64{1, 2}, Conv: -1},
 		{Time: 0, Input: 32, Hashes: []int64{1, 2}, Conv: -1},
 	}}
-	opt := blocksim.Options{BlockTokens: 16, Model: latency.Model{AlphaMs: 1, BetaMs: 10}, SLOMs: 100, Queue: true}
-	res, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(lruEntry(), []int64{64}), opt)
+	opt := blocksim.Options{Params: instance.Params{BlockSize: 16}, Model: latency.Model{AlphaMs: 1, BetaMs: 10}, SLOMs: 100, Queue: true}
+	res, _, err := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(lruEntry(), []int64{64}), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestQueuedTTFTHandWorked(t *testing.T) {
 		t.Errorf("queued %+v, want mean 47, wait 21, P50 42, P99 52", q)
 	}
 	opt.Queue = false
-	if res, _, _ := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(lruEntry(), []int64{64}), opt); res[0].Queued != nil {
+	if res, _, _ := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(lruEntry(), []int64{64}), opt); res[0].Queued != nil {
 		t.Error("queued TTFT without Options.Queue")
 	}
 }
@@ -47,7 +48,7 @@ func TestMixHandWorked(t *testing.T) {
 	a := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{
 		{Time: 0, Input: 32, Hashes: []int64{1, 2}, Conv: 0}, {Time: 2, Input: 16, Hashes: []int64{1}, Conv: 0}}}
 	b := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Time: 1, Input: 32, Hashes: []int64{1, 2}, Conv: 0}}}
-	src := blocksim.Mix(blocksim.StreamSource(a), blocksim.StreamSource(b))
+	src := blocksim.Mix(blocktrace.StreamSource(a), blocktrace.StreamSource(b))
 	var got []blocktrace.Request
 	for {
 		r, err := src()
@@ -69,8 +70,8 @@ func TestMixHandWorked(t *testing.T) {
 			t.Errorf("request %d: %+v, want %+v", i, got[i], w)
 		}
 	}
-	_, ideal, err := blocksim.Replay(blocksim.StreamSource(&blocktrace.Stream{BlockTokens: 16, Requests: got}),
-		blocksim.SweepRuns(lruEntry(), []int64{0}), blocksim.Options{BlockTokens: 16, Model: latency.Model{AlphaMs: 1}, SLOMs: 1})
+	_, ideal, err := blocksim.Replay(blocktrace.StreamSource(&blocktrace.Stream{BlockTokens: 16, Requests: got}),
+		blocksim.SweepRuns(lruEntry(), []int64{0}), blocksim.Options{Params: instance.Params{BlockSize: 16}, Model: latency.Model{AlphaMs: 1}, SLOMs: 1})
 	if err != nil || ideal.RefBlocks != 5 || ideal.Distinct != 4 {
 		t.Errorf("ideal %+v, %v; want 5 references, 4 distinct", ideal, err)
 	}
@@ -86,7 +87,7 @@ func TestSweepBlockSizesHandWorked(t *testing.T) {
 {"t": 2, "conv": "a", "prompt": 4, "response": 2}
 {"t": 3, "conv": "a", "prompt": 1, "response": 1}
 `
-	open := func(b int64) (blocksim.Source, func(), error) {
+	open := func(b int64) (blocktrace.Source, func(), error) {
 		src, err := blocksim.CanonicalSource(trace.NewReader(strings.NewReader(tr), "hand"), b)
 		return src, func() {}, err
 	}
@@ -131,8 +132,8 @@ func TestAblationEntries(t *testing.T) {
 	if strings.Join(names, ",") != "lru,wa,wa-no-offset,wa-no-life,wa-no-categories,wa-pooled-no-life" {
 		t.Errorf("entries %v", names)
 	}
-	res, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(es, []int64{16 * 20}),
-		blocksim.Options{BlockTokens: 16, Model: latency.Model{AlphaMs: 1}, SLOMs: 1})
+	res, _, err := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(es, []int64{16 * 20}),
+		blocksim.Options{Params: instance.Params{BlockSize: 16}, Model: latency.Model{AlphaMs: 1}, SLOMs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func handStream() *blocktrace.Stream {
 }
 
 func TestSeriesHandWorked(t *testing.T) {
-	rep, err := Run(StreamSource(handStream()), 16, Options{WindowS: 5})
+	rep, err := Run(blocktrace.StreamSource(handStream()), 16, Options{WindowS: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +42,13 @@ func TestSeriesHandWorked(t *testing.T) {
 	if rep.Spatial != nil {
 		t.Error("spatial grid computed without Options.Spatial")
 	}
-	if _, err := Run(StreamSource(handStream()), 16, Options{WindowS: -1}); err == nil {
+	if _, err := Run(blocktrace.StreamSource(handStream()), 16, Options{WindowS: -1}); err == nil {
 		t.Error("negative window accepted")
 	}
 }
 
 func TestSpatialHandWorked(t *testing.T) {
-	rep, err := Run(StreamSource(handStream()), 16, Options{Spatial: true})
+	rep, err := Run(blocktrace.StreamSource(handStream()), 16, Options{Spatial: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestSpatialHandWorked(t *testing.T) {
 }
 
 func TestKVHandWorked(t *testing.T) {
-	rep, err := Run(StreamSource(handStream()), 16, Options{})
+	rep, err := Run(blocktrace.StreamSource(handStream()), 16, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestKVHandWorked(t *testing.T) {
 }
 
 func TestStudiesPlots(t *testing.T) {
-	rep, err := Run(StreamSource(handStream()), 16, Options{WindowS: 5, Spatial: true})
+	rep, err := Run(blocktrace.StreamSource(handStream()), 16, Options{WindowS: 5, Spatial: true})
 	if err != nil {
 		t.Fatal(err)
 	}

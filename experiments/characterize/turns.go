@@ -99,7 +99,7 @@ func (c *TurnCounter) Turns() *Turns {
 // CanonicalSource returns a Source over a canonical trace that chains each
 // turn into blocks of b tokens (blocksim.Chainer: one chain per
 // conversation) and records it in tc.
-func CanonicalSource(rd *trace.Reader, b int64, tc *TurnCounter) (Source, error) {
+func CanonicalSource(rd *trace.Reader, b int64, tc *TurnCounter) (blocktrace.Source, error) {
 	ch, err := blocksim.NewChainer(b)
 	if err != nil {
 		return nil, err
@@ -114,4 +114,30 @@ func CanonicalSource(rd *trace.Reader, b int64, tc *TurnCounter) (Source, error)
 		}
 		return ch.Request(t)
 	}, nil
+}
+
+// RunCanonical characterizes the canonical trace at path chained in
+// blocks of block tokens, with its turn and token distributions.
+func RunCanonical(path string, block int64, opt Options) (*Report, *Turns, error) {
+	if block < 1 {
+		return nil, nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
+	}
+	f, err := trace.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var tc TurnCounter
+	src, err := CanonicalSource(trace.NewReader(f, path), block, &tc)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := Run(src, int(block), opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rep.Requests == 0 {
+		return nil, nil, fmt.Errorf("%s: no requests", path)
+	}
+	return rep, tc.Turns(), nil
 }

@@ -148,3 +148,21 @@ func TestAblationEntries(t *testing.T) {
 		t.Error("no result for wa-no-life")
 	}
 }
+
+// Two one-request traces interleaved by time: their equal hashes become
+// different blocks (a's even, b's odd).
+func ExampleMix() {
+	a := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Time: 1, Input: 32, Hashes: []int64{7, 8}, Conv: 0}}}
+	b := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Time: 0, Input: 16, Hashes: []int64{7}, Conv: 0}}}
+	src := blocksim.Mix(blocktrace.StreamSource(a), blocktrace.StreamSource(b))
+	for {
+		r, err := src()
+		if err != nil {
+			break
+		}
+		fmt.Println(r.Time, r.Conv, r.Hashes)
+	}
+	// Output:
+	// 0 1 [1]
+	// 1 0 [0 2]
+}

@@ -1,6 +1,7 @@
 package characterize
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +73,20 @@ func TestTurnsBadTurn(t *testing.T) {
 	if err := tc.Add(trace.Turn{Index: 3, Conv: 2, Prompt: 1}); err == nil || !strings.Contains(err.Error(), "turn 3") {
 		t.Errorf("error %v, want one naming turn 3", err)
 	}
+}
+
+func ExampleTurnCounter() {
+	var tc TurnCounter
+	for _, t := range []trace.Turn{
+		{Index: 0, Conv: 0, Prompt: 10, Response: 5},
+		{Index: 1, Conv: 1, Prompt: 3},
+		{Index: 2, Conv: 0, Prompt: 4, Response: 2},
+	} {
+		if err := tc.Add(t); err != nil {
+			fmt.Println(err)
+		}
+	}
+	tu := tc.Turns()
+	fmt.Println(tu.Conversations, "conversations; mean turns", tu.PerConversation.Mean, "; largest history", tu.History.Max, "tokens")
+	// Output: 2 conversations; mean turns 1.5 ; largest history 15 tokens
 }

@@ -113,3 +113,67 @@ func TestCharacterizeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCharacterizeCanonical: a canonical trace (once refused) gets its turn
+// and token distributions; --window, --spatial and --gpu add their sections.
+func TestCharacterizeCanonical(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hand.jsonl")
+	// Conversation a: (p, r) = (10, 5), (4, 2); b: (3, 0).
+	if err := os.WriteFile(path, []byte(`{"t": 0, "conv": "a", "prompt": 10, "response": 5}
+{"t": 1, "conv": "b", "prompt": 3, "response": 0}
+{"t": 2, "conv": "a", "prompt": 4, "response": 2}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("characterize", path, "--trace-format", "canonical", "--block-size", "4", "--window", "2",
+		"--spatial", "--gpu", "a100-80gb", "--format", "json", "--plot-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Requests int64 `json:"requests"`
+		Linked   int64 `json:"linked_requests"`
+		Turns    struct {
+			Per     struct{ Mean float64 } `json:"turns_per_conversation"`
+			History struct{ Max float64 }  `json:"history_tokens"`
+		} `json:"turns"`
+		Series []struct {
+			Requests int64 `json:"requests"`
+		} `json:"series"`
+		Spatial []struct{} `json:"spatial_locality"`
+		KV      struct {
+			GPUs struct {
+				N int `json:"gpus"`
+			} `json:"hbm"`
+		} `json:"kv"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// 3 turns, 1 linked; 1.5 turns per conversation; a's second turn
+	// carries H = 15; windows [0, 2) and [2, 4) hold 2 and 1 requests.
+	if doc.Requests != 3 || doc.Linked != 1 || doc.Turns.Per.Mean != 1.5 || doc.Turns.History.Max != 15 ||
+		len(doc.Series) != 2 || doc.Series[0].Requests != 2 || doc.Series[1].Requests != 1 ||
+		len(doc.Spatial) != 55 || doc.KV.GPUs.N != 1 {
+		t.Errorf("document %+v", doc)
+	}
+	for _, f := range []string{"hand-turns.svg", "hand-tokens.svg", "hand-rate.svg", "hand-spatial.svg", "hand-kvsize.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--block-size", "0"}, "--block-size"},
+		{[]string{"--gpu", "tpu"}, "--gpu"},
+		{[]string{"--gpu", "a100-40gb", "--kv-model", "llama-3-70b", "--gpus", "1"}, "no HBM for KV"},
+	} {
+		code, _, errs := runCLI(append([]string{"characterize", path, "--trace-format", "canonical"}, c.args...)...)
+		if code == 0 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want a one-line error naming %s", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -45,6 +45,7 @@ type simOptions struct {
 	schedules  []string
 	emit       string
 	execLimit  float64
+	studies    blockStudyFlags
 }
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
@@ -71,6 +72,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringArrayVar(&o.schedules, "schedule", nil, "score this external schedule (JSON Lines, see README \"Schedules and external policies\"; repeatable); only the schedules run unless --policies is given")
 	fs.StringVar(&o.emit, "emit-schedule", "", "write each policy's decisions as a schedule to FILE (several policies: FILE with .POLICY before its extension)")
 	fs.Float64Var(&o.execLimit, "exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
+	o.studies.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -36,7 +36,11 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if o.policies == "" && len(o.schedules) == 0 {
+	ablation, err := o.studies.entries(o.policies)
+	if err != nil {
+		return err
+	}
+	if o.policies == "" && len(o.schedules) == 0 && ablation == nil {
 		o.policies = strings.Join(prefixcache.Names(), ",")
 	}
 	ext := blocksim.External{EmitSchedule: o.emit, Finishers: &blockext.Finishers{}}
@@ -47,6 +51,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 			return fmt.Errorf("flag --policies: %w", err)
 		}
 	}
+	entries = append(entries, ablation...)
 	if ext.Schedules, err = blockext.ReadFiles(o.schedules); err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
@@ -55,6 +60,11 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 		return err
 	}
 	defer done()
+	src, mixDone, err := o.studies.mixed(src, o.traceFmt, block)
+	if err != nil {
+		return err
+	}
+	defer mixDone()
 	var capacities []int64
 	switch {
 	case o.capacities != "" && changed("capacity"):
@@ -68,13 +78,16 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	default:
 		return fmt.Errorf("flag --capacity: required at block level (tokens, a multiple of the trace's %d-token blocks)", block)
 	}
+	opt := blocksim.Options{Params: instance.Params{BlockSize: block, Xi: xi}, Model: model, SLOMs: o.slo, QHat: qhat,
+		PolicyOptions: popts, Progress: progressTo(stderr), Queue: o.studies.queue, QueueServers: o.studies.servers}
+	if o.studies.blockSizes != "" {
+		return o.studies.sweepBlockSizes(o, entries, capacities, opt, stdout)
+	}
 	for _, c := range capacities {
 		if c < 0 || c%block != 0 {
 			return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of the trace's block size, %d tokens", c, block)
 		}
 	}
-	opt := blocksim.Options{Params: instance.Params{BlockSize: block, Xi: xi}, Model: model, SLOMs: o.slo, QHat: qhat,
-		PolicyOptions: popts, Progress: progressTo(stderr)}
 	results, ideal, err := blocksim.ReplayExternal(src, entries, capacities, opt, ext)
 	if err != nil {
 		return err
@@ -85,7 +98,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 		}
 	}
 	doc, tables, err := blocksim.Report(results, ideal, opt, blocksim.Labels{Trace: traceLabel(*o), TraceFormat: o.traceFmt,
-		QHat: o.qhat, Baseline: o.baseline, Sweep: len(capacities) > 1})
+		QHat: o.qhat, Baseline: o.baseline, Sweep: len(capacities) > 1, Settings: o.studies.settings()})
 	if err != nil {
 		return err
 	}

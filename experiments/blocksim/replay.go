@@ -17,6 +17,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/queue"
 )
 
 // Run is one cache to replay: a policy at a capacity.
@@ -47,6 +48,12 @@ type Options struct {
 	PolicyOptions map[string]string
 	// Progress, when not nil, receives a progress line now and then.
 	Progress io.Writer
+	// Queue turns on queued TTFT (Result.Queued): each run's requests wait
+	// in a FIFO prefill queue of QueueServers servers (package queue) whose service
+	// times are their TTFTs under Model.
+	Queue bool
+	// QueueServers is the number of servers of that queue (0 means 1).
+	QueueServers int
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -69,6 +76,8 @@ type Result struct {
 	// that this cache hit.
 	Summary metrics.Summary
 	Metrics *metrics.Accumulator
+	// Queued is the queued-TTFT summary (Options.Queue; nil when off).
+	Queued *queue.Summary
 }
 
 // Ideal is what an infinite cache achieves on the trace: every block used
@@ -105,6 +114,8 @@ type runner struct {
 	refs   int64
 	hits   int64
 	blockT int64
+	model  latency.Model
+	queue  *queue.FIFO
 }
 
 // Replay runs every run over the requests of src and returns their results
@@ -136,7 +147,10 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize}
+		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize, model: opt.Model}
+		if opt.Queue {
+			rs[i].queue = &queue.FIFO{Servers: opt.QueueServers}
+		}
 	}
 	f := newFeeder(opt)
 	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
@@ -157,6 +171,10 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		if r.refs > 0 {
 			out[i].BlockHitRatio = float64(r.hits) / float64(r.refs)
 		}
+		if r.queue != nil {
+			s := r.queue.Summary()
+			out[i].Queued = &s
+		}
 	}
 	return out, f.ideal(), nil
 }
@@ -171,7 +189,13 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 		r.reqs++
 		r.refs += int64(len(q.Blocks))
 		r.hits += int64(hit)
-		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), min(int64(hit)*r.blockT, q.Input), q.Input)
+		x := min(int64(hit)*r.blockT, q.Input)
+		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), x, q.Input)
+		if r.queue != nil {
+			if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
+				return fmt.Errorf("request %d: %w", q.Index, err)
+			}
+		}
 	}
 	return nil
 }

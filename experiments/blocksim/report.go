@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/metrics"
+	"github.com/tailbound/tailbound/models/queue"
 )
 
 // policyJSON is one run's result: simulate's contract plus the block-level
@@ -23,6 +24,8 @@ type policyJSON struct {
 	BlockHitRatio float64 `json:"block_hit_ratio"`
 	HitBlocks     int64   `json:"hit_blocks"`
 	RefBlocks     int64   `json:"ref_blocks"`
+	// Queued is the queued TTFT (Options.Queue; absent otherwise).
+	Queued *queue.Summary `json:"queued_ttft,omitempty"`
 }
 
 // idealJSON is what an infinite cache achieves on the trace.
@@ -52,6 +55,8 @@ type reportJSON struct {
 type Labels struct {
 	Trace, TraceFormat, QHat, Baseline string
 	Sweep                              bool
+	// Settings are extra JSON settings (the studies' options when on).
+	Settings map[string]any
 }
 
 // Report returns the JSON document and the tables of a block-level replay
@@ -73,6 +78,9 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 	}
 	if !l.Sweep && len(results) > 0 {
 		doc.Settings["capacity_tokens"] = results[0].CapacityTokens
+	}
+	for k, v := range l.Settings {
+		doc.Settings[k] = v
 	}
 	idealTable := report.Table{
 		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
@@ -102,7 +110,7 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 		m := r.Summary
 		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockSize),
 			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: r.BlockHitRatio,
-			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks}
+			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks, Queued: r.Queued}
 		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4), report.F(m.HitRatio, 4),
 			report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P99, 2),
 			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.I(r.Evictions)})
@@ -112,10 +120,14 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 		}
 		doc.Policies = append(doc.Policies, pj)
 	}
-	if l.Baseline == "" {
-		return doc, []report.Table{idealTable, main}, nil
+	tables := []report.Table{idealTable, main}
+	if l.Baseline != "" {
+		tables = append(tables, impr)
 	}
-	return doc, []report.Table{idealTable, main, impr}, nil
+	if opt.Queue {
+		tables = append(tables, QueuedTable(results))
+	}
+	return doc, tables, nil
 }
 
 // SavePlots draws the TTFT CDF of each policy (one capacity) to path or,

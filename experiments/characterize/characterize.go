@@ -39,6 +39,11 @@ type Options struct {
 	// SharedShare is the share of requests a prefix must be on to count as
 	// shared in Report.SharedPrefixBlocks (default 0.05).
 	SharedShare float64
+	// WindowS is the width of the time-series windows, seconds (0: no
+	// series).
+	WindowS float64
+	// Spatial turns on the spatial-locality grid (Report.Spatial).
+	Spatial bool
 }
 
 func (o *Options) defaults() {
@@ -178,6 +183,17 @@ type Report struct {
 	// prompt) common to that share of the trace; 0 if none.
 	SharedPrefixBlocks int     `json:"shared_prefix_blocks"`
 	SharedShare        float64 `json:"shared_prefix_share"`
+	// WindowS and Series are the time series (Options.WindowS; absent
+	// when off).
+	WindowS float64  `json:"window_s,omitempty"`
+	Series  []Window `json:"series,omitempty"`
+	// Spatial is the spatial-locality grid (Options.Spatial; absent when
+	// off), offsets ascending, then strides.
+	Spatial []SpatialCell `json:"spatial_locality,omitempty"`
+	// FirstTurnTokens and FollowUpTokens are input + output tokens of each
+	// first turn and each follow-up turn (a request of an unlinked trace is
+	// a first turn), in trace order (for per-request KV sizes; not in JSON).
+	FirstTurnTokens, FollowUpTokens []float64 `json:"-"`
 }
 
 type nodeKey struct {
@@ -214,6 +230,10 @@ func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 	var uses []int64
 	turns := map[int]int{}
 	rep := &Report{BlockTokens: blockTokens, SharedShare: opt.SharedShare}
+	tr, err := newTracker(opt)
+	if err != nil {
+		return nil, err
+	}
 	var times []float64
 	first, last := 0.0, 0.0
 	for {
@@ -247,6 +267,10 @@ func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 			turns[r.Conv]++
 			turn = turns[r.Conv]
 		}
+		win, err := tr.request(r.Time, req == 0, turn, r.Input+r.Output)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", r.Index, err)
+		}
 		ck := catKey{r.Category, min(turn, opt.MaxTurn)}
 		c, ok := cats[ck]
 		if !ok {
@@ -272,6 +296,7 @@ func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 				n := &nodes[id]
 				samples[n.lastCat] = append(samples[n.lastCat], r.Time-n.last)
 			}
+			tr.block(win, id, j, len(r.Hashes), seen)
 			n := &nodes[id]
 			n.last, n.lastReq, n.lastCat = r.Time, req, c
 			n.refs++
@@ -288,6 +313,7 @@ func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 	rep.Categories, rep.Overall = categories(catKeys, samples, uses, opt.MaxTurn)
 	rep.Lifespan = lifespan(nodes)
 	rep.Hubs = hubs(nodes, opt.Hubs, int64(blockTokens))
+	tr.finish(rep)
 	for _, n := range nodes {
 		if rep.Requests > 0 && float64(n.refs) >= opt.SharedShare*float64(rep.Requests) {
 			rep.SharedPrefixBlocks = max(rep.SharedPrefixBlocks, int(n.depth))

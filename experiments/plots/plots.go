@@ -18,6 +18,8 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Scatter draws the points as markers instead of a line.
+	Scatter bool
 }
 
 // Marker is a labelled vertical line at X (e.g. an optimum).
@@ -56,6 +58,17 @@ func (f Figure) Save(path string) error {
 		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {
 			pts[j].X, pts[j].Y = s.X[j], s.Y[j]
+		}
+		if s.Scatter {
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return fmt.Errorf("plot %s: series %s: %w", path, s.Name, err)
+			}
+			sc.Color = plotutil.Color(i)
+			sc.Radius = vg.Points(2)
+			p.Add(sc)
+			p.Legend.Add(s.Name, sc)
+			continue
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {

@@ -41,6 +41,12 @@ import (
 // makes the policy LRU. Fits are refreshed when the window slides and, at
 // the start, whenever the number of reuse events has doubled.
 //
+// For the study's ablation (its Figure 28) parts can be switched off:
+// wa-categories=off pools every request into one category (no workload
+// awareness: one fitted distribution), wa-life=off drops the lifespan
+// regulation (L = ∞: the plain fitted exponential), wa-offset=off drops the
+// depth tie-break (equal probabilities go oldest first).
+//
 // Frequency is not used, as in the study. Eviction is O(W) for W
 // categories, as in the study's optimisation: within a category ReuseProb
 // falls with t, so each category keeps its evictable blocks ordered by the
@@ -60,6 +66,23 @@ func NewWorkloadAware(cfg Config) (Policy, error) {
 			p.lifeQ, err = strconv.ParseFloat(v, 64)
 			if err == nil && !(p.lifeQ > 0 && p.lifeQ <= 1) {
 				err = fmt.Errorf("want a fraction in (0, 1]")
+			}
+		case "wa-categories", "wa-life", "wa-offset":
+			var on bool
+			switch v {
+			case "on":
+				on = true
+			case "off":
+			default:
+				err = fmt.Errorf("want on or off")
+			}
+			switch key {
+			case "wa-categories":
+				p.noCats = !on
+			case "wa-life":
+				p.noLife = !on
+			default:
+				p.noOffset = !on
 			}
 		case "wa-max-turn":
 			p.maxTurn, err = strconv.Atoi(v)
@@ -84,6 +107,8 @@ const (
 type workloadAware struct {
 	window, slice, lifeQ float64
 	maxTurn              int
+	noCats, noLife       bool // ablation switches (wa-categories, wa-life = off)
+	noOffset             bool // wa-offset = off
 	cats                 map[[2]int]int
 	queues               []Order // per category: evictable blocks by latest use
 	ring                 [][waSlices]waStats
@@ -171,6 +196,9 @@ func (p *workloadAware) Observe(r *Req) {
 
 func (p *workloadAware) category(r *Req) int {
 	k := [2]int{r.Category, min(r.Turn, p.maxTurn)}
+	if p.noCats {
+		k = [2]int{}
+	}
 	w, ok := p.cats[k]
 	if !ok {
 		w = len(p.fits)
@@ -191,10 +219,10 @@ func (p *workloadAware) refit() {
 		}
 		all.add(&sums[c])
 	}
-	p.pooled = all.fit(p.lifeQ)
+	p.pooled = all.fit(p.lifeQ, p.noLife)
 	for c := range sums {
 		if sums[c].n >= waMinSamples {
-			p.fits[c] = sums[c].fit(p.lifeQ)
+			p.fits[c] = sums[c].fit(p.lifeQ, p.noLife)
 		} else {
 			p.fits[c] = p.pooled
 		}
@@ -210,12 +238,15 @@ func (s *waStats) add(o *waStats) {
 	}
 }
 
-func (s *waStats) fit(q float64) waFit {
+func (s *waStats) fit(q float64, noLife bool) waFit {
 	if s.n < waMinSamples || s.uses == 0 {
 		return waFit{}
 	}
 	f := waFit{ok: true, p: min(float64(s.n)/float64(s.uses), 1), rate: float64(s.n) / max(s.sum, 1e-3*float64(s.n))}
 	f.life = quantile(s.hist[:], s.n, q)
+	if noLife {
+		f.life = math.Inf(1)
+	}
 	return f
 }
 
@@ -239,7 +270,11 @@ func (p *workloadAware) Access(_ *Req, id BlockID, depth int, _ bool) {
 }
 
 func (p *workloadAware) push(id BlockID) {
-	p.queues[p.cat[id]].Push(id, Key{P: p.last[id], T: -int64(p.depth[id])})
+	k := Key{P: p.last[id], T: -int64(p.depth[id])}
+	if p.noOffset {
+		k.T = 0
+	}
+	p.queues[p.cat[id]].Push(id, k)
 }
 
 func (p *workloadAware) Evictable(id BlockID, on bool) {

@@ -13,7 +13,7 @@ func TestWorkloadFit(t *testing.T) {
 	var s waStats
 	s.n, s.uses, s.sum = 20, 40, 40
 	s.hist[waBin(2)] = 20
-	f := s.fit(0.99)
+	f := s.fit(0.99, false)
 	if !f.ok || f.rate != 0.5 || f.p != 0.5 || math.Abs(f.life-2.048) > 1e-12 {
 		t.Fatalf("fit %+v, want rate 0.5, p 0.5, life 2.048", f)
 	}
@@ -33,7 +33,7 @@ func TestWorkloadFit(t *testing.T) {
 			t.Fatalf("prob rises between %g and %g s", x, x+0.01)
 		}
 	}
-	if s.n = 15; s.fit(0.99).ok {
+	if s.n = 15; s.fit(0.99, false).ok {
 		t.Error("fitted on fewer than 16 events")
 	}
 }
@@ -55,5 +55,38 @@ func TestTLRUQHat(t *testing.T) {
 	p.qhat = 7
 	if q := p.QHat(); q != 7 {
 		t.Fatalf("fixed Q̂ = %g, want 7", q)
+	}
+}
+
+// The ablation switches: without lifespan regulation the same statistics
+// give L = ∞ and ReuseProb(t) = p·e^{−λt}/(1 − p + p·e^{−λt}); without
+// categories every request is one category; a bad value is an error.
+func TestWorkloadAblation(t *testing.T) {
+	var s waStats
+	s.n, s.uses, s.sum = 20, 40, 40
+	s.hist[waBin(2)] = 20
+	f := s.fit(0.99, true)
+	e := math.Exp(-0.5 * 3)
+	if !math.IsInf(f.life, 1) || math.Abs(f.prob(3)-0.5*e/(0.5+0.5*e)) > 1e-15 {
+		t.Errorf("no-life fit %+v, prob(3) = %v", f, f.prob(3))
+	}
+	pol, err := NewWorkloadAware(Config{Options: map[string]string{"wa-categories": "off", "wa-life": "off", "wa-offset": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pol.(*workloadAware)
+	if !p.noCats || !p.noLife || !p.noOffset {
+		t.Errorf("switches %+v", p)
+	}
+	if a, b := p.category(&Req{Category: 0, Turn: 1}), p.category(&Req{Category: 3, Turn: 4}); a != 0 || b != 0 {
+		t.Errorf("categories %d, %d with wa-categories=off; want 0, 0", a, b)
+	}
+	on, _ := NewWorkloadAware(Config{})
+	q := on.(*workloadAware)
+	if a, b := q.category(&Req{Category: 0, Turn: 1}), q.category(&Req{Category: 3, Turn: 4}); a == b {
+		t.Errorf("categories %d, %d by default; want different", a, b)
+	}
+	if _, err := NewWorkloadAware(Config{Options: map[string]string{"wa-life": "no"}}); err == nil {
+		t.Error("wa-life=no accepted")
 	}
 }

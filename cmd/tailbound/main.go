@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/experiments/report"
 )
 
 // command is one sub-command: run parses its own flags from args and writes
@@ -49,12 +51,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout, cmds)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, "tailbound", version())
+		return 0
+	}
 	c, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
+	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
+	if err := c.run(args[1:], stamped, stderr); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
@@ -66,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "tailbound: exact bounds and theorem checks for KV-cache eviction in LLM serving")
-	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags)\n\nCommands:")
+	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags; tailbound --version)\n\nCommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
@@ -81,6 +88,7 @@ func usage(w io.Writer, cmds map[string]command) {
 // return value (never exits) and prints --help to stdout.
 func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	stampFlags(stdout, name, fs)
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
@@ -102,17 +110,5 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w (see --help)", err)
 	}
-	return nil
-}
-
-// parseFlags parses args, turning a flag error into one line and --help into
-// pflag.ErrHelp after printing the usage.
-func parseFlags(fs *pflag.FlagSet, args []string) error {
-	if err := parseFlagsPositional(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
-	}
-	return nil
+	return finiteFloats(fs)
 }

@@ -47,6 +47,12 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 		return err
 	}
 	if format == "json" {
+		if sw, ok := w.(*Stamped); ok && sw.Stamp != nil {
+			if sw.Settings != nil {
+				sw.Stamp.Settings = sw.Settings()
+			}
+			return stampJSON(sw.Writer, sw.Stamp, doc)
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)

@@ -17,40 +17,69 @@ import (
 	"strings"
 )
 
-// Write creates or replaces path with what write writes. When ctx is
-// cancelled, the writer given to write fails with ctx's error, so a long
-// write stops at its next Write call; nothing is left behind.
-func Write(ctx context.Context, path string, write func(io.Writer) error) (err error) {
+// File is an output file being written: a temporary file in the
+// destination's directory, renamed over the destination by Commit. Create
+// it before writing anything elsewhere, so that an unwritable path is an
+// error before any output.
+type File struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+}
+
+// Create starts writing path. The writes fail with ctx's error once ctx is
+// done, so a long write stops at its next Write call.
+func Create(ctx context.Context, path string) (*File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &File{path: path, f: f, w: bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<16)}, nil
+}
+
+// Write writes p to the temporary file.
+func (a *File) Write(p []byte) (int, error) { return a.w.Write(p) }
+
+// Commit flushes the file, gives it the permissions 0666 less the umask and
+// renames it over the destination. On error the temporary file is removed.
+func (a *File) Commit() error {
+	err := a.w.Flush()
+	if err == nil {
+		err = a.f.Chmod(0o666 &^ Umask())
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+	}
+	return err
+}
+
+// Abort removes the temporary file, leaving the destination as it was. It
+// is safe to call after Commit (it then does nothing).
+func (a *File) Abort() {
+	a.f.Close()
+	if _, err := os.Stat(a.f.Name()); err == nil {
+		os.Remove(a.f.Name())
+	}
+}
+
+// Write creates or replaces path with what write writes, whole or not at
+// all (see Create).
+func Write(ctx context.Context, path string, write func(io.Writer) error) error {
+	a, err := Create(ctx, path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<16)
-	if err := write(bw); err != nil {
+	defer a.Abort()
+	if err := write(a); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o666 &^ Umask()); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	return nil
+	return a.Commit()
 }
 
 // ctxWriter fails every write once its context is done.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tailbound/tailbound/models/policy"
@@ -62,7 +63,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 			if err != nil {
 				return false, "", err
 			}
-			return got <= Exhaustive(in.Trace(), in.Capacity, in.Block, in.Xi, false)+telTol, "", nil
+			return got <= Exhaustive(in.Trace(), in.Capacity, in.BlockSize, in.Xi, false)+telTol, "", nil
 		},
 	}
 	a, err := claim.Run([]claim.Claim{lruOptimal}, 300, 9)
@@ -75,7 +76,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 	// Rebuild the exported instance and check it fails.
 	exp := a[0].Counterexample.Instance.(map[string]any)
 	var in TraceInstance
-	in.Capacity, in.Block, in.Xi = exp["capacity_tokens"].(int64), exp["block_size_tokens"].(int64), exp["xi_tokens"].(float64)
+	in.Capacity, in.BlockSize, in.Xi = exp["capacity_tokens"].(int64), exp["block_size_tokens"].(int64), exp["xi_tokens"].(float64)
 	names := map[string]int{}
 	for _, rec := range exp["trace"].([]trace.Record) {
 		if _, ok := names[rec.Conv]; !ok {
@@ -84,7 +85,7 @@ func TestShrinkFindsRealCounterexample(t *testing.T) {
 		in.Turns = append(in.Turns, TinyTurn{Conv: names[rec.Conv], Prompt: rec.Prompt, Response: rec.Response})
 	}
 	lru, _ := PolicyTEL(&in, policy.NewLRU)
-	if opt := Exhaustive(in.Trace(), in.Capacity, in.Block, in.Xi, false); lru <= opt+telTol {
+	if opt := Exhaustive(in.Trace(), in.Capacity, in.BlockSize, in.Xi, false); lru <= opt+telTol {
 		t.Errorf("reported counterexample does not fail: LRU %v, optimum %v", lru, opt)
 	}
 	if len(in.Turns) > 3 {
@@ -139,5 +140,60 @@ func TestAllNamesUnique(t *testing.T) {
 	}
 	if cs, err := Select([]string{"roofline-live"}); err != nil || len(cs) != 1 {
 		t.Errorf("roofline-live not selectable: %v", err)
+	}
+}
+
+// TestDefaultOrder: the default claims run in the order SPEC §6 listed
+// them when 'tailbound check' was first written (written out here by
+// hand). A claim's position seeds its random stream, so a reordering
+// would silently change every later claim's instances and output.
+func TestDefaultOrder(t *testing.T) {
+	want := strings.Fields(`theorem1 theorem1-forced theorem1-fractional-xi theorem1-blocks theorem1-blocks-forced
+		formulation-compact formulation-paper formulation-paper-as-written
+		relaxation-compact-b1 relaxation-compact-blocks relaxation-paper-b1 relaxation-paper-blocks
+		relaxation-paper-as-written-b1 relaxation-paper-as-written-blocks
+		lemma1 corollary-lru corollary-tlru corollary-tlru-blocks corollary-tlru-fractional-xi corollary-unitpage
+		theorem2-paper theorem2-bayes theorem2-bayes-equal-rates theorem2-paper-belief-true-world
+		theorem2-forced theorem2-forced-general theorem2-unitpage belief-bayes belief-paper figure1 flow flow-lp`)
+	var got []string
+	for _, c := range All() {
+		got = append(got, c.Name)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("default claims\n%v\nwant\n%v", got, want)
+	}
+}
+
+// TestHolding: the claims that hold must pass on every instance drawn.
+func TestHolding(t *testing.T) {
+	s := DefaultSizes()
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	var mdpClaims []claim.Claim
+	for _, f := range []Family{lemma1Claims, corollaryClaims, theorem2Claims, beliefClaims} {
+		mdpClaims = append(mdpClaims, f(s)...)
+	}
+	for _, c := range mdpClaims {
+		switch c.Name {
+		case "lemma1", "corollary-lru", "corollary-tlru", "corollary-unitpage", "theorem2-paper", "theorem2-forced", "theorem2-unitpage", "belief-bayes":
+		default:
+			continue
+		}
+		r := rand.New(rand.NewPCG(99, uint64(len(c.Name))))
+		m := n
+		if c.Fixed > 0 {
+			m = 1
+		}
+		for k := 0; k < m; k++ {
+			ok, ce, err := claim.Once(c, r)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			if !ok {
+				t.Fatalf("%s fails: %+v", c.Name, ce)
+			}
+		}
 	}
 }

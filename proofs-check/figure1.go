@@ -1,3 +1,9 @@
+// Claim 8 of SPEC §6: Figure 1 of the tail-latency paper (seed
+// ../shared/seeds/003_d50602792df89471.txt, its introduction): two
+// conversations and three turns at capacity 100, where LRU leaves 200
+// tokens uncached in the worst case and T-LRU 150. A single hand-worked
+// instance.
+
 package proofscheck
 
 import (
@@ -46,6 +52,10 @@ func worstThird(f policy.Factory) (int64, error) {
 	return worst, nil
 }
 
+// figure1Claims is claim 8, one fixed instance.
+func figure1Claims(Sizes) []claim.Claim { return []claim.Claim{figure1()} }
+
+// figure1 replays both possible third turns under LRU and T-LRU.
 func figure1() claim.Claim {
 	return claim.Claim{
 		Name:      "figure1",

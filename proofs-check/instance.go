@@ -4,18 +4,16 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // TraceInstance is a small conversation-level instance: a trace and the
-// cache parameters, in tokens.
+// cache parameters (capacity, block size and ξ in tokens, caching mode).
 type TraceInstance struct {
-	Turns    []TinyTurn
-	Capacity int64   // C, tokens
-	Block    int64   // B, tokens
-	Xi       float64 // ξ, tokens
-	Forced   bool
+	Turns []TinyTurn
+	instance.Params
 }
 
 // TinyTurn is one turn of a TraceInstance.
@@ -28,7 +26,7 @@ type TinyTurn struct {
 // conversations with lengths up to maxLen tokens, a capacity of up to 5
 // blocks and an integer ξ in [0, 8); fractional adds 0.5 to ξ.
 func RandomInstance(r *rand.Rand, maxTurns, maxConvs int, maxLen, block int64, fractional, forced bool) *TraceInstance {
-	in := &TraceInstance{Block: block, Capacity: block * r.Int64N(6), Xi: float64(r.IntN(8)), Forced: forced}
+	in := &TraceInstance{Params: instance.Params{BlockSize: block, Capacity: block * r.Int64N(6), Xi: float64(r.IntN(8)), Forced: forced}}
 	if fractional {
 		in.Xi += 0.5
 	}
@@ -55,7 +53,7 @@ func (in *TraceInstance) Size() int {
 	for _, t := range in.Turns {
 		s += int(t.Prompt + t.Response)
 	}
-	return s + int(in.Capacity/in.Block)
+	return s + int(in.Blocks())
 }
 
 // Shrink drops one turn, halves one length, or takes a block off the
@@ -80,7 +78,7 @@ func (in *TraceInstance) Shrink() []claim.Instance {
 		}
 	}
 	if in.Capacity > 0 {
-		with(func(c *TraceInstance) { c.Capacity -= c.Block })
+		with(func(c *TraceInstance) { c.Capacity -= c.BlockSize })
 	}
 	return out
 }
@@ -92,6 +90,6 @@ func (in *TraceInstance) Export() any {
 	for _, t := range tr.Turns {
 		recs = append(recs, trace.Record{T: t.Time, Conv: tr.Names[t.Conv], Prompt: t.Prompt, Response: t.Response})
 	}
-	return map[string]any{"trace": recs, "capacity_tokens": in.Capacity, "block_size_tokens": in.Block,
+	return map[string]any{"trace": recs, "capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize,
 		"xi_tokens": in.Xi, "forced": in.Forced}
 }

@@ -1,3 +1,12 @@
+// Claim 1 of SPEC §6, Theorem 1 of the tail-latency paper (Zhang, Li,
+// Moallemi, Peng, "Tail-Optimized Caching for LLM Inference", seed
+// ../shared/seeds/003_d50602792df89471.txt; proof in its appendix A, the
+// forced-caching case in appendix C): Tail-Optimized Belady — trim each
+// conversation to its TEL-safe budget, evict from the conversation whose
+// next turn comes furthest in the future — attains the hindsight TEL
+// optimum. Checked against exhaustive search over all schedules, inside
+// the proof's scope (B = 1, whole-token ξ) and outside it.
+
 package proofscheck
 
 import (
@@ -22,13 +31,13 @@ const telTol = 1e-9
 // tokens.
 func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 	tr := inst.Trace()
-	p, err := f(policy.Config{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Forced: inst.Forced,
+	p, err := f(policy.Config{Capacity: inst.Capacity, BlockSize: inst.BlockSize, Xi: inst.Xi, Forced: inst.Forced,
 		Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 	if err != nil {
 		return 0, err
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "p", Policy: p}},
-		replay.Options{Capacity: inst.Capacity, BlockSize: inst.Block, Xi: inst.Xi, Model: latency.Default(),
+		replay.Options{Capacity: inst.Capacity, BlockSize: inst.BlockSize, Xi: inst.Xi, Model: latency.Default(),
 			SLOMs: latency.DefaultSLOMs, Forced: inst.Forced})
 	if err != nil {
 		return 0, err
@@ -36,7 +45,20 @@ func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 	return res[0].Summary.TELTokens, nil
 }
 
-// theorem1 is Theorem 1 on one family of instances: Tail-Optimized Belady's
+// theorem1Claims is claim 1 in five scopes: B = 1 with whole-token ξ under
+// optional and forced caching (the proof's scope), and fractional ξ and
+// B > 1 (outside it, where a block can be worth less than a whole unit).
+func theorem1Claims(Sizes) []claim.Claim {
+	return []claim.Claim{
+		theorem1("theorem1", "B = 1 token, whole-token ξ, optional caching", 1, false, false),
+		theorem1("theorem1-forced", "B = 1 token, whole-token ξ, forced caching", 1, false, true),
+		theorem1("theorem1-fractional-xi", "B = 1 token, ξ = integer + 0.5 tokens, optional caching", 1, true, false),
+		theorem1("theorem1-blocks", "B = 2 tokens, whole-token ξ, optional caching", 2, false, false),
+		theorem1("theorem1-blocks-forced", "B = 3 tokens, whole-token ξ, forced caching", 3, false, true),
+	}
+}
+
+// theorem1 is Theorem 1 on one scope of instances: Tail-Optimized Belady's
 // TEL equals the exhaustive optimum.
 func theorem1(name, scope string, block int64, fractional, forced bool) claim.Claim {
 	return claim.Claim{
@@ -52,7 +74,7 @@ func theorem1(name, scope string, block int64, fractional, forced bool) claim.Cl
 			if err != nil {
 				return false, "", err
 			}
-			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.Block, inst.Xi, inst.Forced)
+			opt := Exhaustive(inst.Trace(), inst.Capacity, inst.BlockSize, inst.Xi, inst.Forced)
 			if got < opt-telTol {
 				return false, "", fmt.Errorf("to-belady TEL %v below the exhaustive optimum %v: a bug in one of them", got, opt)
 			}

@@ -173,33 +173,6 @@ func TestFitLine(t *testing.T) {
 	}
 }
 
-// On an exact roofline the ordered search lands within ε/2 of r0, so the
-// regret is within the slope times ε/2, and the claim holds; on a curve
-// whose minimum is elsewhere the claim fails with the hand-computed regret.
-func TestCheckRoofline(t *testing.T) {
-	p := Profile{Tc: 2e-6, Ti: 1e-6, To: 1e-4} // r0 = 1/3
-	m := Model{Profile: p, Tokens: 4096, Layers: 8}
-	exact := func(r float64) (float64, error) { return m.TTFT(r), nil }
-	o := DefaultOptions()
-	o.Variant = Ordered
-	ok, detail, err := CheckRoofline(exact, p.R0(), o, 1e-3)
-	if err != nil || !ok {
-		t.Errorf("exact roofline: ok %v, %v: %s", ok, err, detail)
-	}
-	// Measured minimum at r = 0.7: f(r) = 1 + |r − 0.7| seconds. From
-	// r0 = 1/3 the regret is (1 + 0.7 − 1/3)/1 − 1 = 0.3667. A grid of 17
-	// intervals over [0.15, 1] has 0.05 spacing and measures r = 0.7.
-	shifted := func(r float64) (float64, error) { return 1 + math.Abs(r-0.7), nil }
-	o.GridIntervals = 17
-	ok, detail, err = CheckRoofline(shifted, p.R0(), o, 0.05)
-	if err != nil || ok || !strings.Contains(detail, "regret 36.67%") {
-		t.Errorf("shifted minimum: ok %v, %v: %s", ok, err, detail)
-	}
-	if _, _, err := CheckRoofline(exact, p.R0(), o, -1); err == nil {
-		t.Error("negative regret limit accepted")
-	}
-}
-
 // Analyze on a curve with two dips reports it is not unimodal.
 func TestAnalyzeNotUnimodal(t *testing.T) {
 	f := func(r float64) (float64, error) { return 1 + 0.2*math.Cos(4*math.Pi*r), nil }

@@ -3,9 +3,9 @@
 // under test, and reports how many passed and the smallest counterexample
 // it could shrink to. A failing claim is a result, not a crash.
 //
-// The claims themselves live with what they check: proofs-check (package
-// proofscheck) for the trace-level theorems and the collection that
-// 'tailbound check' runs, mdp/checks for the belief-MDP claims.
+// The claims themselves live in proofs-check (package proofscheck), one
+// file per claim family, registered in the collection that 'tailbound
+// check' runs.
 package claim
 
 import (

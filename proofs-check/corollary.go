@@ -1,4 +1,13 @@
-package checks
+// Claim 5 of SPEC §6: the three corollaries of Theorem 2 in the
+// tail-latency paper (seed ../shared/seeds/003_d50602792df89471.txt, after
+// Theorem 2): with ξ = 0 and equal turn rates ET-LRU reduces to LRU; with
+// deterministic prompt lengths it reduces to T-LRU (its Policy 1); with
+// Q = 0, no responses and one-page histories (classic unit-page caching)
+// it evicts the page whose conversation is least likely to return. The
+// first two are compared turn by turn with the other policy on random
+// traces, the third with the top-λ rule.
+
+package proofscheck
 
 import (
 	"fmt"
@@ -9,6 +18,7 @@ import (
 
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -17,18 +27,18 @@ import (
 // Pair is a trace on which ET-LRU is compared, decision by decision, with
 // another engine policy.
 type Pair struct {
-	Turns    []trace.Record    // the trace (t in seconds, lengths in tokens)
-	Capacity int64             // tokens
-	Block    int64             // tokens
-	Xi       float64           // tokens
-	QHat     float64           // T-LRU's fixed Q̂, tokens (0 for LRU)
-	Options  map[string]string // ET-LRU's options
-	Other    string            // "lru" or "tlru"
+	Turns []trace.Record // the trace (t in seconds, lengths in tokens)
+	// Params are the capacity, block size and ξ, tokens, and the caching
+	// mode (the claims draw optional caching).
+	instance.Params
+	QHat    float64           // T-LRU's fixed Q̂, tokens (0 for LRU)
+	Options map[string]string // ET-LRU's options
+	Other   string            // "lru" or "tlru"
 }
 
 // Size implements claim.Instance.
 func (p *Pair) Size() int {
-	s := 1000*len(p.Turns) + int(p.Capacity/p.Block)
+	s := 1000*len(p.Turns) + int(p.Blocks())
 	for _, t := range p.Turns {
 		s += int(t.Prompt + t.Response)
 	}
@@ -54,13 +64,26 @@ func (p *Pair) Shrink() []claim.Instance {
 		}
 	}
 	if p.Capacity > 0 {
-		with(func(c *Pair) { c.Capacity -= c.Block })
+		with(func(c *Pair) { c.Capacity -= c.BlockSize })
 	}
 	return out
 }
 
-// Export implements claim.Instance.
-func (p *Pair) Export() any { return p }
+// Export implements claim.Instance: the pair's fields in order, the
+// parameters as Capacity, Block and Xi (the block size keeps the name
+// "Block" that 'tailbound check' has always printed), Forced only when set.
+func (p *Pair) Export() any {
+	return struct {
+		Turns    []trace.Record
+		Capacity int64
+		Block    int64
+		Xi       float64
+		Forced   bool `json:",omitempty"`
+		QHat     float64
+		Options  map[string]string
+		Other    string
+	}{p.Turns, p.Capacity, p.BlockSize, p.Xi, p.Forced, p.QHat, p.Options, p.Other}
+}
 
 // Compare replays the trace under ET-LRU and the other policy side by side
 // and returns the first turn after which their caches differ (−1 if never)
@@ -70,7 +93,7 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	for _, t := range p.Turns {
 		tr.Append(t.T, t.Conv, t.Prompt, t.Response)
 	}
-	cfg := policy.Config{Capacity: p.Capacity, BlockSize: p.Block, Xi: p.Xi, QHat: p.QHat, Options: p.Options}
+	cfg := policy.Config{Capacity: p.Capacity, BlockSize: p.BlockSize, Xi: p.Xi, Forced: p.Forced, QHat: p.QHat, Options: p.Options}
 	a, err := etlru.New(cfg)
 	if err != nil {
 		return 0, nil, nil, err
@@ -87,8 +110,14 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	sa, _ := cache.New(p.Capacity, p.Block, false)
-	sb, _ := cache.New(p.Capacity, p.Block, false)
+	sa, err := cache.New(p.Capacity, p.BlockSize, p.Forced)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	sb, err := cache.New(p.Capacity, p.BlockSize, p.Forced)
+	if err != nil {
+		return 0, nil, nil, err
+	}
 	for k, t := range tr.Turns {
 		for _, x := range []struct {
 			s   *cache.State
@@ -120,7 +149,7 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 // tokens, times with gaps 0..2 s, a capacity of up to 8 blocks, and ET-LRU
 // options with one rate class, a random μ and belief.
 func randomPair(r *rand.Rand, turns int, block int64, xi float64, prompt func() int64) *Pair {
-	p := &Pair{Block: block, Capacity: block * int64(r.IntN(9)), Xi: xi}
+	p := &Pair{Params: instance.Params{BlockSize: block, Capacity: block * int64(r.IntN(9)), Xi: xi}}
 	convs := 1 + r.IntN(4)
 	t := 0.0
 	for k := 2 + r.IntN(max(turns-1, 1)); k > 0; k-- {
@@ -148,9 +177,23 @@ func pairCheck(c claim.Instance) (bool, string, error) {
 	return false, fmt.Sprintf("after turn %d ET-LRU caches %v tokens per conversation, %s %v", k, et, p.Other, other), nil
 }
 
-// CorollaryLRU is claim 5a: with ξ = 0 and equal rates ET-LRU makes LRU's
+// corollaryClaims is claim 5: the LRU corollary, the T-LRU corollary in
+// its scope (B = 1, integer ξ) and outside it (B = 2, fractional ξ), and
+// the unit-page corollary; traces of up to s.Turns turns, one-step
+// problems of up to s.Items pages.
+func corollaryClaims(s Sizes) []claim.Claim {
+	return []claim.Claim{
+		corollaryLRU(s),
+		corollaryTLRU(s, 1, false),
+		corollaryTLRU(s, 2, false),
+		corollaryTLRU(s, 1, true),
+		corollaryUnitPage(s),
+	}
+}
+
+// corollaryLRU is claim 5a: with ξ = 0 and equal rates ET-LRU makes LRU's
 // decisions, whatever the prompt distribution and block size.
-func CorollaryLRU(s Sizes) claim.Claim {
+func corollaryLRU(s Sizes) claim.Claim {
 	return claim.Claim{
 		Name:      "corollary-lru",
 		Statement: "Corollary (tail-latency paper): with ξ = 0 and equal turn rates ET-LRU makes the same decisions as LRU (any prompt distribution, B = 1..4, either belief); compared turn by turn on random traces",
@@ -164,11 +207,11 @@ func CorollaryLRU(s Sizes) claim.Claim {
 	}
 }
 
-// CorollaryTLRU is claim 5b: with deterministic prompts (and equal rates)
+// corollaryTLRU is claim 5b: with deterministic prompts (and equal rates)
 // ET-LRU makes T-LRU's decisions. scope selects B = 1 with integer ξ (where
 // every block's value is λ or 0), B > 1, or fractional ξ (where the last
 // block inside the budget is worth a fraction of λ and the two can part).
-func CorollaryTLRU(s Sizes, block int64, fractional bool) claim.Claim {
+func corollaryTLRU(s Sizes, block int64, fractional bool) claim.Claim {
 	name, scope := "corollary-tlru", "B = 1 token, integer ξ"
 	switch {
 	case block > 1:
@@ -226,10 +269,10 @@ func (u *UnitPage) Shrink() []claim.Instance {
 // Export implements claim.Instance.
 func (u *UnitPage) Export() any { return u }
 
-// CorollaryUnitPage is claim 5c: in the unit-page case ET-LRU keeps the
+// corollaryUnitPage is claim 5c: in the unit-page case ET-LRU keeps the
 // pages of the conversations most likely to return: "evict the block whose
 // conversation is least likely to return".
-func CorollaryUnitPage(s Sizes) claim.Claim {
+func corollaryUnitPage(s Sizes) claim.Claim {
 	return claim.Claim{
 		Name:      "corollary-unitpage",
 		Statement: "Corollary (tail-latency paper): with Q = 0, zero responses and one-block histories (classic unit-page caching) ET-LRU evicts the pages whose conversations are least likely to return; its kept set is compared with the top-λ pages",

@@ -1,4 +1,11 @@
-package checks
+// Claim 4 of SPEC §6: Lemma 1 of the tail-latency paper (seed
+// ../shared/seeds/003_d50602792df89471.txt, appendix B, with the proof of
+// Theorem 2): the greedy that evicts, block by block, the block of least
+// marginal expected cost (its Policy 2) solves the one-step ET-LRU problem
+// (its Definition 1, problem (8)) exactly. Checked against an exact
+// dynamic program over conversations × capacity blocks (mdp/etlru.Exact).
+
+package proofscheck
 
 import (
 	"fmt"
@@ -6,20 +13,21 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // OneStep is a one-step ET-LRU problem with plain numbers, for export.
 type OneStep struct {
-	Weights  []float64 // λ_i, per second
-	History  []int64   // H_i, tokens
-	Upper    []int64   // bound on Y_i, tokens
-	Fixed    []bool    // forced items
-	Capacity int64     // tokens
-	Block    int64     // tokens
-	Xi       float64   // tokens
-	Prompt   []int64   // prompt atoms, tokens
-	Probs    []float64 // their probabilities
+	Weights []float64 // λ_i, per second
+	History []int64   // H_i, tokens
+	Upper   []int64   // bound on Y_i, tokens
+	Fixed   []bool    // forced items
+	// Params are the capacity, block size and ξ, tokens. Forced is not
+	// used: in one step, forced caching is an item that is Fixed.
+	instance.Params
+	Prompt []int64   // prompt atoms, tokens
+	Probs  []float64 // their probabilities
 }
 
 // Problem returns the etlru problem (recency = item index).
@@ -28,7 +36,7 @@ func (o *OneStep) Problem() (*etlru.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &etlru.Problem{Capacity: o.Capacity, Block: o.Block, Xi: o.Xi, Prompt: q}
+	p := &etlru.Problem{Capacity: o.Capacity, Block: o.BlockSize, Xi: o.Xi, Prompt: q}
 	for i := range o.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(o.Weights[i]), History: o.History[i],
 			Upper: o.Upper[i], Recency: int64(i), Fixed: o.Fixed[i]})
@@ -38,7 +46,7 @@ func (o *OneStep) Problem() (*etlru.Problem, error) {
 
 // Size implements claim.Instance.
 func (o *OneStep) Size() int {
-	s := 1000*len(o.Weights) + 10*len(o.Prompt) + int(o.Capacity/o.Block)
+	s := 1000*len(o.Weights) + 10*len(o.Prompt) + int(o.Blocks())
 	for i := range o.History {
 		s += int(o.History[i] + o.Upper[i])
 	}
@@ -72,7 +80,7 @@ func (o *OneStep) Shrink() []claim.Instance {
 			})
 		}
 		if o.Upper[i] > 0 {
-			with(func(c *OneStep) { c.Upper[i] -= c.Block })
+			with(func(c *OneStep) { c.Upper[i] -= c.BlockSize })
 		}
 		if o.History[i] > o.Upper[i] {
 			with(func(c *OneStep) { c.History[i]-- })
@@ -80,24 +88,44 @@ func (o *OneStep) Shrink() []claim.Instance {
 	}
 	for k := range o.Prompt {
 		if len(o.Prompt) > 1 {
-			with(func(c *OneStep) {
-				rest := 1 - c.Probs[k]
-				c.Prompt = append(c.Prompt[:k], c.Prompt[k+1:]...)
-				c.Probs = append(c.Probs[:k], c.Probs[k+1:]...)
-				for j := range c.Probs {
-					c.Probs[j] /= rest
-				}
-			})
+			with(func(c *OneStep) { c.Prompt, c.Probs = dropAtom(c.Prompt, c.Probs, k) })
 		}
 	}
 	if o.Capacity > 0 {
-		with(func(c *OneStep) { c.Capacity -= c.Block })
+		with(func(c *OneStep) { c.Capacity -= c.BlockSize })
 	}
 	return out
 }
 
-// Export implements claim.Instance.
-func (o *OneStep) Export() any { return o }
+// Export implements claim.Instance: the problem's fields in order, the
+// parameters as Capacity, Block and Xi (the block size keeps the name
+// "Block" that 'tailbound check' has always printed).
+func (o *OneStep) Export() any {
+	return struct {
+		Weights  []float64
+		History  []int64
+		Upper    []int64
+		Fixed    []bool
+		Capacity int64
+		Block    int64
+		Xi       float64
+		Prompt   []int64
+		Probs    []float64
+	}{o.Weights, o.History, o.Upper, o.Fixed, o.Capacity, o.BlockSize, o.Xi, o.Prompt, o.Probs}
+}
+
+// dropAtom removes atom k of a distribution of lengths (tokens) with
+// probabilities probs and rescales the others to sum to one. It reuses the
+// slices' storage: pass copies.
+func dropAtom(values []int64, probs []float64, k int) ([]int64, []float64) {
+	rest := 1 - probs[k]
+	values = append(values[:k], values[k+1:]...)
+	probs = append(probs[:k], probs[k+1:]...)
+	for j := range probs {
+		probs[j] /= rest
+	}
+	return values, probs
+}
 
 // RandomOneStep draws a one-step problem with up to items conversations:
 // B in 1..4 tokens, histories up to 30 tokens, ξ integer or fractional and
@@ -105,7 +133,7 @@ func (o *OneStep) Export() any { return o }
 // atoms on 0..12 tokens, sometimes a forced item.
 func RandomOneStep(r *rand.Rand, items int) *OneStep {
 	b := int64(1 + r.IntN(4))
-	o := &OneStep{Block: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}
+	o := &OneStep{Params: instance.Params{BlockSize: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}}
 	if r.IntN(2) == 0 {
 		o.Xi += r.Float64()
 	}
@@ -136,9 +164,13 @@ func RandomOneStep(r *rand.Rand, items int) *OneStep {
 // rounding in sums of a few dozen terms.
 func objTol(v float64) float64 { return 1e-9 * (1 + math.Abs(v)) }
 
-// Lemma1 is claim 4: the heap greedy solves the one-step ET-LRU problem
+// lemma1Claims is claim 4 on one-step problems of up to s.Items
+// conversations.
+func lemma1Claims(s Sizes) []claim.Claim { return []claim.Claim{lemma1(s)} }
+
+// lemma1 is claim 4: the heap greedy solves the one-step ET-LRU problem
 // exactly, checked against the dynamic program over items × capacity.
-func Lemma1(s Sizes) claim.Claim {
+func lemma1(s Sizes) claim.Claim {
 	return claim.Claim{
 		Name:      "lemma1",
 		Statement: "Lemma 1 (tail-latency paper): the block-by-block greedy on marginal values solves the one-step ET-LRU problem; checked against an exact dynamic program over conversations × capacity blocks",

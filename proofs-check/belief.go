@@ -1,4 +1,11 @@
-package checks
+// Claim 7 of SPEC §6 (its §5 defines the beliefs): the belief of the
+// tail-latency paper (seed ../shared/seeds/003_d50602792df89471.txt, the
+// belief MDP of its stochastic conversation model), π_i = exp(−μ·s) for a
+// conversation silent for s seconds, and the exact birth–death posterior,
+// each against the fraction of sampled silent conversations that are
+// alive (Monte Carlo of the generator, mdp/belief.Calibrate).
+
+package proofscheck
 
 import (
 	"fmt"
@@ -36,12 +43,17 @@ func (b *BeliefCase) Export() any { return b }
 // fails with probability below 10⁻⁴.
 const zLimit = 4.5
 
-// BeliefClaim is claim 7: the belief (paper: exp(−μs); bayes: the exact
+// beliefClaims is claim 7 for the exact posterior and the paper's belief.
+func beliefClaims(Sizes) []claim.Claim {
+	return []claim.Claim{beliefClaim("bayes"), beliefClaim("paper")}
+}
+
+// beliefClaim is claim 7: the belief (paper: exp(−μs); bayes: the exact
 // posterior) against the fraction of sampled conversations, silent for s,
 // that are alive (belief.Calibrate). Each instance draws rate classes, μ
 // and a seed; in every silence bin the fraction alive must be within 4.5
 // standard deviations of the belief's mean prediction.
-func BeliefClaim(which string) claim.Claim {
+func beliefClaim(which string) claim.Claim {
 	return claim.Claim{
 		Name: "belief-" + which,
 		Statement: "Belief (SPEC §5): the " + which + " belief of a conversation silent for s seconds being alive, against the sampled fraction alive (birth–death generator, hidden deaths), per silence bin within " +
@@ -55,12 +67,12 @@ func BeliefClaim(which string) claim.Claim {
 			}
 			return b
 		},
-		Check: CheckBelief,
+		Check: checkBelief,
 	}
 }
 
-// CheckBelief runs one BeliefCase.
-func CheckBelief(c claim.Instance) (bool, string, error) {
+// checkBelief runs one BeliefCase.
+func checkBelief(c claim.Instance) (bool, string, error) {
 	b := c.(*BeliefCase)
 	p := birthdeath.Default()
 	p.Classes, p.Mu, p.LambdaConv, p.Duration = b.Classes, b.Mu, b.LambdaConv, b.Duration

@@ -1,4 +1,12 @@
-package checks
+// Claim 6 of SPEC §6: Theorem 2 of the tail-latency paper (seed
+// ../shared/seeds/003_d50602792df89471.txt; proof in its appendix B, the
+// forced-caching conditions in appendix C): in the stochastic conversation
+// model (births, hidden deaths, Poisson turns) ET-LRU is the optimal online
+// policy of the belief MDP. Checked in seven scopes, inside and outside the
+// theorem's assumptions, by ET-LRU's exact expected TEL against the exact
+// optimum over all cache decisions (mdp/exact) on small instances.
+
+package proofscheck
 
 import (
 	"fmt"
@@ -84,12 +92,7 @@ func (m *MDP) Shrink() []claim.Instance {
 					if isPrompt {
 						dd = &in.Prompt
 					}
-					rest := 1 - dd.Probs[k]
-					dd.Values = append(dd.Values[:k], dd.Values[k+1:]...)
-					dd.Probs = append(dd.Probs[:k], dd.Probs[k+1:]...)
-					for j := range dd.Probs {
-						dd.Probs[j] /= rest
-					}
+					dd.Values, dd.Probs = dropAtom(dd.Values, dd.Probs, k)
 				})
 			}
 		}
@@ -184,8 +187,28 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 	}
 }
 
-// CheckMDP compares ET-LRU's exact value with the exact optimum.
-func CheckMDP(c claim.Instance) (bool, string, error) {
+// theorem2Claims is claim 6 in its seven scopes, on instances of up to
+// s.Seats seats and s.Horizon steps.
+func theorem2Claims(s Sizes) []claim.Claim {
+	return []claim.Claim{
+		theorem2("theorem2-paper", "world and belief exp(−μs) (the paper's own belief MDP), rates, prompts, B, ξ, births, turn caps and discounts random",
+			s, MDPShape{World: exact.Paper, Belief: exact.Paper}),
+		theorem2("theorem2-bayes", "world and belief the exact birth–death posterior, random rates", s, MDPShape{World: exact.Bayes, Belief: exact.Bayes}),
+		theorem2("theorem2-bayes-equal-rates", "world and belief the exact posterior, one turn rate for all conversations", s,
+			MDPShape{World: exact.Bayes, Belief: exact.Bayes, EqualRates: true}),
+		theorem2("theorem2-paper-belief-true-world", "ET-LRU with the paper's exp(−μs) in the true birth–death world (exact posterior), one turn rate", s,
+			MDPShape{World: exact.Bayes, Belief: exact.Paper, EqualRates: true}),
+		theorem2("theorem2-forced", "forced caching under appendix C's conditions (fixed prompt length, one turn rate), paper world and belief", s,
+			MDPShape{World: exact.Paper, Belief: exact.Paper, Forced: true, FixedQ: true, EqualRates: true}),
+		theorem2("theorem2-forced-general", "forced caching outside appendix C's conditions (random prompts and rates), paper world and belief", s,
+			MDPShape{World: exact.Paper, Belief: exact.Paper, Forced: true}),
+		theorem2("theorem2-unitpage", "the unit-page case (Q = 0, no responses, one-token histories, ξ = 0), paper world and belief", s,
+			MDPShape{World: exact.Paper, Belief: exact.Paper, UnitPage: true}),
+	}
+}
+
+// checkMDP compares ET-LRU's exact value with the exact optimum.
+func checkMDP(c claim.Instance) (bool, string, error) {
 	m := c.(*MDP)
 	opt, err := exact.Solve(&m.Instance)
 	if err != nil {
@@ -205,13 +228,13 @@ func CheckMDP(c claim.Instance) (bool, string, error) {
 		m.Belief, et.Value, et.Decision, opt.Value, opt.Decision, et.Value-opt.Value, 100*(et.Value-opt.Value)/math.Max(opt.Value, 1e-300)), nil
 }
 
-// Theorem2 is claim 6 in one scope: ET-LRU is optimal in the belief MDP.
-func Theorem2(name, scope string, s Sizes, sh MDPShape) claim.Claim {
+// theorem2 is claim 6 in one scope: ET-LRU is optimal in the belief MDP.
+func theorem2(name, scope string, s Sizes, sh MDPShape) claim.Claim {
 	return claim.Claim{
 		Name: name,
 		Statement: "Theorem 2 (tail-latency paper): ET-LRU is the optimal online policy in the belief MDP; " + scope +
 			"; ET-LRU's exact expected TEL against the exact optimum over all cache decisions (mdp/exact)",
 		Generate: func(r *rand.Rand) claim.Instance { return RandomMDP(r, s, sh) },
-		Check:    CheckMDP,
+		Check:    checkMDP,
 	}
 }

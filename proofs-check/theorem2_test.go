@@ -1,70 +1,12 @@
-package checks
+package proofscheck
 
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
-	"github.com/tailbound/tailbound/models/trace"
-	"github.com/tailbound/tailbound/proofs-check/claim"
 )
-
-// TestHolding: the claims that hold must pass on every instance drawn.
-func TestHolding(t *testing.T) {
-	s := DefaultSizes()
-	n := 60
-	if testing.Short() {
-		n = 15
-	}
-	for _, c := range All(s) {
-		switch c.Name {
-		case "lemma1", "corollary-lru", "corollary-tlru", "corollary-unitpage", "theorem2-paper", "theorem2-forced", "theorem2-unitpage", "belief-bayes":
-		default:
-			continue
-		}
-		r := rand.New(rand.NewPCG(99, uint64(len(c.Name))))
-		m := n
-		if c.Fixed > 0 {
-			m = 1
-		}
-		for k := 0; k < m; k++ {
-			ok, ce, err := claim.Once(c, r)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Name, err)
-			}
-			if !ok {
-				t.Fatalf("%s fails: %+v", c.Name, ce)
-			}
-		}
-	}
-}
-
-// TestTLRUBlocksCounterexample works by hand why ET-LRU and T-LRU part at
-// B = 2: two conversations of 6 tokens at the same time, prompts of 6, ξ =
-// 9, C = 4. Each TEL-safe budget is ⌈(6 + 6 − 9)/2⌉·2 = 4 tokens, of which
-// the second block covers one needed token only. T-LRU trims the served
-// conversation to its budget, then evicts the older one whole: [0 4].
-// ET-LRU evicts the two half-useful blocks first: [2 2], whose expected
-// next-turn TEL λ·(1 + 1) is below T-LRU's λ·(3 + 0).
-func TestTLRUBlocksCounterexample(t *testing.T) {
-	p := &Pair{Turns: []trace.Record{{T: 2, Conv: "c0", Prompt: 6}, {T: 2, Conv: "c1", Prompt: 6}},
-		Capacity: 4, Block: 2, Xi: 9, QHat: 6, Other: "tlru",
-		Options: map[string]string{"belief": "paper", "mu": "0.5", "rates": "0.5", "prompt": "fixed:6"}}
-	k, et, other, err := p.Compare()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k != 1 || et[0] != 2 || et[1] != 2 || other[0] != 0 || other[1] != 4 {
-		t.Fatalf("turn %d: ET-LRU %v, T-LRU %v; want turn 1, [2 2], [0 4]", k, et, other)
-	}
-	ok, detail, _ := pairCheck(p)
-	if ok || !strings.Contains(detail, "after turn 1") {
-		t.Errorf("check passed or explained badly: %q", detail)
-	}
-}
 
 // TestTheorem2BayesCounterexample builds the simplest failure of Theorem 2
 // in the true birth–death world, and checks the solver's gap against a
@@ -109,7 +51,7 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 		t.Fatalf("construction: P0 %v ≤ P1 %v", p0, p1)
 	}
 	m := &MDP{Instance: in, Belief: exact.Bayes}
-	ok, detail, err := CheckMDP(m)
+	ok, detail, err := checkMDP(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,25 +64,6 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 		t.Errorf("gap %.15g, direct P0 − P1 = %.15g", gap, p0-p1)
 	}
 	t.Logf("Theorem 2 fails in the true world: P(next = seat 0) = %.4f > P(next = seat 1) = %.4f although λ_1 = 1.02·λ_0; ET-LRU loses %.4f tokens", p0, p1, p0-p1)
-}
-
-// TestUnitPageRule: a hand-worked unit-page decision: rates 0.3, 0.9, 0.5,
-// 0.1, all pages cached, room for two: keep the 0.9 and 0.5 pages.
-func TestUnitPageRule(t *testing.T) {
-	u := &UnitPage{Weights: []float64{0.3, 0.9, 0.5, 0.1}, Cached: []bool{true, true, true, true}, Capacity: 2}
-	ok, detail, err := CorollaryUnitPage(DefaultSizes()).Check(u)
-	if err != nil || !ok {
-		t.Fatalf("%v %s", err, detail)
-	}
-	q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
-	p := &etlru.Problem{Capacity: 2, Block: 1, Prompt: q}
-	for i, w := range u.Weights {
-		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: 1, Recency: int64(i)})
-	}
-	y, _ := etlru.Greedy(p)
-	if y[0] != 0 || y[1] != 1 || y[2] != 1 || y[3] != 0 {
-		t.Errorf("kept %v, want [0 1 1 0]", y)
-	}
 }
 
 // TestShrinkKeepsValid: every shrink candidate of random MDP cases is a

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -110,10 +111,60 @@ func copyDist(d exact.Dist) exact.Dist {
 	return exact.Dist{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
 }
 
-// Export implements claim.Instance: the instance with its world and belief named.
+// Export implements claim.Instance: the instance by the names and units of
+// the flags of 'tailbound mdp solve' (see Command).
 func (m *MDP) Export() any {
-	return map[string]any{"world": m.Instance.World.String(), "etlru_belief": m.Belief.String(), "instance": m.Instance,
-		"units": "rates and μ per second, step in seconds, lengths in tokens, silences in steps"}
+	in := &m.Instance
+	return map[string]any{"world": in.World.String(), "etlru_belief": m.Belief.String(), "seats": seatList(in.Seats),
+		"served": in.Served, "mu_per_s": in.Mu, "birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon,
+		"max_turns": in.MaxTurns, "capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
+		"prompt": pmf(in.Prompt), "response": pmf(in.Response), "forced": in.Forced, "discount_per_step": discount(in.Discount)}
+}
+
+// Command implements claim.Runnable: the 'tailbound mdp solve' command
+// line of the instance, evaluating ET-LRU with the claim's belief. The
+// claims draw no prefix turns, which have no flag; an instance with them
+// has no command.
+func (m *MDP) Command() string {
+	in := &m.Instance
+	if len(in.Prefix) > 0 {
+		return ""
+	}
+	cmd := fmt.Sprintf("tailbound mdp solve --world %s --seats %s --served %d --mu %v --birth %v --step %v --horizon %d --max-turns %d "+
+		"--capacity %d --block-size %d --xi-tokens %v --prompt %s --response %s --discount %v --policies etlru-%s",
+		in.World, seatList(in.Seats), in.Served, in.Mu, in.Birth, in.Step, in.Horizon, in.MaxTurns,
+		in.Capacity, in.Block, in.Xi, pmf(in.Prompt), pmf(in.Response), discount(in.Discount), m.Belief)
+	if in.Forced {
+		cmd += " --forced"
+	}
+	return cmd
+}
+
+// seatList formats seats as mdp solve's --seats RATE:HISTORY:CACHED:SILENCE,….
+func seatList(seats []exact.Seat) string {
+	parts := make([]string, len(seats))
+	for i, s := range seats {
+		parts[i] = fmt.Sprintf("%v:%d:%d:%d", s.Rate, s.History, s.Cached, s.Silence)
+	}
+	return strings.Join(parts, ",")
+}
+
+// pmf formats a length distribution as pmf:TOKENS:PROB,….
+func pmf(d exact.Dist) string {
+	parts := make([]string, len(d.Values))
+	for i := range d.Values {
+		parts[i] = fmt.Sprintf("%d:%v", d.Values[i], d.Probs[i])
+	}
+	return "pmf:" + strings.Join(parts, ",")
+}
+
+// discount is the per-step discount as the flag takes it (the instance's
+// 0 means 1, no discount).
+func discount(d float64) float64 {
+	if d == 0 {
+		return 1
+	}
+	return d
 }
 
 // MDPShape says which random MDP instances a Theorem 2 claim draws.

@@ -1,9 +1,11 @@
-// Package belady holds the hindsight (clairvoyant) policies: Tail-Optimized
+// Package belady holds every hindsight (clairvoyant) policy: Tail-Optimized
 // Belady, which the tail-latency paper's Theorem 1 says attains the
-// hindsight TEL optimum, and classic Belady, which maximizes cached tokens.
-// They read the future from the trace's hindsight index (built once, O(K))
+// hindsight TEL optimum; classic Belady, which maximizes cached tokens; and
+// the End-Aware and Length-Aware variants of T-LRU. They read the future
+// from the trace's hindsight index (policy.Config.Future, built once, O(K))
 // and keep their eviction order in a treap, O(log n) per change, so a trace
-// of K turns costs O(K log K) overall.
+// of K turns costs O(K log K) overall. The online policies are in package
+// policy.
 package belady
 
 import (
@@ -14,6 +16,10 @@ import (
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )
+
+// errNeedsFuture is the error of a hindsight policy built without the trace's
+// future.
+var errNeedsFuture = errors.New("needs the whole trace in advance (hindsight); it cannot run on a stream")
 
 // never is the key of a conversation that does not come back: it sorts
 // before every real next arrival, so it is evicted first.
@@ -26,9 +32,9 @@ const never = math.MinInt64 / 2
 // then evict from the conversation whose next turn is furthest in the future.
 func NewTailOptimized(cfg policy.Config) (policy.Policy, error) {
 	if cfg.Future == nil {
-		return nil, errors.New("needs the whole trace in advance (hindsight); it cannot run on a stream")
+		return nil, errNeedsFuture
 	}
-	return policy.NewRanked(&furthest{policy.LengthAware{Xi: cfg.Xi, Block: cfg.BlockSize, Future: cfg.Future}}), nil
+	return policy.NewRanked(&furthest{lengthAware{xi: cfg.Xi, blockSize: cfg.BlockSize, future: cfg.Future}}), nil
 }
 
 // NewClassic returns classic Belady: Tail-Optimized Belady with ξ = 0, that
@@ -41,10 +47,10 @@ func NewClassic(cfg policy.Config) (policy.Policy, error) {
 
 // furthest keys conversations by the negated index of their next turn, so
 // the furthest next arrival is evicted first.
-type furthest struct{ policy.LengthAware }
+type furthest struct{ lengthAware }
 
 func (f *furthest) Key(_ *cache.State, t trace.Turn, _ policy.Key, _ bool) policy.Key {
-	n := f.Future.Next[t.Index]
+	n := f.future.Next[t.Index]
 	if n < 0 {
 		return policy.Key{A: never, B: int64(t.Conv)}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/belady"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
@@ -162,8 +163,8 @@ func toBeladyTEL(t testing.TB, in *Instance, tr *trace.Trace) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Capacity: in.Capacity, BlockSize: in.Block, Xi: in.Xi,
-		Model: latency.Default(), SLOMs: latency.DefaultSLOMs, Forced: in.Forced}})
+	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: in.Capacity, BlockSize: in.Block, Xi: in.Xi, Forced: in.Forced},
+		Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
@@ -102,7 +103,7 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	for _, t := range p.Turns {
 		tr.Append(t.T, t.Conv, t.Prompt, t.Response)
 	}
-	cfg := policy.Config{Capacity: p.Capacity, BlockSize: p.BlockSize, Xi: p.Xi, Forced: p.Forced, QHat: p.QHat, Options: p.Options}
+	cfg := policy.Config{Params: p.Params, QHat: p.QHat, Options: p.Options}
 	a, err := etlru.New(cfg)
 	if err != nil {
 		return 0, nil, nil, err
@@ -119,11 +120,11 @@ func (p *Pair) Compare() (turn int, et, other []int64, err error) {
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	sa, err := cache.New(p.Capacity, p.BlockSize, p.Forced)
+	sa, err := cache.New(p.Params)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	sb, err := cache.New(p.Capacity, p.BlockSize, p.Forced)
+	sb, err := cache.New(p.Params)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -298,8 +299,8 @@ func corollaryUnitPage(s Sizes) claim.Claim {
 		},
 		Check: func(c claim.Instance) (bool, string, error) {
 			u := c.(*UnitPage)
-			q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
-			p := &etlru.Problem{Capacity: u.Capacity, Block: 1, Xi: 0, Prompt: q}
+			q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
+			p := &etlru.Problem{Params: instance.Params{Capacity: u.Capacity, BlockSize: 1, Xi: 0}, Prompt: q}
 			var cached []int
 			for i, w := range u.Weights {
 				up := int64(0)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -44,8 +45,8 @@ func TestUnitPageRule(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("%v %s", err, detail)
 	}
-	q, _ := etlru.NewAtoms([]int64{0}, []float64{1})
-	p := &etlru.Problem{Capacity: 2, Block: 1, Prompt: q}
+	q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
+	p := &etlru.Problem{Params: instance.Params{Capacity: 2, BlockSize: 1}, Prompt: q}
 	for i, w := range u.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: 1, Recency: int64(i)})
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -38,12 +39,12 @@ func worstThird(f policy.Factory) (int64, error) {
 		tr.Append(0, "A", 100, 0)
 		tr.Append(1, "B", 100, 0)
 		tr.Append(2, third, 100, 0)
-		p, err := f(policy.Config{Capacity: 100, BlockSize: 1, Xi: 150, QHat: 100})
+		p, err := f(policy.Config{Params: instance.Params{Capacity: 100, BlockSize: 1, Xi: 150}, QHat: 100})
 		if err != nil {
 			return 0, err
 		}
 		res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "p", Policy: p}},
-			replay.Options{Capacity: 100, BlockSize: 1, Xi: 150, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
+			replay.Options{Params: instance.Params{Capacity: 100, BlockSize: 1, Xi: 150}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 		if err != nil {
 			return 0, err
 		}

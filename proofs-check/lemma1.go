@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/proofs-check/claim"
 )
@@ -32,11 +33,11 @@ type OneStep struct {
 
 // Problem returns the etlru problem (recency = item index).
 func (o *OneStep) Problem() (*etlru.Problem, error) {
-	q, err := etlru.NewAtoms(o.Prompt, o.Probs)
+	q, err := etlru.NewKnown(birthdeath.Atoms{Values: o.Prompt, Probs: o.Probs})
 	if err != nil {
 		return nil, err
 	}
-	p := &etlru.Problem{Capacity: o.Capacity, Block: o.BlockSize, Xi: o.Xi, Prompt: q}
+	p := &etlru.Problem{Params: o.Params, Prompt: q}
 	for i := range o.Weights {
 		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(o.Weights[i]), History: o.History[i],
 			Upper: o.Upper[i], Recency: int64(i), Fixed: o.Fixed[i]})

@@ -31,14 +31,13 @@ const telTol = 1e-9
 // tokens.
 func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 	tr := inst.Trace()
-	p, err := f(policy.Config{Capacity: inst.Capacity, BlockSize: inst.BlockSize, Xi: inst.Xi, Forced: inst.Forced,
+	p, err := f(policy.Config{Params: inst.Params,
 		Future: trace.NewHindsight(tr.Turns, tr.Conversations())})
 	if err != nil {
 		return 0, err
 	}
 	res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "p", Policy: p}},
-		replay.Options{Capacity: inst.Capacity, BlockSize: inst.BlockSize, Xi: inst.Xi, Model: latency.Default(),
-			SLOMs: latency.DefaultSLOMs, Forced: inst.Forced})
+		replay.Options{Params: inst.Params, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 	if err != nil {
 		return 0, err
 	}

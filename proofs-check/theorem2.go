@@ -10,6 +10,8 @@ package proofscheck
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -28,7 +30,7 @@ type MDP struct {
 // Size implements claim.Instance.
 func (m *MDP) Size() int {
 	in := &m.Instance
-	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.Block)
+	s := 10000*in.Horizon + 1000*len(in.Seats) + 100*(len(in.Prompt.Values)+len(in.Response.Values)) + int(in.Capacity/in.BlockSize)
 	for _, st := range in.Seats {
 		s += int(st.History) + st.Silence
 	}
@@ -74,17 +76,17 @@ func (m *MDP) Shrink() []claim.Instance {
 			with(func(in *exact.Instance) {
 				s := &in.Seats[i]
 				s.History--
-				s.Cached = min(s.Cached, s.History/in.Block*in.Block)
+				s.Cached = min(s.Cached, s.History/in.BlockSize*in.BlockSize)
 			})
 		}
 		if in.Seats[i].Silence > 1 {
 			with(func(in *exact.Instance) { in.Seats[i].Silence-- })
 		}
 	}
-	if in.Capacity > in.Block {
-		with(func(in *exact.Instance) { in.Capacity -= in.Block })
+	if in.Capacity > in.BlockSize {
+		with(func(in *exact.Instance) { in.Capacity -= in.BlockSize })
 	}
-	for _, d := range []*exact.Dist{&in.Prompt, &in.Response} {
+	for _, d := range []*birthdeath.Atoms{&in.Prompt, &in.Response} {
 		for k := range d.Values {
 			if len(d.Values) > 1 {
 				isPrompt := d == &in.Prompt
@@ -107,8 +109,8 @@ func (m *MDP) Shrink() []claim.Instance {
 	return out
 }
 
-func copyDist(d exact.Dist) exact.Dist {
-	return exact.Dist{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
+func copyDist(d birthdeath.Atoms) birthdeath.Atoms {
+	return birthdeath.Atoms{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
 }
 
 // Export implements claim.Instance: the instance by the names and units of
@@ -185,9 +187,9 @@ type MDPShape struct {
 func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 	for {
 		in := exact.Instance{World: sh.World, Mu: 0.2 + r.Float64(), Step: 0.25,
-			Horizon: 1 + r.IntN(max(s.Horizon, 1)), Block: int64(1 + r.IntN(2)),
-			Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)], Forced: sh.Forced}
-		in.Capacity = in.Block * int64(1+r.IntN(4))
+			Horizon: 1 + r.IntN(max(s.Horizon, 1)), Params: instance.Params{BlockSize: int64(1 + r.IntN(2)),
+				Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)], Forced: sh.Forced}}
+		in.Capacity = in.BlockSize * int64(1+r.IntN(4))
 		if r.IntN(3) == 0 {
 			in.MaxTurns = 1 + r.IntN(3)
 		}
@@ -198,15 +200,15 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 			in.Birth = 1
 		}
 		a, b := int64(r.IntN(3)), int64(1+r.IntN(5))
-		in.Prompt = exact.Dist{Values: []int64{a, b}, Probs: []float64{0.5, 0.5}}
+		in.Prompt = birthdeath.Atoms{Values: []int64{a, b}, Probs: []float64{0.5, 0.5}}
 		if sh.FixedQ {
-			in.Prompt = exact.Dist{Values: []int64{b}, Probs: []float64{1}}
+			in.Prompt = birthdeath.Atoms{Values: []int64{b}, Probs: []float64{1}}
 		}
-		in.Response = exact.Dist{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
+		in.Response = birthdeath.Atoms{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
 		if sh.UnitPage {
-			in.Prompt = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
-			in.Response = exact.Dist{Values: []int64{0}, Probs: []float64{1}}
-			in.Block, in.Xi, in.Birth = 1, 0, 0
+			in.Prompt = birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}
+			in.Response = birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}
+			in.BlockSize, in.Xi, in.Birth = 1, 0, 0
 			in.Capacity = int64(1 + r.IntN(2))
 		}
 		seats := 2 + r.IntN(max(s.Seats-1, 1))
@@ -225,8 +227,8 @@ func RandomMDP(r *rand.Rand, s Sizes, sh MDPShape) *MDP {
 				}
 				if i != in.Served {
 					st.Silence = 1 + r.IntN(5)
-					room := min(st.History, in.Capacity-used) / in.Block
-					st.Cached = in.Block * int64(r.IntN(int(room)+1))
+					room := min(st.History, in.Capacity-used) / in.BlockSize
+					st.Cached = in.BlockSize * int64(r.IntN(int(room)+1))
 					used += st.Cached
 				}
 			}

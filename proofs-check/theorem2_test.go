@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // TestTheorem2BayesCounterexample builds the simplest failure of Theorem 2
@@ -35,9 +37,9 @@ func TestTheorem2BayesCounterexample(t *testing.T) {
 	rate1 := lo
 	in := exact.Instance{World: exact.Bayes, Mu: mu, Step: step, Horizon: horizon, MaxTurns: 1,
 		Seats:  []exact.Seat{{Rate: 1, History: 1}, {Rate: rate1, History: 1, Cached: 1, Silence: 4}},
-		Served: 0, Capacity: 1, Block: 1, Xi: 0,
-		Prompt:   exact.Dist{Values: []int64{1}, Probs: []float64{1}},
-		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
+		Served: 0, Params: instance.Params{Capacity: 1, BlockSize: 1, Xi: 0},
+		Prompt:   birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}},
+		Response: birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}}
 	var p0, p1 float64
 	none := 1.0
 	for k := 0; k < horizon; k++ {

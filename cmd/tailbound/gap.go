@@ -11,7 +11,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -32,6 +34,8 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	limit := fs.Float64("time-limit", 0, "time limit per optimum, seconds (0: none)")
 	workers := fs.Int("workers", 2, "sweep points solved at once (≥ 1)")
 	format := fs.String("format", "table", report.FormatHelp)
+	scheds := fs.StringArray("schedule", nil, "also measure this external schedule (JSON Lines; repeatable); only the schedules run unless --policies is given")
+	execLimit := fs.Float64("exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,12 +70,21 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *pols == "" {
+	if *pols == "" && len(*scheds) == 0 {
 		*pols = joinNames(policies.Names())
 	}
-	entries, err := policies.Parse(*pols)
+	if !(*execLimit > 0) {
+		return fmt.Errorf("flag --exec-timeout: must be > 0 seconds, got %v", *execLimit)
+	}
+	var entries []policies.Entry
+	if *pols != "" {
+		if entries, err = policies.ParseWith(*pols, execpolicy.Options{Timeout: seconds(*execLimit)}); err != nil {
+			return fmt.Errorf("flag --policies: %w", err)
+		}
+	}
+	schedules, err := schedule.ReadFiles(*scheds)
 	if err != nil {
-		return fmt.Errorf("flag --policies: %w", err)
+		return fmt.Errorf("flag --schedule: %w", err)
 	}
 	if len(thr) > 0 && !strings.Contains(","+*pols+",", ",threshold-lru,") {
 		return fmt.Errorf("flag --thresholds: threshold-lru is not among --policies")
@@ -96,7 +109,7 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows, err := gap.Run(context.Background(), tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
-		Xis: xiList, Thresholds: thr, Policies: entries, Solver: *solver, QHat: q, Model: model,
+		Xis: xiList, Thresholds: thr, Policies: entries, Schedules: schedules, Solver: *solver, QHat: q, Model: model,
 		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)})
 	if err != nil {
 		return err

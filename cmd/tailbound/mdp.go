@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -43,10 +44,10 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	horizon := fs.Int("horizon", def.Horizon, "horizon, steps")
 	maxTurns := fs.Int("max-turns", def.MaxTurns, "end after this many turns (0: no cap)")
 	capacity := fs.Int64("capacity", def.Capacity, "cache capacity C, tokens (a multiple of --block-size)")
-	block := fs.Int64("block-size", def.Block, "block size B, tokens")
+	block := fs.Int64("block-size", def.BlockSize, "block size B, tokens")
 	xi := fs.Float64("xi-tokens", def.Xi, "TEL threshold ξ, tokens")
-	prompt := fs.String("prompt", exact.FormatDist(def.Prompt), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
-	response := fs.String("response", exact.FormatDist(def.Response), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
+	prompt := fs.String("prompt", def.Prompt.String(), "prompt lengths: fixed:N or pmf:TOKENS:PROB,…")
+	response := fs.String("response", def.Response.String(), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
@@ -59,7 +60,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 		return err
 	}
 	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
-		Capacity: *capacity, Block: *block, Xi: *xi, Forced: *forced}
+		Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: *xi, Forced: *forced}}
 	var err error
 	if in.World, err = exact.ParseWorld(*world); err != nil {
 		return fmt.Errorf("flag --world: %w", err)
@@ -123,7 +124,7 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	}
 	t := report.Table{
 		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
-			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.Block, in.Xi, in.Mu),
+			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.BlockSize, in.Xi, in.Mu),
 		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
 	}
 	for _, r := range rows {
@@ -141,8 +142,8 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",
 		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
 			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
-			"capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
-			"prompt": exact.FormatDist(in.Prompt), "response": exact.FormatDist(in.Response), "forced": in.Forced,
+			"capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
+			"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced,
 			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
 		"policies": rows}
 	return report.Emit(stdout, *format, doc, t)
@@ -207,8 +208,8 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("flag --policies: %w", err)
 	}
 	cfg := montecarlo.Config{Model: p, Reps: *reps, Seed: *seed, Policies: entries, Workers: 2,
-		Settings: sim.Settings{Options: replay.Options{Capacity: *capacity, BlockSize: *block, Xi: xi, Model: model,
-			SLOMs: *slo, Forced: *forced}, QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}
+		Settings: sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: xi, Forced: *forced},
+			Model: model, SLOMs: *slo}, QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}
 	if pr := progressTo(stderr); pr != nil {
 		fmt.Fprintf(pr, "running %d replications of %g s on 2 workers…\n", *reps, p.Duration)
 	}

@@ -5,14 +5,18 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/schedule"
 )
 
 // defaultWorkloadCapacity is the capacity (tokens) used with the embedded
@@ -39,6 +43,9 @@ type simOptions struct {
 	plot       string
 	capacities string
 	policyOpts []string
+	schedules  []string
+	emit       string
+	execLimit  float64
 }
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
@@ -61,13 +68,22 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian (block level)")
 	fs.StringVar(&o.capacities, "capacities", "", "block level: capacity sweep, comma-separated tokens (multiples of the block size)")
 	fs.StringVar(&o.format, "format", "table", report.FormatHelp)
+	fs.StringArrayVar(&o.schedules, "schedule", nil, "score this external schedule (JSON Lines, see README \"Schedules and external policies\"; repeatable); only the schedules run unless --policies is given")
+	fs.StringVar(&o.emit, "emit-schedule", "", "write each policy's decisions as a schedule to FILE (several policies: FILE with .POLICY before its extension)")
+	fs.Float64Var(&o.execLimit, "exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := report.CheckFormat(o.format); err != nil {
 		return err
 	}
+	if len(o.schedules) > 0 && o.policies == "" && !fs.Changed("baseline") {
+		o.baseline = ""
+	}
 	o.baseline = resolveBaseline(o.baseline, o.policies, fs.Changed("baseline"))
+	if !(o.execLimit > 0) {
+		return fmt.Errorf("flag --exec-timeout: must be > 0 seconds, got %v", o.execLimit)
+	}
 	switch o.level {
 	case "turn":
 	case "block":
@@ -95,21 +111,29 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.policies == "" {
+	var entries []policies.Entry
+	if o.policies == "" && len(o.schedules) == 0 {
 		o.policies = fmt.Sprint(joinNames(policies.Names()))
 	}
-	entries, err := policies.Parse(o.policies)
-	if err != nil {
-		return fmt.Errorf("flag --policies: %w", err)
+	if o.policies != "" {
+		if entries, err = policies.ParseWith(o.policies, execpolicy.Options{Timeout: seconds(o.execLimit)}); err != nil {
+			return fmt.Errorf("flag --policies: %w", err)
+		}
 	}
 	popts, err := parseKV("policy-opt", o.policyOpts)
 	if err != nil {
 		return err
 	}
 	s := sim.Settings{
-		Options: replay.Options{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Model: model,
-			SLOMs: o.slo, Forced: o.forced, Progress: progressTo(stderr)},
-		QHat: qhat, Threshold: o.threshold, PolicyOptions: popts,
+		Options: replay.Options{Params: instance.Params{Capacity: o.capacity, BlockSize: o.block, Xi: xi, Forced: o.forced}, Model: model,
+			SLOMs: o.slo, Progress: progressTo(stderr)},
+		QHat: qhat, Threshold: o.threshold, PolicyOptions: popts, EmitSchedule: o.emit,
+	}
+	if o.emit != "" && len(entries) == 0 {
+		return fmt.Errorf("flag --emit-schedule: no --policies to emit")
+	}
+	if s.Schedules, err = schedule.ReadFiles(o.schedules); err != nil {
+		return fmt.Errorf("flag --schedule: %w", err)
 	}
 	var results []replay.Result
 	if o.tracePath == "" {
@@ -131,6 +155,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	return emitSimulate(stdout, o, s, results)
 }
+
+// seconds converts a flag in seconds to a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 func joinNames(n []string) string {
 	out := ""

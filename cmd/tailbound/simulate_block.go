@@ -11,7 +11,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/replay"
@@ -38,12 +40,19 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if o.policies == "" {
+	if o.policies == "" && len(o.schedules) == 0 {
 		o.policies = strings.Join(prefixcache.Names(), ",")
 	}
-	entries, err := prefixcache.Parse(o.policies)
-	if err != nil {
-		return fmt.Errorf("flag --policies: %w", err)
+	ext := blocksim.External{EmitSchedule: o.emit, Finishers: &blockext.Finishers{}}
+	defer ext.Finishers.Finish() // on early returns; ReplayExternal finishes them otherwise
+	var entries []prefixcache.Entry
+	if o.policies != "" {
+		if entries, err = blockext.Parse(o.policies, execpolicy.Options{Timeout: seconds(o.execLimit)}, ext.Finishers.Add); err != nil {
+			return fmt.Errorf("flag --policies: %w", err)
+		}
+	}
+	if ext.Schedules, err = blockext.ReadFiles(o.schedules); err != nil {
+		return fmt.Errorf("flag --schedule: %w", err)
 	}
 	src, block, done, err := blockSource(o, changed)
 	if err != nil {
@@ -70,7 +79,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	}
 	opt := blocksim.Options{BlockTokens: block, Xi: xi, Model: model, SLOMs: o.slo, QHat: qhat,
 		PolicyOptions: popts, Progress: progressTo(stderr)}
-	results, ideal, err := blocksim.Replay(src, blocksim.SweepRuns(entries, capacities), opt)
+	results, ideal, err := blocksim.ReplayExternal(src, entries, capacities, opt, ext)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/experiments/tables"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
@@ -69,7 +70,7 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := sim.Settings{Options: replay.Options{Capacity: *capacity, BlockSize: *block, Model: model, SLOMs: *slo,
+	s := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: *capacity, BlockSize: *block}, Model: model, SLOMs: *slo,
 		Progress: progressTo(stderr)}, QHat: q, Threshold: *threshold}
 	rows, err := tables.TailLatency(tr, xiList, s)
 	if err != nil {

@@ -3,6 +3,7 @@ package gap
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/models/instance"
 	"io"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -28,6 +30,9 @@ type Config struct {
 	// run once per value (nil: its default).
 	Thresholds []int64
 	Policies   []policies.Entry
+	// Schedules are external schedules (models/schedule) measured after
+	// the policies at every point, each as policy "schedule:" + its name.
+	Schedules []*schedule.Schedule
 	// Solver computes the optimum: flow (default), or auto|cbc|gonum on
 	// the compact formulation.
 	Solver    string
@@ -146,8 +151,8 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 		return nil, fmt.Errorf("hindsight optimum: solver %s: %s (%s)", res.Solver, res.Status, res.Detail)
 	}
 	opt := res.TEL
-	settings := sim.Settings{Options: replay.Options{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
-		Model: cfg.Model, SLOMs: latency.DefaultSLOMs, Forced: cfg.Forced}, QHat: cfg.QHat}
+	settings := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
+		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat}
 	var rows []Row
 	add := func(name string, thr *int64, tel float64) {
 		r := Row{CapacityTokens: p.capacity, XiTokens: p.xi, Policy: name, ThresholdTokens: thr,
@@ -173,9 +178,10 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 		}
 	}
 	tels := map[string]float64{}
-	if len(plain) > 0 {
+	if len(plain) > 0 || len(cfg.Schedules) > 0 {
 		s := settings
 		s.Threshold = policy.DefaultThreshold
+		s.Schedules = cfg.Schedules
 		out, err := sim.Trace(tr, plain, s)
 		if err != nil {
 			return nil, err
@@ -198,6 +204,9 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 			}
 			add(e.Name, &T, out[0].Summary.TELTokens)
 		}
+	}
+	for _, sch := range cfg.Schedules {
+		add("schedule:"+sch.Name, nil, tels["schedule:"+sch.Name])
 	}
 	return rows, nil
 }

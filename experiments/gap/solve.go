@@ -7,6 +7,7 @@ package gap
 
 import (
 	"context"
+	"github.com/tailbound/tailbound/models/instance"
 
 	"fmt"
 	"math"
@@ -247,8 +248,8 @@ func BeladyTEL(tr *trace.Trace, in *lp.Instance) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Capacity: in.Capacity, BlockSize: in.Block,
-		Xi: in.Xi, Model: latency.Default(), SLOMs: latency.DefaultSLOMs, Forced: in.Forced}})
+	res, err := sim.Trace(tr, es, sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: in.Capacity, BlockSize: in.Block,
+		Xi: in.Xi, Forced: in.Forced}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}})
 	if err != nil {
 		return 0, err
 	}

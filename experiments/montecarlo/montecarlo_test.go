@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -18,7 +19,7 @@ func smallConfig(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{Model: p, Reps: 4, Seed: 5, Policies: entries, Workers: 2,
-		Settings: sim.Settings{Options: replay.Options{Capacity: 4096, BlockSize: 1, Xi: 400, Model: latency.Default(), SLOMs: 200}}}
+		Settings: sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: 4096, BlockSize: 1, Xi: 400}, Model: latency.Default(), SLOMs: 200}}}
 }
 
 // TestRun: the reference is added last; the same seed gives the same

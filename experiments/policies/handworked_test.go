@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -65,11 +66,11 @@ func TestHandWorked(t *testing.T) {
 		if !ok {
 			continue // a policy registered later brings its own hand-worked test
 		}
-		p, err := e.New(policy.Config{Capacity: 20, BlockSize: 1, Xi: 10, QHat: 5, Threshold: 12, Future: fut})
+		p, err := e.New(policy.Config{Params: instance.Params{Capacity: 20, BlockSize: 1, Xi: 10}, QHat: 5, Threshold: 12, Future: fut})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := cache.New(20, 1, false)
+		s, err := cache.New(instance.Params{Capacity: 20, BlockSize: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -40,12 +41,12 @@ func BenchmarkReplay(b *testing.B) {
 	for _, e := range policies.All() {
 		b.Run(e.Name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				p, err := e.New(policy.Config{Capacity: 1 << 24, BlockSize: 16, Xi: 1900, Threshold: 1024, Future: fut})
+				p, err := e.New(policy.Config{Params: instance.Params{Capacity: 1 << 24, BlockSize: 16, Xi: 1900}, Threshold: 1024, Future: fut})
 				if err != nil {
 					b.Fatal(err)
 				}
 				_, err = replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: e.Name, Policy: p}},
-					replay.Options{Capacity: 1 << 24, BlockSize: 16, Xi: 1900, Model: latency.Default(), SLOMs: 200})
+					replay.Options{Params: instance.Params{Capacity: 1 << 24, BlockSize: 16, Xi: 1900}, Model: latency.Default(), SLOMs: 200})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -67,8 +68,8 @@ func BenchmarkEvictionCost(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/C=%d", name, capacity), func(b *testing.B) {
 				var evictions, cachedConvs int64
 				for i := 0; i < b.N; i++ {
-					p, _ := e[0].New(policy.Config{Capacity: capacity, BlockSize: 16, Xi: 1900})
-					s, _ := cache.New(capacity, 16, false)
+					p, _ := e[0].New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: 16, Xi: 1900}})
+					s, _ := cache.New(instance.Params{Capacity: capacity, BlockSize: 16})
 					for _, u := range tr.Turns {
 						s.Begin(u.Conv, u.Prompt, u.Response)
 						if err := p.Update(s, u); err != nil {

@@ -8,23 +8,13 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/replay/replaytest"
 	"github.com/tailbound/tailbound/models/trace"
 )
-
-// genTrace draws a small random trace.
-func genTrace(t *rapid.T) *trace.Trace {
-	n := rapid.IntRange(1, 6).Draw(t, "conversations")
-	k := rapid.IntRange(1, 40).Draw(t, "turns")
-	tr := &trace.Trace{}
-	for i := 0; i < k; i++ {
-		c := rapid.IntRange(0, n-1).Draw(t, "conv")
-		tr.Append(float64(i), string(rune('a'+c)), rapid.Int64Range(1, 300).Draw(t, "prompt"), rapid.Int64Range(0, 300).Draw(t, "response"))
-	}
-	return tr
-}
 
 // TestInvariants replays random traces under every policy and checks after
 // every turn, by its own bookkeeping: each amount is a whole number of
@@ -33,18 +23,18 @@ func genTrace(t *rapid.T) *trace.Trace {
 // the sum of the per-turn excesses max(b − ξ, 0).
 func TestInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		tr := genTrace(t)
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 1, MaxTurns: 40, MaxPrompt: 300, MaxResponse: 300}).Draw(t, "trace")
 		block := rapid.SampledFrom([]int64{1, 4, 16}).Draw(t, "block")
 		capacity := block * rapid.Int64Range(0, 64).Draw(t, "capacity blocks")
 		xi := rapid.Float64Range(-50, 600).Draw(t, "xi")
 		forced := rapid.Bool().Draw(t, "forced")
 		fut := trace.NewHindsight(tr.Turns, tr.Conversations())
 		for _, e := range policies.All() {
-			p, err := e.New(policy.Config{Capacity: capacity, BlockSize: block, Xi: xi, Threshold: 200, Forced: forced, Future: fut})
+			p, err := e.New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Threshold: 200, Future: fut})
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, _ := cache.New(capacity, block, forced)
+			s, _ := cache.New(instance.Params{Capacity: capacity, BlockSize: block, Forced: forced})
 			hist := map[int]int64{}
 			prev := map[int]int64{}
 			var tel float64
@@ -81,9 +71,9 @@ func TestInvariants(t *testing.T) {
 					t.Fatalf("%s turn %d: %d tokens cached, capacity %d", e.Name, u.Index, total, capacity)
 				}
 			}
-			p2, _ := e.New(policy.Config{Capacity: capacity, BlockSize: block, Xi: xi, Threshold: 200, Forced: forced, Future: fut})
+			p2, _ := e.New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Threshold: 200, Future: fut})
 			res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: e.Name, Policy: p2}},
-				replay.Options{Capacity: capacity, BlockSize: block, Xi: xi, Model: latency.Default(), SLOMs: 200, Forced: forced})
+				replay.Options{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Model: latency.Default(), SLOMs: 200})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -19,7 +20,7 @@ func ExampleReader() {
 `
 	entries, _ := policies.Parse("lru,tlru,to-belady")
 	s := sim.Settings{
-		Options: replay.Options{Capacity: 100, BlockSize: 1, Xi: 150, Model: latency.Default(), SLOMs: 200},
+		Options: replay.Options{Params: instance.Params{Capacity: 100, BlockSize: 1, Xi: 150}, Model: latency.Default(), SLOMs: 200},
 		QHat:    100,
 	}
 	res, err := sim.Reader(strings.NewReader(tr), "fig1.jsonl", entries, s)

@@ -4,12 +4,17 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -19,11 +24,41 @@ type Settings struct {
 	QHat          float64           // T-LRU's Q̂ in tokens; 0 = running mean
 	Threshold     int64             // Threshold-LRU's T, tokens
 	PolicyOptions map[string]string // policy-specific key=value settings
+	// Schedules are external schedules (models/schedule) scored after
+	// the policies, each named "schedule:" and its file name.
+	Schedules []*schedule.Schedule
+	// EmitSchedule, when not "", is the file each policy's decisions are
+	// written to as a decision-form schedule; with several policies, one
+	// file each at SchedulePath(EmitSchedule, name).
+	EmitSchedule string
+}
+
+// wholeTrace reports whether the run needs the trace in memory.
+func (s Settings) wholeTrace(entries []policies.Entry) bool {
+	return NeedsFuture(entries) || len(s.Schedules) > 0 || s.EmitSchedule != ""
+}
+
+// SchedulePath returns the file --emit-schedule path names for policy
+// name when several policies run: the name (characters other than
+// letters, digits, '.', '_' and '-' made '_') inserted before the
+// extension, so out.jsonl becomes out.lru.jsonl. With one policy it is
+// path itself.
+func SchedulePath(path, name string, several bool) string {
+	if !several {
+		return path
+	}
+	clean := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, name)
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + clean + ext
 }
 
 func (s Settings) config(f *trace.Hindsight) policy.Config {
-	return policy.Config{Capacity: s.Capacity, BlockSize: s.BlockSize, Xi: s.Xi, QHat: s.QHat,
-		Threshold: s.Threshold, Forced: s.Forced, Future: f, Options: s.PolicyOptions}
+	return policy.Config{Params: s.Params, QHat: s.QHat, Threshold: s.Threshold, Future: f, Options: s.PolicyOptions}
 }
 
 func build(entries []policies.Entry, s Settings, f *trace.Hindsight) ([]replay.Named, error) {
@@ -31,7 +66,7 @@ func build(entries []policies.Entry, s Settings, f *trace.Hindsight) ([]replay.N
 	for i, e := range entries {
 		p, err := e.New(s.config(f))
 		if err != nil {
-			return nil, fmt.Errorf("policy %s: %w", e.Name, err)
+			return runs[:i], fmt.Errorf("policy %s: %w", e.Name, err) // runs[:i] are closed by the caller
 		}
 		runs[i] = replay.Named{Name: e.Name, Policy: p}
 	}
@@ -49,16 +84,65 @@ func NeedsFuture(entries []policies.Entry) bool {
 }
 
 // Trace replays an in-memory trace.
-func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) ([]replay.Result, error) {
+func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Result, err error) {
 	var f *trace.Hindsight
 	if NeedsFuture(entries) {
 		f = trace.NewHindsight(tr.Turns, tr.Conversations())
 	}
 	runs, err := build(entries, s, f)
+	defer func() { err = errors.Join(err, closeAll(runs)) }()
 	if err != nil {
 		return nil, err
 	}
-	return replay.Replay(replay.SliceSource(tr.Turns), runs, s.Options)
+	var recs []*schedule.Recorder
+	if s.EmitSchedule != "" {
+		names := func(c int) string { return tr.Names[c] }
+		for i := range runs {
+			file, err := os.Create(SchedulePath(s.EmitSchedule, runs[i].Name, len(runs) > 1))
+			if err != nil {
+				return nil, fmt.Errorf("--emit-schedule: %w", err)
+			}
+			defer file.Close()
+			r := schedule.NewRecorder(runs[i].Policy, names, file)
+			recs = append(recs, r)
+			runs[i].Policy = r
+		}
+	}
+	for _, sch := range s.Schedules {
+		p, err := sch.Policy(tr)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, replay.Named{Name: "schedule:" + sch.Name, Policy: p})
+	}
+	res, err := replay.Replay(replay.SliceSource(tr.Turns), runs, s.Options)
+	if v := (*schedule.Violation)(nil); errors.As(err, &v) {
+		return nil, v // it names its file, line and turn
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if err := r.Flush(); err != nil {
+			return nil, fmt.Errorf("--emit-schedule: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// closeAll closes the policies that hold resources (external processes).
+func closeAll(runs []replay.Named) error {
+	var errs []error
+	for _, r := range runs {
+		p := r.Policy
+		if rec, ok := p.(*schedule.Recorder); ok {
+			p = rec.Inner()
+		}
+		if c, ok := p.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // File replays the canonical trace at path ("-" for standard input),
@@ -73,8 +157,8 @@ func File(path string, entries []policies.Entry, s Settings) ([]replay.Result, e
 }
 
 // Reader replays a canonical trace from r (named name in errors), streaming.
-func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) ([]replay.Result, error) {
-	if NeedsFuture(entries) {
+func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) (_ []replay.Result, err error) {
+	if s.wholeTrace(entries) {
 		tr, err := trace.ReadAll(r, name)
 		if err != nil {
 			return nil, err
@@ -82,6 +166,7 @@ func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) ([]r
 		return Trace(tr, entries, s)
 	}
 	runs, err := build(entries, s, nil)
+	defer func() { err = errors.Join(err, closeAll(runs)) }()
 	if err != nil {
 		return nil, err
 	}

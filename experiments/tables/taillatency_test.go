@@ -7,6 +7,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 )
@@ -21,7 +22,7 @@ func TestTable1MatchesSeparateRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := sim.Settings{Options: replay.Options{Capacity: 65536, BlockSize: 16, Model: latency.Default(), SLOMs: 200}}
+	s := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: 65536, BlockSize: 16}, Model: latency.Default(), SLOMs: 200}}
 	xis := []float64{150, 250}
 	rows, err := TailLatency(tr, xis, s)
 	if err != nil {

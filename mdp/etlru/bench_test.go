@@ -5,6 +5,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 )
 
@@ -24,11 +25,11 @@ func BenchmarkPolicy(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				p, err := New(policy.Config{Capacity: 131072, BlockSize: 16, Xi: 1900, Options: opts})
+				p, err := New(policy.Config{Params: instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900}, Options: opts})
 				if err != nil {
 					b.Fatal(err)
 				}
-				s, _ := cache.New(131072, 16, false)
+				s, _ := cache.New(instance.Params{Capacity: 131072, BlockSize: 16})
 				for _, t := range tr.Turns {
 					s.Begin(t.Conv, t.Prompt, t.Response)
 					if err := p.Update(s, t); err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/tailbound/tailbound/mdp/etlru"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // One ET-LRU decision: two conversations, capacity 4 blocks of 1 token, ξ
@@ -12,8 +14,8 @@ import (
 // turning at rate 1/s) is worth 1 per block; B (history 4, rate 0.5/s) is
 // worth 0.5. The greedy keeps A whole and drops B, as the exact program.
 func Example() {
-	q, _ := etlru.NewAtoms([]int64{0, 4}, []float64{0.5, 0.5})
-	p := &etlru.Problem{Capacity: 4, Block: 1, Xi: 0, Prompt: q, Items: []etlru.Item{
+	q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0, 4}, Probs: []float64{0.5, 0.5}})
+	p := &etlru.Problem{Params: instance.Params{Capacity: 4, BlockSize: 1, Xi: 0}, Prompt: q, Items: []etlru.Item{
 		{LogWeight: math.Log(1), History: 4, Upper: 4, Recency: 2},
 		{LogWeight: math.Log(0.5), History: 4, Upper: 4, Recency: 1},
 	}}

@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // Item is one conversation of the one-step problem.
@@ -26,22 +28,25 @@ type Item struct {
 
 // Problem is one ET-LRU decision.
 type Problem struct {
-	Items    []Item
-	Capacity int64   // C, tokens, a multiple of Block
-	Block    int64   // B, tokens
-	Xi       float64 // ξ, tokens
-	Prompt   Prompt  // next prompt length Q
+	// Items are the conversations.
+	Items []Item
+	// Params are the capacity C and block size B (tokens) and the
+	// threshold ξ (tokens). Params.Forced is not read: forced caching is
+	// the served item's Fixed.
+	instance.Params
+	// Prompt is the distribution of the next prompt length Q.
+	Prompt Prompt
 }
 
 // Validate reports a malformed problem.
 func (p *Problem) Validate() error {
-	if p.Block < 1 || p.Capacity < 0 || p.Capacity%p.Block != 0 {
-		return fmt.Errorf("etlru: capacity %d must be a multiple ≥ 0 of the block size %d ≥ 1 tokens", p.Capacity, p.Block)
+	if err := p.Params.Validate(); err != nil {
+		return fmt.Errorf("etlru: %w", err)
 	}
 	var fixed int64
 	for i, it := range p.Items {
-		if it.Upper < 0 || it.Upper%p.Block != 0 {
-			return fmt.Errorf("etlru: item %d: bound %d tokens is not a whole number of %d-token blocks", i, it.Upper, p.Block)
+		if it.Upper < 0 || it.Upper%p.BlockSize != 0 {
+			return fmt.Errorf("etlru: item %d: bound %d tokens is not a whole number of %d-token blocks", i, it.Upper, p.BlockSize)
 		}
 		if it.Fixed {
 			fixed += it.Upper
@@ -76,7 +81,7 @@ func (p *Problem) Objective(y []int64) float64 {
 // at y tokens (the block (y−B, y]).
 func (p *Problem) logValue(i int, y int64) float64 {
 	it := p.Items[i]
-	g := p.Prompt.Gain(float64(y)+p.Xi-float64(it.History), p.Block)
+	g := p.Prompt.Gain(float64(y)+p.Xi-float64(it.History), p.BlockSize)
 	if g <= 0 {
 		return math.Inf(-1)
 	}
@@ -136,8 +141,8 @@ func Greedy(p *Problem) ([]int64, error) {
 	heap.Init(&h)
 	for total > p.Capacity {
 		c := h[0]
-		y[c.item] -= p.Block
-		total -= p.Block
+		y[c.item] -= p.BlockSize
+		total -= p.BlockSize
 		if y[c.item] > 0 {
 			h[0].value = p.logValue(c.item, y[c.item])
 			heap.Fix(&h, 0)
@@ -156,7 +161,7 @@ func Exact(p *Problem) ([]int64, float64, error) {
 	if err := p.Validate(); err != nil {
 		return nil, 0, err
 	}
-	cb := int(p.Capacity / p.Block)
+	cb := int(p.Capacity / p.BlockSize)
 	n := len(p.Items)
 	inf := math.Inf(1)
 	f := make([][]float64, n+1)
@@ -170,14 +175,14 @@ func Exact(p *Problem) ([]int64, float64, error) {
 	}
 	f[0][0] = 0
 	for i, it := range p.Items {
-		ub := int(it.Upper / p.Block)
+		ub := int(it.Upper / p.BlockSize)
 		lo := 0
 		if it.Fixed {
 			lo = ub
 		}
 		cost := make([]float64, ub+1)
 		for k := lo; k <= ub; k++ {
-			cost[k] = p.Cost(i, int64(k)*p.Block)
+			cost[k] = p.Cost(i, int64(k)*p.BlockSize)
 		}
 		for b := 0; b <= cb; b++ {
 			if f[i][b] == inf {
@@ -202,7 +207,7 @@ func Exact(p *Problem) ([]int64, float64, error) {
 	y := make([]int64, n)
 	for i := n; i > 0; i-- {
 		k := choice[i][bb]
-		y[i-1] = int64(k) * p.Block
+		y[i-1] = int64(k) * p.BlockSize
 		bb -= k
 	}
 	return y, best, nil

@@ -4,10 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // randomAtoms draws a prompt distribution of 1–4 atoms on 0..12 tokens.
-func randomAtoms(r *rand.Rand) *Atoms {
+func randomAtoms(r *rand.Rand) *Known {
 	k := 1 + r.IntN(4)
 	v, p := make([]int64, k), make([]float64, k)
 	var s float64
@@ -19,7 +22,7 @@ func randomAtoms(r *rand.Rand) *Atoms {
 	for i := range p {
 		p[i] /= s
 	}
-	a, err := NewAtoms(v, p)
+	a, err := NewKnown(birthdeath.Atoms{Values: v, Probs: p})
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +35,7 @@ func randomAtoms(r *rand.Rand) *Atoms {
 // sometimes a fixed (forced) served item.
 func randomProblem(r *rand.Rand) *Problem {
 	b := int64(1 + r.IntN(4))
-	p := &Problem{Block: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}
+	p := &Problem{Params: instance.Params{BlockSize: b, Capacity: b * int64(r.IntN(12)), Xi: float64(r.IntN(16) - 3)}}
 	if r.IntN(2) == 0 {
 		p.Xi += r.Float64()
 	}
@@ -70,8 +73,8 @@ func TestGreedyMatchesExact(t *testing.T) {
 		}
 		var total int64
 		for i, it := range p.Items {
-			if y[i] < 0 || y[i] > it.Upper || y[i]%p.Block != 0 || (it.Fixed && y[i] != it.Upper) {
-				t.Fatalf("problem %d: item %d keeps %d tokens (bound %d, B %d, fixed %v)", k, i, y[i], it.Upper, p.Block, it.Fixed)
+			if y[i] < 0 || y[i] > it.Upper || y[i]%p.BlockSize != 0 || (it.Fixed && y[i] != it.Upper) {
+				t.Fatalf("problem %d: item %d keeps %d tokens (bound %d, B %d, fixed %v)", k, i, y[i], it.Upper, p.BlockSize, it.Fixed)
 			}
 			total += y[i]
 		}
@@ -88,7 +91,7 @@ func TestGreedyMatchesExact(t *testing.T) {
 	}
 }
 
-// TestPromptAgainstSums checks ExcessMean and Gain of Atoms and Online
+// TestPromptAgainstSums checks ExcessMean and Gain of Known and Online
 // against direct sums over the atoms, at integer and fractional thresholds.
 func TestPromptAgainstSums(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -107,7 +110,7 @@ func TestPromptAgainstSums(t *testing.T) {
 		for i := range probs {
 			probs[i] = 1 / float64(n)
 		}
-		at, err := NewAtoms(seen, probs)
+		at, err := NewKnown(birthdeath.Atoms{Values: seen, Probs: probs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,13 +137,13 @@ func TestPromptAgainstSums(t *testing.T) {
 	}
 }
 
-func TestNewAtomsErrors(t *testing.T) {
+func TestNewKnownErrors(t *testing.T) {
 	for _, c := range []struct {
 		v []int64
 		p []float64
 	}{{nil, nil}, {[]int64{1}, []float64{0.5}}, {[]int64{-1}, []float64{1}}, {[]int64{1, 2}, []float64{1}}, {[]int64{1}, []float64{math.NaN()}}} {
-		if _, err := NewAtoms(c.v, c.p); err == nil {
-			t.Errorf("NewAtoms(%v, %v) accepted", c.v, c.p)
+		if _, err := NewKnown(birthdeath.Atoms{Values: c.v, Probs: c.p}); err == nil {
+			t.Errorf("NewKnown(%v, %v) accepted", c.v, c.p)
 		}
 	}
 }

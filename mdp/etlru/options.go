@@ -23,7 +23,7 @@ import (
 //	                     geometric:MEAN, lognormal:MU,SIGMA, empirical:FILE
 type Options struct {
 	Belief belief.Belief
-	Prompt *Atoms // nil: fitted online
+	Prompt *Known // nil: fitted online
 }
 
 // ParseOptions reads ET-LRU's options from kv. Keys of other policies

@@ -3,6 +3,7 @@ package etlru
 import (
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -81,7 +82,7 @@ func (p *Policy) Update(s *cache.State, t trace.Turn) error {
 		})
 		p.owner = append(p.owner, i)
 	}
-	prob := Problem{Items: p.items, Capacity: s.Capacity(), Block: s.BlockSize(), Xi: p.xi, Prompt: p.prompt}
+	prob := Problem{Items: p.items, Params: instance.Params{Capacity: s.Capacity(), BlockSize: s.BlockSize(), Xi: p.xi}, Prompt: p.prompt}
 	y, err := Greedy(&prob)
 	if err != nil {
 		return err

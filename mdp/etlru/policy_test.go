@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -13,11 +14,11 @@ import (
 // amounts per conversation.
 func run(t *testing.T, tr *trace.Trace, capacity, block int64, xi float64, forced bool, opts map[string]string) []int64 {
 	t.Helper()
-	p, err := New(policy.Config{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced, Options: opts})
+	p, err := New(policy.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: xi, Forced: forced}, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _ := cache.New(capacity, block, forced)
+	s, _ := cache.New(instance.Params{Capacity: capacity, BlockSize: block, Forced: forced})
 	for _, u := range tr.Turns {
 		s.Begin(u.Conv, u.Prompt, u.Response)
 		if err := p.Update(s, u); err != nil {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/tailbound/tailbound/models/birthdeath"
 )
@@ -23,46 +21,26 @@ type Prompt interface {
 	Gain(c float64, b int64) float64
 }
 
-// Atoms is a discrete prompt distribution: Values (tokens, increasing,
-// ≥ 0) with probabilities Probs. Build it with NewAtoms.
-type Atoms struct {
-	Values []int64
-	Probs  []float64
-	sufP   []float64 // sufP[i] = Σ_{j≥i} Probs[j]
-	sufPV  []float64 // sufPV[i] = Σ_{j≥i} Probs[j]·Values[j]
+// Known is a given prompt distribution (birthdeath.Atoms, normalized:
+// increasing distinct values, probabilities summing to 1) indexed by suffix
+// sums so that ExcessMean and Gain take O(log n) for n atoms. Build it with
+// NewKnown.
+type Known struct {
+	birthdeath.Atoms
+	sufP  []float64 // sufP[i] = Σ_{j≥i} Probs[j]
+	sufPV []float64 // sufPV[i] = Σ_{j≥i} Probs[j]·Values[j]
 }
 
-// NewAtoms returns the distribution with the given atoms; values are
-// sorted and merged, probabilities must be ≥ 0 and sum to 1 within 1e-9.
-func NewAtoms(values []int64, probs []float64) (*Atoms, error) {
-	if len(values) == 0 || len(values) != len(probs) {
-		return nil, fmt.Errorf("prompt distribution: need as many probabilities as values (≥ 1)")
+// NewKnown returns the prompt distribution with atoms d; values are sorted
+// and merged and probabilities normalized (birthdeath.Atoms.Normalized).
+func NewKnown(d birthdeath.Atoms) (*Known, error) {
+	n, err := d.Normalized()
+	if err != nil {
+		return nil, fmt.Errorf("prompt distribution: %w", err)
 	}
-	idx := make([]int, len(values))
-	var total float64
-	for i := range idx {
-		idx[i] = i
-		if values[i] < 0 || !(probs[i] >= 0) || math.IsInf(probs[i], 0) {
-			return nil, fmt.Errorf("prompt distribution: atom %d tokens with probability %v: need tokens ≥ 0 and probability ≥ 0", values[i], probs[i])
-		}
-		total += probs[i]
-	}
-	if math.Abs(total-1) > 1e-9 {
-		return nil, fmt.Errorf("prompt distribution: probabilities sum to %v, not 1", total)
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return values[idx[a]] < values[idx[b]] })
-	a := &Atoms{}
-	for _, i := range idx {
-		if n := len(a.Values); n > 0 && a.Values[n-1] == values[i] {
-			a.Probs[n-1] += probs[i] / total
-			continue
-		}
-		a.Values = append(a.Values, values[i])
-		a.Probs = append(a.Probs, probs[i]/total)
-	}
-	n := len(a.Values)
-	a.sufP, a.sufPV = make([]float64, n+1), make([]float64, n+1)
-	for i := n - 1; i >= 0; i-- {
+	a := &Known{Atoms: n}
+	a.sufP, a.sufPV = make([]float64, len(n.Values)+1), make([]float64, len(n.Values)+1)
+	for i := len(n.Values) - 1; i >= 0; i-- {
 		a.sufP[i] = a.sufP[i+1] + a.Probs[i]
 		a.sufPV[i] = a.sufPV[i+1] + a.Probs[i]*float64(a.Values[i])
 	}
@@ -71,13 +49,13 @@ func NewAtoms(values []int64, probs []float64) (*Atoms, error) {
 
 // ExcessMean returns E[(Q − c)⁺] = Σ_{v > c} p_v (v − c), tokens, in
 // O(log n) for n atoms.
-func (a *Atoms) ExcessMean(c float64) float64 {
+func (a *Known) ExcessMean(c float64) float64 {
 	i := sort.Search(len(a.Values), func(i int) bool { return float64(a.Values[i]) > c })
 	return max(a.sufPV[i]-c*a.sufP[i], 0)
 }
 
 // Gain implements Prompt: b·P(Q ≥ c) + Σ_{c−b < v < c} p_v (v − c + b).
-func (a *Atoms) Gain(c float64, b int64) float64 {
+func (a *Known) Gain(c float64, b int64) float64 {
 	lo := c - float64(b)
 	i0 := sort.Search(len(a.Values), func(i int) bool { return float64(a.Values[i]) > lo })
 	i1 := sort.Search(len(a.Values), func(i int) bool { return float64(a.Values[i]) >= c })
@@ -89,10 +67,10 @@ func (a *Atoms) Gain(c float64, b int64) float64 {
 }
 
 // Mean returns E[Q], tokens.
-func (a *Atoms) Mean() float64 { return a.sufPV[0] }
+func (a *Known) Mean() float64 { return a.sufPV[0] }
 
 // Deterministic reports whether the distribution has a single atom.
-func (a *Atoms) Deterministic() bool { return len(a.Values) == 1 }
+func (a *Known) Deterministic() bool { return len(a.Values) == 1 }
 
 // Online is the empirical distribution of the prompt lengths seen so far,
 // updated one prompt at a time: Fenwick trees over the length in tokens
@@ -192,34 +170,17 @@ func (o *Online) Gain(c float64, b int64) float64 {
 const pmfTail = 1e-12
 
 // ParsePrompt reads ET-LRU's prompt option: "online" (nil: fit the
-// distribution online), "pmf:V:P,V:P,…" (tokens:probability), or any
-// length distribution of birthdeath.ParseDist (fixed:N, geometric:MEAN,
-// lognormal:MU,SIGMA, empirical:FILE), turned into atoms.
-func ParsePrompt(spec string) (*Atoms, error) {
+// distribution online), or any length distribution of
+// birthdeath.ParseAtoms: pmf:TOKENS:PROB,…, fixed:N, geometric:MEAN,
+// lognormal:MU,SIGMA, empirical:FILE (the unbounded ones cut at a tail mass
+// of 1e-12).
+func ParsePrompt(spec string) (*Known, error) {
 	if spec == "online" {
 		return nil, nil
 	}
-	if rest, ok := strings.CutPrefix(spec, "pmf:"); ok {
-		var vals []int64
-		var probs []float64
-		for _, f := range strings.Split(rest, ",") {
-			vs, ps, ok := strings.Cut(strings.TrimSpace(f), ":")
-			v, err1 := strconv.ParseInt(vs, 10, 64)
-			p, err2 := strconv.ParseFloat(ps, 64)
-			if !ok || err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("prompt %q: want pmf:TOKENS:PROB,…", spec)
-			}
-			vals, probs = append(vals, v), append(probs, p)
-		}
-		return NewAtoms(vals, probs)
-	}
-	d, err := birthdeath.ParseDist(spec, "prompt", 1)
+	d, err := birthdeath.ParseAtoms(spec, "prompt", 1, pmfTail)
 	if err != nil {
 		return nil, err
 	}
-	v, p, err := birthdeath.PMF(d, pmfTail)
-	if err != nil {
-		return nil, err
-	}
-	return NewAtoms(v, p)
+	return NewKnown(d)
 }

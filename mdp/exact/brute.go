@@ -35,13 +35,13 @@ func (b *brute) atTurn(t, k int, seats []Seat, served int) float64 {
 	for i, s := range seats {
 		bound[i] = s.Cached
 	}
-	bound[served] = min(seats[served].History-seats[served].History%in.Block, in.Capacity)
+	bound[served] = min(seats[served].History-seats[served].History%in.BlockSize, in.Capacity)
 	best := math.Inf(1)
 	y := make([]int64, n)
 	var rec func(i int)
 	rec = func(i int) {
 		if i < n {
-			for v := int64(0); v <= bound[i]; v += in.Block {
+			for v := int64(0); v <= bound[i]; v += in.BlockSize {
 				if in.Forced && i == served && v != bound[i] {
 					continue
 				}

@@ -48,7 +48,7 @@ func (d TLRU) Decide(in *Instance, seats []Seat, served int) []int64 {
 		if over <= 0 {
 			break
 		}
-		b := policy.Budget(seats[i].History, d.QHat, in.Xi, in.Block)
+		b := policy.Budget(seats[i].History, d.QHat, in.Xi, in.BlockSize)
 		if cut := min(y[i]-b, over); cut > 0 {
 			y[i] -= cut
 			over -= cut
@@ -67,11 +67,11 @@ func (d ETLRU) Name() string { return "etlru-" + d.Belief.String() }
 
 // Decide implements Decider.
 func (d ETLRU) Decide(in *Instance, seats []Seat, served int) []int64 {
-	q, err := etlru.NewAtoms(in.Prompt.Values, in.Prompt.Probs)
+	q, err := etlru.NewKnown(in.Prompt)
 	if err != nil {
 		panic(err) // the instance was validated
 	}
-	p := &etlru.Problem{Capacity: in.Capacity, Block: in.Block, Xi: in.Xi, Prompt: q}
+	p := &etlru.Problem{Params: in.Params, Prompt: q}
 	for i, s := range seats {
 		it := etlru.Item{History: s.History, Upper: s.Cached, Recency: -int64(s.Silence), LogWeight: math.Inf(-1)}
 		if s.History > 0 {

@@ -1,5 +1,10 @@
 package exact
 
+import (
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
+)
+
 // Default returns the default instance with n seats (1 to 4): seat i turns
 // at rate 1/(1+i/2) per second while alive, μ = 0.25/s, no births, steps of
 // Δ = 0.2 s over a horizon of 15 steps (3 s) and at most 3 turns, B = 1,
@@ -11,9 +16,9 @@ package exact
 func Default(n int, w World) *Instance {
 	in := &Instance{
 		World: w, Served: 0, Mu: 0.25, Step: 0.2, Horizon: 15, MaxTurns: 3,
-		Capacity: 6, Block: 1, Xi: 2,
-		Prompt:   Dist{Values: []int64{1, 3}, Probs: []float64{0.5, 0.5}},
-		Response: Dist{Values: []int64{1}, Probs: []float64{1}},
+		Params:   instance.Params{Capacity: 6, BlockSize: 1, Xi: 2},
+		Prompt:   birthdeath.Atoms{Values: []int64{1, 3}, Probs: []float64{0.5, 0.5}},
+		Response: birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}},
 	}
 	hist := []int64{5, 4, 3, 2}
 	cached := []int64{0, 3, 2, 1}

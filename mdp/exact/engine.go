@@ -34,7 +34,7 @@ func EvaluateEngine(in *Instance, f policy.Factory, cfg policy.Config) (float64,
 			}
 		}
 	}
-	cfg.Capacity, cfg.BlockSize, cfg.Xi, cfg.Forced = in.Capacity, in.Block, in.Xi, in.Forced
+	cfg.Params = in.Params
 	e := &engine{in: in, f: f, cfg: cfg, haz: in.hazards(in.World, in.maxSilence())}
 	seats := make([]Seat, len(in.Seats))
 	for i, s := range in.Seats {
@@ -85,7 +85,7 @@ func (e *engine) replay(path []event) (float64, []int64, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	s, err := cache.New(in.Capacity, in.Block, in.Forced)
+	s, err := cache.New(in.Params)
 	if err != nil {
 		return 0, nil, err
 	}

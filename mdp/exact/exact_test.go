@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // TestHandWorked: one seat of rate 1/s, Δ = 0.25 s (a turn in the next
@@ -20,8 +23,8 @@ import (
 // Value = 0.25·(2 + 0.25·3) + 0.75·0.25·e^{−0.25}·2.
 func TestHandWorked(t *testing.T) {
 	in := &Instance{World: Paper, Seats: []Seat{{Rate: 1, History: 3, Cached: 0}}, Served: 0, Mu: 1, Step: 0.25,
-		Horizon: 2, Capacity: 2, Block: 1, Xi: 0,
-		Prompt: Dist{[]int64{1}, []float64{1}}, Response: Dist{[]int64{0}, []float64{1}}}
+		Horizon: 2, Params: instance.Params{Capacity: 2, BlockSize: 1, Xi: 0},
+		Prompt: birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}}, Response: birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}}
 	want := 0.25*(2+0.25*3) + 0.75*0.25*math.Exp(-0.25)*2
 	res, err := Solve(in)
 	if err != nil {
@@ -42,8 +45,8 @@ func TestHandWorked(t *testing.T) {
 // comparisons.
 func randomInstance(r *rand.Rand, seats, horizon int) *Instance {
 	in := &Instance{World: World(r.IntN(2)), Mu: 0.2 + r.Float64(), Step: 0.25, Horizon: horizon,
-		Block: int64(1 + r.IntN(2)), Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)]}
-	in.Capacity = in.Block * int64(1+r.IntN(4))
+		Params: instance.Params{BlockSize: int64(1 + r.IntN(2)), Xi: float64(r.IntN(4)) + []float64{0, 0.5}[r.IntN(2)]}}
+	in.Capacity = in.BlockSize * int64(1+r.IntN(4))
 	if r.IntN(3) == 0 {
 		in.MaxTurns = 1 + r.IntN(3)
 	}
@@ -54,8 +57,8 @@ func randomInstance(r *rand.Rand, seats, horizon int) *Instance {
 	if r.IntN(3) == 0 {
 		in.Birth = 1
 	}
-	in.Prompt = Dist{Values: []int64{int64(r.IntN(3)), int64(1 + r.IntN(4))}, Probs: []float64{0.5, 0.5}}
-	in.Response = Dist{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
+	in.Prompt = birthdeath.Atoms{Values: []int64{int64(r.IntN(3)), int64(1 + r.IntN(4))}, Probs: []float64{0.5, 0.5}}
+	in.Response = birthdeath.Atoms{Values: []int64{int64(r.IntN(2))}, Probs: []float64{1}}
 	in.Served = r.IntN(seats+1) - 1
 	var used int64
 	for i := 0; i < seats; i++ {
@@ -64,8 +67,8 @@ func randomInstance(r *rand.Rand, seats, horizon int) *Instance {
 			s.History = int64(1 + r.IntN(6))
 			if i != in.Served {
 				s.Silence = 1 + r.IntN(4)
-				room := min(s.History, in.Capacity-used) / in.Block
-				s.Cached = in.Block * int64(r.IntN(int(room)+1))
+				room := min(s.History, in.Capacity-used) / in.BlockSize
+				s.Cached = in.BlockSize * int64(r.IntN(int(room)+1))
 				used += s.Cached
 			}
 		}
@@ -140,7 +143,7 @@ func TestEvaluateMatchesMonteCarlo(t *testing.T) {
 func TestValidate(t *testing.T) {
 	bad := []func(in *Instance){
 		func(in *Instance) { in.Step = 2 }, // per-step probabilities above 1
-		func(in *Instance) { in.Capacity = 7; in.Block = 2 },
+		func(in *Instance) { in.Capacity = 7; in.BlockSize = 2 },
 		func(in *Instance) { in.Seats[1].Cached = 9 },
 		func(in *Instance) { in.Served = 1 }, // silence 2
 		func(in *Instance) { in.Prompt.Probs = []float64{0.5, 0.4} },

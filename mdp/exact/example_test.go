@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/mdp/exact"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // One seat turning at 1/s (a turn in the next 0.25 s step with probability
@@ -13,9 +15,9 @@ import (
 // 0.25·(2 + 0.25·3) + 0.75·0.25·e^{−0.25}·2 = 0.97955… tokens.
 func Example() {
 	in := &exact.Instance{World: exact.Paper, Seats: []exact.Seat{{Rate: 1, History: 3}}, Served: 0,
-		Mu: 1, Step: 0.25, Horizon: 2, Capacity: 2, Block: 1, Xi: 0,
-		Prompt:   exact.Dist{Values: []int64{1}, Probs: []float64{1}},
-		Response: exact.Dist{Values: []int64{0}, Probs: []float64{1}}}
+		Mu: 1, Step: 0.25, Horizon: 2, Params: instance.Params{Capacity: 2, BlockSize: 1, Xi: 0},
+		Prompt:   birthdeath.Atoms{Values: []int64{1}, Probs: []float64{1}},
+		Response: birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}}
 	res, _ := exact.Solve(in)
 	fmt.Printf("%.4f tokens, keep %v\n", res.Value, res.Decision)
 	// Output: 0.9796 tokens, keep [2]

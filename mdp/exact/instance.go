@@ -1,11 +1,13 @@
 package exact
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // World selects the probability that a silent conversation is alive, and so
@@ -49,12 +51,6 @@ type Seat struct {
 	Silence int
 }
 
-// Dist is a discrete distribution of lengths in tokens.
-type Dist struct {
-	Values []int64
-	Probs  []float64
-}
-
 // PrefixTurn is a turn that happened before the root.
 type PrefixTurn struct {
 	Seat     int
@@ -89,15 +85,13 @@ type Instance struct {
 	// MaxTurns ends the horizon after that many turns after the root (0: no
 	// cap).
 	MaxTurns int
-	// Capacity C and Block B, tokens.
-	Capacity, Block int64
-	// Xi is ξ, tokens.
-	Xi float64
-	// Prompt and Response lengths, tokens.
-	Prompt, Response Dist
-	// Forced is forced caching: the served conversation keeps its whole
-	// history (capped at C).
-	Forced bool
+	// Params are the capacity C and block size B (tokens), the threshold ξ
+	// (tokens) and the caching mode (forced: the served conversation keeps
+	// its whole history, capped at C).
+	instance.Params
+	// Prompt and Response lengths, tokens: atoms summing to 1, in any
+	// order.
+	Prompt, Response birthdeath.Atoms
 	// Discount per step, in (0, 1]; 0 means 1.
 	Discount float64
 }
@@ -108,25 +102,24 @@ const maxSeats = 4
 // Validate reports an instance the solver cannot use.
 func (in *Instance) Validate() error {
 	n := len(in.Seats)
+	if err := in.Params.Validate(); err != nil {
+		return fmt.Errorf("exact: %w", err)
+	}
 	switch {
 	case n == 0 || n > maxSeats:
 		return fmt.Errorf("exact: need 1 to %d seats, got %d", maxSeats, n)
-	case in.Block < 1 || in.Capacity < 0 || in.Capacity%in.Block != 0:
-		return fmt.Errorf("exact: capacity %d tokens must be a multiple ≥ 0 of the block size %d ≥ 1", in.Capacity, in.Block)
 	case !(in.Mu > 0) || !(in.Step > 0) || in.Birth < 0 || math.IsInf(in.Mu+in.Step+in.Birth, 0):
 		return fmt.Errorf("exact: need μ > 0, Δ > 0 s and ν ≥ 0, finite")
 	case in.Horizon < 0 || in.Horizon > 10000 || in.MaxTurns < 0:
 		return fmt.Errorf("exact: horizon %d steps and turn cap %d must be ≥ 0", in.Horizon, in.MaxTurns)
 	case in.Discount < 0 || in.Discount > 1:
 		return fmt.Errorf("exact: discount %v must be in (0, 1]", in.Discount)
-	case math.IsNaN(in.Xi) || math.IsInf(in.Xi, 0):
-		return fmt.Errorf("exact: ξ must be finite")
 	}
-	if err := in.Prompt.validate("prompt"); err != nil {
-		return err
+	if err := in.Prompt.Validate(); err != nil {
+		return fmt.Errorf("exact: prompt distribution: %w", err)
 	}
-	if err := in.Response.validate("response"); err != nil {
-		return err
+	if err := in.Response.Validate(); err != nil {
+		return fmt.Errorf("exact: response distribution: %w", err)
 	}
 	var load float64
 	for i, s := range in.Seats {
@@ -137,7 +130,7 @@ func (in *Instance) Validate() error {
 		if len(in.Prefix) > 0 {
 			continue
 		}
-		if s.History < 0 || s.Cached < 0 || s.Cached > s.History || s.Cached%in.Block != 0 || s.Silence < 0 || s.Silence > 10000 {
+		if s.History < 0 || s.Cached < 0 || s.Cached > s.History || s.Cached%in.BlockSize != 0 || s.Silence < 0 || s.Silence > 10000 {
 			return fmt.Errorf("exact: seat %d: need 0 ≤ cached ≤ history, cached in whole blocks, silence ≥ 0 steps", i)
 		}
 		if s.History == 0 && s.Cached != 0 {
@@ -174,23 +167,6 @@ func (in *Instance) Validate() error {
 	}
 	if total > in.Capacity {
 		return fmt.Errorf("exact: the seats other than the served one cache %d tokens, capacity %d", total, in.Capacity)
-	}
-	return nil
-}
-
-func (d Dist) validate(name string) error {
-	if len(d.Values) == 0 || len(d.Values) != len(d.Probs) {
-		return fmt.Errorf("exact: %s distribution needs as many probabilities as values (≥ 1)", name)
-	}
-	var s float64
-	for i, v := range d.Values {
-		if v < 0 || !(d.Probs[i] >= 0) {
-			return fmt.Errorf("exact: %s distribution: atom %d tokens with probability %v", name, v, d.Probs[i])
-		}
-		s += d.Probs[i]
-	}
-	if math.Abs(s-1) > 1e-9 {
-		return fmt.Errorf("exact: %s probabilities sum to %v, not 1", name, s)
 	}
 	return nil
 }
@@ -249,5 +225,18 @@ func (in *Instance) excess(h, x, q int64) float64 {
 
 // maxServed returns the most the served seat with history h may keep.
 func (in *Instance) maxServed(h int64) int64 {
-	return min(h/in.Block*in.Block, in.Capacity)
+	return min(h/in.BlockSize*in.BlockSize, in.Capacity)
+}
+
+// MarshalJSON writes the instance as encoding/json did before its
+// parameters became an embedded instance.Params: every field under its Go
+// name, but the block size under the key "Block", which the counterexample
+// instances of `tailbound check` have always carried.
+func (in Instance) MarshalJSON() ([]byte, error) {
+	type fields Instance // the same fields without this method
+	return json.Marshal(struct {
+		fields
+		BlockSize *int64 `json:",omitempty"` // nil: hides the embedded BlockSize
+		Block     int64
+	}{fields: fields(in), Block: in.BlockSize})
 }

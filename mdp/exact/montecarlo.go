@@ -32,16 +32,6 @@ func Simulate(in *Instance, d Decider, reps int, seed uint64) (Estimate, error) 
 	haz := in.hazards(in.World, in.maxSilence())
 	r := rand.New(rand.NewPCG(seed, 0x6d6f6e7465636172)) // "montecar"
 	gamma := in.discount()
-	draw := func(d Dist) int64 {
-		u := r.Float64()
-		for i, p := range d.Probs {
-			if u < p {
-				return d.Values[i]
-			}
-			u -= p
-		}
-		return d.Values[len(d.Values)-1]
-	}
 	var sum, sum2 float64
 	seats := make([]Seat, len(in.Seats))
 	for rep := 0; rep < reps; rep++ {
@@ -73,7 +63,7 @@ func Simulate(in *Instance, d Decider, reps int, seed uint64) (Estimate, error) 
 			if who < 0 {
 				continue
 			}
-			q, a := draw(in.Prompt), draw(in.Response)
+			q, a := in.Prompt.Sample(r), in.Response.Sample(r)
 			s := &seats[who]
 			cost += disc * math.Max(float64(s.History+q-s.Cached)-in.Xi, 0)
 			s.History += q + a

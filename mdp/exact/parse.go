@@ -2,39 +2,21 @@ package exact
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tailbound/tailbound/models/birthdeath"
 )
 
-// ParseDist reads a discrete length distribution: "fixed:N" or
-// "pmf:TOKENS:PROB,TOKENS:PROB,…" (tokens ≥ 0, probabilities summing to 1).
-func ParseDist(spec string) (Dist, error) {
-	if n, ok := strings.CutPrefix(spec, "fixed:"); ok {
-		v, err := strconv.ParseInt(strings.TrimSpace(n), 10, 64)
-		if err != nil || v < 0 {
-			return Dist{}, fmt.Errorf("distribution %q: fixed:N needs an integer N ≥ 0 tokens", spec)
-		}
-		return Dist{Values: []int64{v}, Probs: []float64{1}}, nil
+// ParseDist reads a discrete length distribution: "fixed:N" (N ≥ 0
+// tokens) or "pmf:TOKENS:PROB,…" (tokens ≥ 0, probabilities summing to 1),
+// as birthdeath.ParseAtoms reads them; other kinds would be cut into too
+// many atoms for the solver and are refused.
+func ParseDist(spec string) (birthdeath.Atoms, error) {
+	if !strings.HasPrefix(spec, "fixed:") && !strings.HasPrefix(spec, "pmf:") {
+		return birthdeath.Atoms{}, fmt.Errorf("distribution %q: want fixed:N or pmf:TOKENS:PROB,…", spec)
 	}
-	rest, ok := strings.CutPrefix(spec, "pmf:")
-	if !ok {
-		return Dist{}, fmt.Errorf("distribution %q: want fixed:N or pmf:TOKENS:PROB,…", spec)
-	}
-	var d Dist
-	for _, f := range strings.Split(rest, ",") {
-		vs, ps, ok := strings.Cut(strings.TrimSpace(f), ":")
-		v, err1 := strconv.ParseInt(vs, 10, 64)
-		p, err2 := strconv.ParseFloat(ps, 64)
-		if !ok || err1 != nil || err2 != nil || v < 0 || !(p >= 0) || math.IsInf(p, 0) {
-			return Dist{}, fmt.Errorf("distribution %q: atom %q: want TOKENS:PROB with tokens ≥ 0 and probability ≥ 0", spec, f)
-		}
-		d.Values, d.Probs = append(d.Values, v), append(d.Probs, p)
-	}
-	if err := d.validate("length"); err != nil {
-		return Dist{}, fmt.Errorf("distribution %q: %w", spec, err)
-	}
-	return d, nil
+	return birthdeath.ParseAtoms(spec, "length", 0, 0.5) // one fixed atom: the tail mass plays no part
 }
 
 // ParseSeats reads seats "RATE:HISTORY:CACHED:SILENCE,…": turn rate per
@@ -60,15 +42,6 @@ func ParseSeats(spec string) ([]Seat, error) {
 		return nil, fmt.Errorf("seats %q: need 1 to %d seats", spec, maxSeats)
 	}
 	return out, nil
-}
-
-// FormatDist writes d as a pmf specification.
-func FormatDist(d Dist) string {
-	parts := make([]string, len(d.Values))
-	for i, v := range d.Values {
-		parts[i] = strconv.FormatInt(v, 10) + ":" + strconv.FormatFloat(d.Probs[i], 'g', -1, 64)
-	}
-	return "pmf:" + strings.Join(parts, ",")
 }
 
 // FormatSeats writes seats as a --seats specification.

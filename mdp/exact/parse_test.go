@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -21,8 +22,8 @@ func TestParse(t *testing.T) {
 	if err != nil || len(s) != 2 || s[1] != (Seat{Rate: 0.5, History: 4, Cached: 3, Silence: 2}) {
 		t.Errorf("seats: %+v %v", s, err)
 	}
-	if FormatSeats(s) != "1:5:0:0,0.5:4:3:2" || FormatDist(d) != "pmf:1:0.25,3:0.75" {
-		t.Errorf("format: %s %s", FormatSeats(s), FormatDist(d))
+	if FormatSeats(s) != "1:5:0:0,0.5:4:3:2" || d.String() != "pmf:1:0.25,3:0.75" {
+		t.Errorf("format: %s %s", FormatSeats(s), d.String())
 	}
 	for _, bad := range []string{"1:2:3", "a:1:1:1", "1:1:1:1,1:1:1:1,1:1:1:1,1:1:1:1,1:1:1:1"} {
 		if _, err := ParseSeats(bad); err == nil {
@@ -39,10 +40,26 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
 		if d, err := ParseDist(spec); err == nil {
-			if err := d.validate("fuzz"); err != nil {
+			if err := d.Validate(); err != nil {
 				t.Fatalf("%q accepted but invalid: %v", spec, err)
 			}
 		}
 		_, _ = ParseSeats(spec)
 	})
+}
+
+// TestJSONBlockKey: an instance is written with its block size under
+// "Block" and no "BlockSize" key, as before its parameters were embedded.
+func TestJSONBlockKey(t *testing.T) {
+	b, err := json.Marshal(Default(1, Paper))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := m["BlockSize"]; has || m["Block"] != 1.0 || m["Capacity"] != 6.0 || m["Xi"] != 2.0 || m["Forced"] != false {
+		t.Errorf("instance written as %s", b)
+	}
 }

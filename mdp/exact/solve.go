@@ -233,22 +233,22 @@ func advance(next, seats []Seat, i int, grow int64) {
 func forEachDecision(in *Instance, seats []Seat, served int, f func(y []int64)) {
 	n := len(seats)
 	y := make([]int64, n)
-	capB := in.Capacity / in.Block
+	capB := in.Capacity / in.BlockSize
 	var rec func(i int, used int64)
 	rec = func(i int, used int64) {
 		if i == n {
 			f(y)
 			return
 		}
-		lo, hi := int64(0), seats[i].Cached/in.Block
+		lo, hi := int64(0), seats[i].Cached/in.BlockSize
 		if i == served {
-			hi = in.maxServed(seats[i].History) / in.Block
+			hi = in.maxServed(seats[i].History) / in.BlockSize
 			if in.Forced {
 				lo = hi
 			}
 		}
 		for b := lo; b <= hi && used+b <= capB; b++ {
-			y[i] = b * in.Block
+			y[i] = b * in.BlockSize
 			rec(i+1, used+b)
 		}
 	}
@@ -269,8 +269,8 @@ func admissible(in *Instance, seats []Seat, served int, y []int64) error {
 				return fmt.Errorf("forced caching: seat %d keeps %d tokens, must keep %d", i, v, hi)
 			}
 		}
-		if v < 0 || v > hi || v%in.Block != 0 {
-			return fmt.Errorf("seat %d keeps %d tokens (bound %d, blocks of %d)", i, v, hi, in.Block)
+		if v < 0 || v > hi || v%in.BlockSize != 0 {
+			return fmt.Errorf("seat %d keeps %d tokens (bound %d, blocks of %d)", i, v, hi, in.BlockSize)
 		}
 		tot += v
 	}

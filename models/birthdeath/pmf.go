@@ -7,15 +7,22 @@ import (
 )
 
 // PMF returns the distribution d as atoms: increasing lengths in tokens
-// and their probabilities, summing to 1. Unbounded distributions
-// (geometric, log-normal) are cut where their remaining tail mass falls
-// below tail, and that mass is added to the last atom, so the result is
-// within total-variation distance tail of d.
-func PMF(d Dist, tail float64) (values []int64, probs []float64, err error) {
+// and their probabilities, summing to 1 (Atoms are returned as given).
+// Unbounded distributions (geometric, log-normal) are cut where their
+// remaining tail mass falls below tail, and that mass is added to the last
+// atom, so the result is within total-variation distance tail of d.
+func PMF(d Dist, tail float64) (Atoms, error) {
+	values, probs, err := pmf(d, tail)
+	return Atoms{Values: values, Probs: probs}, err
+}
+
+func pmf(d Dist, tail float64) (values []int64, probs []float64, err error) {
 	if !(tail > 0 && tail < 1) {
 		return nil, nil, fmt.Errorf("pmf: tail mass must be in (0, 1), got %v", tail)
 	}
 	switch d := d.(type) {
+	case Atoms:
+		return d.Values, d.Probs, nil
 	case Fixed:
 		return []int64{d.N}, []float64{1}, nil
 	case Geometric:

@@ -23,10 +23,11 @@ func TestPMF(t *testing.T) {
 		Empirical{Values: []int64{3, 1, 3, 8}},
 	}
 	for i, d := range dists {
-		vals, probs, err := PMF(d, tail)
+		a, err := PMF(d, tail)
 		if err != nil {
 			t.Fatal(err)
 		}
+		vals, probs := a.Values, a.Probs
 		var mean, m2, sum float64
 		for k, v := range vals {
 			if k > 0 && v <= vals[k-1] {
@@ -58,7 +59,7 @@ func TestPMF(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := PMF(Fixed{N: 1}, 0); err == nil {
+	if _, err := PMF(Fixed{N: 1}, 0); err == nil {
 		t.Error("tail 0 accepted")
 	}
 }

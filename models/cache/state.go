@@ -6,7 +6,11 @@
 // capacity once the policy has decided.
 package cache
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tailbound/tailbound/models/instance"
+)
 
 // State is the cache of every conversation seen so far. Amounts are in
 // tokens and always multiples of the block size.
@@ -22,19 +26,19 @@ type State struct {
 
 	evictedTokens int64
 	evictions     int64
+
+	observe func(c int, from, to int64) // nil unless Observe was called
 }
 
-// New returns an empty cache of capacity tokens with blocks of block tokens.
-// In forced mode the conversation just served must keep its whole history
-// (as many whole blocks of it as fit in the capacity).
-func New(capacity, block int64, forced bool) (*State, error) {
-	if block < 1 {
-		return nil, fmt.Errorf("block size must be ≥ 1 token, got %d", block)
+// New returns an empty cache of p.Capacity tokens with blocks of
+// p.BlockSize tokens. In forced mode (p.Forced) the conversation just served
+// must keep its whole history (as many whole blocks of it as fit in the
+// capacity). The threshold p.Xi plays no part in the cache.
+func New(p instance.Params) (*State, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
-	if capacity < 0 || capacity%block != 0 {
-		return nil, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d", capacity, block)
-	}
-	return &State{capacity: capacity, block: block, forced: forced, served: -1}, nil
+	return &State{capacity: p.Capacity, block: p.BlockSize, forced: p.Forced, served: -1}, nil
 }
 
 // Capacity returns the capacity C in tokens.
@@ -119,10 +123,19 @@ func (s *State) Set(c int, tokens int64) error {
 		s.evictedTokens += old - tokens
 		s.evictions++
 	}
+	if s.observe != nil && tokens != old {
+		s.observe(c, old, tokens)
+	}
 	s.cached[c] = tokens
 	s.total += tokens - old
 	return nil
 }
+
+// Observe has f called on every change of a conversation's cached amount,
+// in the order the policy makes them: conversation c goes from tokens to
+// to tokens (both multiples of the block size). Passing nil stops it.
+// Recorders of a policy's decisions (models/schedule) use it.
+func (s *State) Observe(f func(c int, from, to int64)) { s.observe = f }
 
 // Evict removes up to tokens (rounded up to whole blocks) from the end of
 // conversation c's cache and returns how many tokens it removed.

@@ -1,12 +1,16 @@
 package cache
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tailbound/tailbound/models/instance"
+)
 
 func TestStateRules(t *testing.T) {
-	if _, err := New(100, 16, false); err == nil {
+	if _, err := New(instance.Params{Capacity: 100, BlockSize: 16}); err == nil {
 		t.Error("capacity 100 with 16-token blocks accepted")
 	}
-	s, err := New(64, 16, false)
+	s, err := New(instance.Params{Capacity: 64, BlockSize: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +40,7 @@ func TestStateRules(t *testing.T) {
 	if err := s.End(); err == nil {
 		t.Error("96 tokens cached in a 64-token cache passed End")
 	}
-	f, _ := New(64, 16, true)
+	f, _ := New(instance.Params{Capacity: 64, BlockSize: 16, Forced: true})
 	f.Begin(0, 40, 0)
 	if err := f.Set(0, 16); err == nil {
 		t.Error("forced caching let the served conversation keep 16 of 32 tokens")

@@ -11,7 +11,7 @@ func NewLRU(Config) (Policy, error) { return NewRanked(lru{}), nil }
 
 type lru struct {
 	keepAll
-	recency
+	Recency
 	noBudget
 }
 
@@ -57,7 +57,7 @@ func NewThresholdLRU(cfg Config) (Policy, error) {
 }
 
 type thresholdLRU struct {
-	recency
+	Recency
 	noBudget
 	t int64
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -14,8 +15,8 @@ func ExampleNewTLRU() {
 	tr := &trace.Trace{}
 	tr.Append(0, "A", 100, 0)
 	tr.Append(1, "B", 100, 0)
-	p, _ := policy.NewTLRU(policy.Config{Capacity: 100, BlockSize: 1, Xi: 150, QHat: 100})
-	s, _ := cache.New(100, 1, false)
+	p, _ := policy.NewTLRU(policy.Config{Params: instance.Params{Capacity: 100, BlockSize: 1, Xi: 150}, QHat: 100})
+	s, _ := cache.New(instance.Params{Capacity: 100, BlockSize: 1})
 	for _, t := range tr.Turns {
 		s.Begin(t.Conv, t.Prompt, t.Response)
 		_ = p.Update(s, t)
@@ -43,7 +44,7 @@ func (lastWins) Key(_ *cache.State, t trace.Turn, _ policy.Key, _ bool) policy.K
 
 func ExampleNewRanked() {
 	p := policy.NewRanked(lastWins{})
-	s, _ := cache.New(30, 10, false)
+	s, _ := cache.New(instance.Params{Capacity: 30, BlockSize: 10})
 	for c := 0; c < 3; c++ {
 		t := trace.Turn{Index: c, Conv: c, Prompt: 20}
 		s.Begin(c, t.Prompt, 0)

@@ -1,6 +1,7 @@
 // Package policy defines the conversation-level eviction policy interface of
 // the replay engine and the online policies of the tail-latency paper: LRU,
-// FIFO, LFU, Threshold-LRU, T-LRU and its end- and length-aware variants.
+// FIFO, LFU, Threshold-LRU and T-LRU. The hindsight policies, which read the
+// future of the trace, are in package belady.
 //
 // A policy is called after every turn, once the turn has been served and its
 // conversation's history has grown, and decides the cached amount of every
@@ -11,6 +12,7 @@ package policy
 
 import (
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -26,21 +28,15 @@ type Policy interface {
 // Config is what the engine tells a policy when it builds one. Lengths are
 // in tokens.
 type Config struct {
-	// Capacity is C, tokens (a multiple of BlockSize).
-	Capacity int64
-	// BlockSize is B, tokens.
-	BlockSize int64
-	// Xi is the TEL threshold ξ in tokens (may be fractional or negative).
-	Xi float64
+	// Params are the instance's capacity C, block size B, threshold ξ and
+	// caching mode.
+	instance.Params
 	// QHat is T-LRU's estimate of the next prompt length in tokens; 0
 	// means auto: the running mean of the prompt lengths seen so far.
 	QHat float64
 	// Threshold is Threshold-LRU's T: conversations with a shorter history
 	// (tokens) are not cached.
 	Threshold int64
-	// Forced is the forced-caching mode: the served conversation keeps its
-	// whole history.
-	Forced bool
 	// Future is the hindsight index of the trace; nil when the trace is
 	// streamed. Hindsight policies need it.
 	Future *trace.Hindsight

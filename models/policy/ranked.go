@@ -118,10 +118,13 @@ type keepAll struct{}
 
 func (keepAll) Keep(s *cache.State, _ trace.Turn) int64 { return s.MaxServed() }
 
-// recency keys a conversation by its latest turn: least recently used first.
-type recency struct{}
+// Recency is embedded by rules that key a conversation by its latest turn:
+// least recently used first.
+type Recency struct{}
 
-func (recency) Key(_ *cache.State, t trace.Turn, _ Key, _ bool) Key { return Key{int64(t.Index), 0} }
+// Key implements Rules: the index of turn t, so the least recent turn sorts
+// first.
+func (Recency) Key(_ *cache.State, t trace.Turn, _ Key, _ bool) Key { return Key{int64(t.Index), 0} }
 
 // Budget returns the TEL-safe budget ⌈(h + q − ξ)⁺ / B⌉·B tokens of a
 // conversation with history h whose next prompt is q tokens: caching more

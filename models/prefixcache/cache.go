@@ -12,6 +12,7 @@ type Cache struct {
 	nodes     []node
 	policy    Policy
 	observer  Observer
+	checker   Checker
 	pin       BlockID
 	evictions int64
 }
@@ -29,6 +30,7 @@ func New(capacity int, p Policy) (*Cache, error) {
 	}
 	c := &Cache{capacity: capacity, policy: p, pin: -1}
 	c.observer, _ = p.(Observer)
+	c.checker, _ = p.(Checker)
 	return c, nil
 }
 
@@ -109,6 +111,11 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	c.pin = -1
 	if parent >= 0 && c.nodes[parent].kids == 0 {
 		c.policy.Evictable(parent, true)
+	}
+	if c.checker != nil {
+		if err := c.checker.Err(); err != nil {
+			return k, fmt.Errorf("request %d: %w", r.Index, err)
+		}
 	}
 	return k, nil
 }

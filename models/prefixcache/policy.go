@@ -93,6 +93,15 @@ type Observer interface {
 	Observe(r *Req)
 }
 
+// Checker is implemented by policies whose victims come from outside
+// tailbound (a schedule, an external process; package blockext): Err is
+// called at the end of every request and returns the first rule their
+// victims broke, which stops the replay. Such a policy returns -1 from
+// Victim instead of a block that is not an evictable leaf.
+type Checker interface {
+	Err() error
+}
+
 // Config is what a cache tells a policy when it builds one.
 type Config struct {
 	// Capacity is the cache size in blocks.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tailbound/tailbound/models/cache"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/policy"
@@ -19,12 +20,13 @@ import (
 
 // Options are the instance and measurement settings shared by all policies.
 type Options struct {
-	Capacity  int64   // C, tokens (a multiple of BlockSize)
-	BlockSize int64   // B, tokens
-	Xi        float64 // TEL threshold ξ, tokens
-	Model     latency.Model
-	SLOMs     float64 // SLO for violation counts, ms
-	Forced    bool    // forced caching mode
+	// Params are the instance's capacity C, block size B, TEL threshold ξ
+	// and caching mode.
+	instance.Params
+	// Model converts uncached tokens to latency.
+	Model latency.Model
+	// SLOMs is the SLO for violation counts, ms.
+	SLOMs float64
 	// Progress, when not nil, receives a progress line now and then
 	// (callers pass stderr only when it is a terminal).
 	Progress io.Writer
@@ -76,7 +78,7 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 	}
 	states := make([]*cache.State, len(runs))
 	for i := range runs {
-		s, err := cache.New(opt.Capacity, opt.BlockSize, opt.Forced)
+		s, err := cache.New(opt.Params)
 		if err != nil {
 			return nil, err
 		}

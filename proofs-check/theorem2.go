@@ -119,8 +119,8 @@ func (m *MDP) Export() any {
 	in := &m.Instance
 	return map[string]any{"world": in.World.String(), "etlru_belief": m.Belief.String(), "seats": seatList(in.Seats),
 		"served": in.Served, "mu_per_s": in.Mu, "birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon,
-		"max_turns": in.MaxTurns, "capacity_tokens": in.Capacity, "block_size_tokens": in.Block, "xi_tokens": in.Xi,
-		"prompt": pmf(in.Prompt), "response": pmf(in.Response), "forced": in.Forced, "discount_per_step": discount(in.Discount)}
+		"max_turns": in.MaxTurns, "capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
+		"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced, "discount_per_step": discount(in.Discount)}
 }
 
 // Command implements claim.Runnable: the 'tailbound mdp solve' command
@@ -135,7 +135,7 @@ func (m *MDP) Command() string {
 	cmd := fmt.Sprintf("tailbound mdp solve --world %s --seats %s --served %d --mu %v --birth %v --step %v --horizon %d --max-turns %d "+
 		"--capacity %d --block-size %d --xi-tokens %v --prompt %s --response %s --discount %v --policies etlru-%s",
 		in.World, seatList(in.Seats), in.Served, in.Mu, in.Birth, in.Step, in.Horizon, in.MaxTurns,
-		in.Capacity, in.Block, in.Xi, pmf(in.Prompt), pmf(in.Response), discount(in.Discount), m.Belief)
+		in.Capacity, in.BlockSize, in.Xi, in.Prompt, in.Response, discount(in.Discount), m.Belief)
 	if in.Forced {
 		cmd += " --forced"
 	}
@@ -151,14 +151,6 @@ func seatList(seats []exact.Seat) string {
 	return strings.Join(parts, ",")
 }
 
-// pmf formats a length distribution as pmf:TOKENS:PROB,….
-func pmf(d exact.Dist) string {
-	parts := make([]string, len(d.Values))
-	for i := range d.Values {
-		parts[i] = fmt.Sprintf("%d:%v", d.Values[i], d.Probs[i])
-	}
-	return "pmf:" + strings.Join(parts, ",")
-}
 
 // discount is the per-step discount as the flag takes it (the instance's
 // 0 means 1, no discount).

@@ -1,7 +1,6 @@
 package exact
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -226,17 +225,4 @@ func (in *Instance) excess(h, x, q int64) float64 {
 // maxServed returns the most the served seat with history h may keep.
 func (in *Instance) maxServed(h int64) int64 {
 	return min(h/in.BlockSize*in.BlockSize, in.Capacity)
-}
-
-// MarshalJSON writes the instance as encoding/json did before its
-// parameters became an embedded instance.Params: every field under its Go
-// name, but the block size under the key "Block", which the counterexample
-// instances of `tailbound check` have always carried.
-func (in Instance) MarshalJSON() ([]byte, error) {
-	type fields Instance // the same fields without this method
-	return json.Marshal(struct {
-		fields
-		BlockSize *int64 `json:",omitempty"` // nil: hides the embedded BlockSize
-		Block     int64
-	}{fields: fields(in), Block: in.BlockSize})
 }

@@ -151,7 +151,6 @@ func seatList(seats []exact.Seat) string {
 	return strings.Join(parts, ",")
 }
 
-
 // discount is the per-step discount as the flag takes it (the instance's
 // 0 means 1, no discount).
 func discount(d float64) float64 {

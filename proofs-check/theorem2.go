@@ -139,6 +139,12 @@ func (m *MDP) Command() string {
 	if in.Forced {
 		cmd += " --forced"
 	}
+	for _, v := range in.Prompt.Values {
+		if v == 0 {
+			cmd += " --allow-empty-prompts"
+			break
+		}
+	}
 	return cmd
 }
 

@@ -52,14 +52,22 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
 	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
+	emptyPrompts := fs.Bool("allow-empty-prompts", false, "admit prompt lengths of 0 tokens (the unit-page idealization Q = 0 of the theorem checks; a real prompt is ≥ 1 token)")
+	maxStates := fs.Int("max-states", exact.DefaultMaxStates, "stop when the belief MDP passes this many memoized states (memory and time grow with it)")
 	format := fs.String("format", "table", report.FormatHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *qhat < 0 {
+		return fmt.Errorf("flag --qhat: must be ≥ 0 tokens (0: the prompt distribution's mean), got %v", *qhat)
+	}
+	if *maxStates < 1 {
+		return fmt.Errorf("flag --max-states: must be ≥ 1, got %d", *maxStates)
+	}
 	if err := report.CheckFormat(*format); err != nil {
 		return err
 	}
-	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
+	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns, MaxStates: *maxStates,
 		Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: *xi, Forced: *forced}}
 	var err error
 	if in.World, err = exact.ParseWorld(*world); err != nil {
@@ -70,6 +78,13 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	}
 	if in.Prompt, err = exact.ParseDist(*prompt); err != nil {
 		return fmt.Errorf("flag --prompt: %w", err)
+	}
+	if !*emptyPrompts {
+		for _, v := range in.Prompt.Values {
+			if v == 0 {
+				return fmt.Errorf("flag --prompt: a prompt of 0 tokens (want ≥ 1; --allow-empty-prompts admits the unit-page idealization)")
+			}
+		}
 	}
 	if in.Response, err = exact.ParseDist(*response); err != nil {
 		return fmt.Errorf("flag --response: %w", err)

@@ -4,7 +4,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,6 +56,9 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
 	}
+	if format == "csv" {
+		return writeCSV(w, tables)
+	}
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -67,8 +69,6 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 			err = writeTable(w, t)
 		case "markdown":
 			err = writeMarkdown(w, t)
-		case "csv":
-			err = writeCSV(w, t)
 		}
 		if err != nil {
 			return err
@@ -126,19 +126,6 @@ func writeMarkdown(w io.Writer, t Table) error {
 	return nil
 }
 
-func writeCSV(w io.Writer, t Table) error {
-	if t.Title != "" {
-		fmt.Fprintf(w, "# %s\n", t.Title)
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Header); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}
 
 // F formats a float with prec significant decimals, without exponent for
 // ordinary magnitudes; NaN and infinities print as "NaN", "+Inf", "-Inf".

@@ -10,7 +10,7 @@ func TestFormats(t *testing.T) {
 	tab := Table{Title: "t", Header: []string{"a (tokens)", "b|c"}, Rows: [][]string{{"1", "x,y"}}}
 	cases := map[string]string{
 		"markdown": "| a (tokens) | b\\|c |\n| --- | --- |\n| 1 | x,y |\n",
-		"csv":      "# t\na (tokens),b|c\n1,\"x,y\"\n",
+		"csv":      "a (tokens),b|c\n1,\"x,y\"\n",
 		"json":     "{\n  \"k\": 1\n}\n",
 	}
 	for f, want := range cases {
@@ -28,5 +28,32 @@ func TestFormats(t *testing.T) {
 	}
 	if err := Emit(&b, "yaml", nil, tab); err == nil {
 		t.Error("unknown format accepted")
+	}
+}
+
+// TestCSVOneTable: several tables become one CSV table with a "table"
+// column and the union of the columns; cells are plain values (worked by
+// hand: "3 (1.5%)" keeps its count, a column of percentages becomes
+// fractions, "n/a" is empty, an infinite gap "inf").
+func TestCSVOneTable(t *testing.T) {
+	a := Table{Title: "metrics", Header: []string{"policy", "SLO viol.", "TEL (tokens)"},
+		Rows: [][]string{{"lru", "3 (1.5%)", "50.0"}, {"tlru", "0 (0.0%)", "n/a"}}}
+	b := Table{Title: "improvement", Header: []string{"policy", "TEL"},
+		Rows: [][]string{{"tlru", "12.5%"}, {"lru", "n/a"}, {"x", "-2.0%"}}}
+	c := Table{Title: "gap", Header: []string{"policy", "gap"}, Rows: [][]string{{"lru", "∞ (opt 0)"}, {"tlru", "0% (both 0)"}}}
+	var buf bytes.Buffer
+	if err := Emit(&buf, "csv", nil, a, b, c); err != nil {
+		t.Fatal(err)
+	}
+	want := "table,policy,SLO viol.,TEL (tokens),TEL (fraction),gap\n" +
+		"metrics,lru,3,50.0,,\n" +
+		"metrics,tlru,0,,,\n" +
+		"improvement,tlru,,,0.125,\n" +
+		"improvement,lru,,,,\n" +
+		"improvement,x,,,-0.02,\n" +
+		"gap,lru,,,,inf\n" +
+		"gap,tlru,,,,0\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }

@@ -62,7 +62,7 @@ func writeCSV(w io.Writer, tables []Table) error {
 
 var (
 	countPct = regexp.MustCompile(`^(-?[0-9.]+) \(-?[0-9.]+%\)$`) // "3 (1.5%)"
-	pct      = regexp.MustCompile(`^([+-]?[0-9.]+)%$`)             // "12.3%"
+	pct      = regexp.MustCompile(`^([+-]?[0-9.]+)%$`)            // "12.3%"
 )
 
 // plainColumn rewrites column j of rows as plain values and returns its

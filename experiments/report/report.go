@@ -126,7 +126,6 @@ func writeMarkdown(w io.Writer, t Table) error {
 	return nil
 }
 
-
 // F formats a float with prec significant decimals, without exponent for
 // ordinary magnitudes; NaN and infinities print as "NaN", "+Inf", "-Inf".
 func F(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }

@@ -34,10 +34,35 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	limit := fs.Float64("time-limit", 0, "time limit per optimum, seconds (0: none)")
 	workers := fs.Int("workers", 2, "sweep points solved at once (≥ 1)")
 	format := fs.String("format", "table", report.FormatHelp)
+	level := fs.String("level", "turn", "turn (conversation cache, TEL optimum) or block (prefix cache over block-hash traces, optimum of block hits)")
+	traceFmt := fs.String("trace-format", "canonical", "block level: trace format, canonical|mooncake|bailian|blocks")
+	lpSolver := fs.String("lp-solver", "auto", "block level: LP relaxation solver, auto|clp|gonum|none")
+	ipSolver := fs.String("ip-solver", "none", "block level: integer program solver, auto|cbc|gonum|none")
 	scheds := fs.StringArray("schedule", nil, "also measure this external schedule (JSON Lines; repeatable); only the schedules run unless --policies is given")
 	execLimit := fs.Float64("exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	switch *level {
+	case "block":
+		var xl []float64
+		if *xis != "" {
+			var err error
+			if xl, err = parseFloats("xis", *xis); err != nil {
+				return err
+			}
+		}
+		return gapBlock(gapBlockArgs{trace: *tracePath, format: *format, traceFormat: *traceFmt, policies: *pols,
+			capacities: *caps, lpSolver: *lpSolver, ipSolver: *ipSolver, xis: xl, alphaMs: *alpha, limit: *limit, block: *block,
+			changed: fs.Changed}, stdout, stderr)
+	case "turn":
+		for _, name := range []string{"trace-format", "lp-solver", "ip-solver"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("flag --%s: block level only (--level block)", name)
+			}
+		}
+	default:
+		return fmt.Errorf("flag --level: want turn or block, got %q", *level)
 	}
 	if err := report.CheckFormat(*format); err != nil {
 		return err

@@ -24,7 +24,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "birth-death":
-		return runGenBirthDeath(args[1:], stdout)
+		return runGenBirthDeath(args[1:], stdout, stderr)
 	case "timestamps":
 		return runGenTimestamps(args[1:], stdout)
 	}
@@ -110,7 +110,7 @@ func (r *rateFlags) resolve() (birthdeath.RateDist, []birthdeath.RateClass, erro
 	return birthdeath.ClassDist(c), c, nil
 }
 
-func runGenBirthDeath(args []string, stdout io.Writer) error {
+func runGenBirthDeath(args []string, stdout, stderr io.Writer) error {
 	def := birthdeath.Default()
 	fs := newFlags("gen birth-death", "gen birth-death [--lambda-conv R] [--mu R] [--rates R:W,…|--gamma K:M] [--prompt D] [--response D] (--duration S|--turns N) [--seed S] [--deaths FILE]", stdout)
 	var mf modelFlags
@@ -119,8 +119,13 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 	turns := fs.Int("turns", 0, "stop after this many turns (0: no limit)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	deaths := fs.String("deaths", "", "also write the hidden per-conversation birth, death (s) and rate (per s) as JSON Lines to FILE")
+	fit := fs.String("fit", "", "fit the model to this canonical trace (e.g. from 'import mooncake') and generate its twin; the fit and its goodness go to stderr")
+	laws := fs.String("fit-laws", "lognormal", "with --fit: prompt and response laws, lognormal (fitted) or empirical (the trace's lengths)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *fit != "" {
+		return genFit(fs, *fit, *laws, *seed, stdout, stderr)
 	}
 	p := def
 	p.MaxTurns = *turns
@@ -194,7 +199,7 @@ func runGenBirthDeath(args []string, stdout io.Writer) error {
 
 func runGenTimestamps(args []string, stdout io.Writer) error {
 	fs := newFlags("gen timestamps", "gen timestamps --trace FILE [--lambda-conv R] [--rates R:W,…|--gamma K:M] [--seed S]", stdout)
-	path := fs.String("trace", "", "canonical trace whose turns get synthetic times (- for stdin)")
+	path := fs.String("trace", "", "canonical trace whose turns get synthetic times, with or without \"t\" (- for stdin)")
 	lambda := fs.Float64("lambda-conv", birthdeath.Default().LambdaConv, "conversation births per second")
 	var rf rateFlags
 	rf.add(fs)
@@ -209,7 +214,7 @@ func runGenTimestamps(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tr, err := trace.ReadFile(*path)
+	tr, err := trace.ReadFileOptionalTime(*path) // times are replaced: "t" may be absent
 	if err != nil {
 		return err
 	}

@@ -97,6 +97,28 @@ func TestGenTimestamps(t *testing.T) {
 	}
 }
 
+// TestGenTimestampsWithoutT: a trace without "t" gets the same synthetic
+// times as the same turns with times (they are replaced, file order kept).
+func TestGenTimestampsWithoutT(t *testing.T) {
+	timed := writeFile(t, "timed.jsonl", `{"t":0,"conv":"a","prompt":1,"response":0}
+{"t":1,"conv":"b","prompt":2,"response":0}
+{"t":2,"conv":"a","prompt":3,"response":0}
+`)
+	untimed := writeFile(t, "untimed.jsonl", `{"conv":"a","prompt":1,"response":0}
+{"conv":"b","prompt":2,"response":0}
+{"conv":"a","prompt":3,"response":0}
+`)
+	_, want, errs := runCLI("gen", "timestamps", "--trace", timed, "--seed", "5")
+	code, got, errs2 := runCLI("gen", "timestamps", "--trace", untimed, "--seed", "5")
+	if code != 0 || want == "" || got != want {
+		t.Fatalf("exit %d (%s %s): without t\n%s\nwith t\n%s", code, errs, errs2, got, want)
+	}
+	// simulate still requires t.
+	if code, _, errs := runCLI("simulate", "--trace", untimed, "--capacity", "64"); code == 0 || !strings.Contains(errs, `field "t"`) {
+		t.Errorf("simulate on a trace without t: exit %d, %q", code, errs)
+	}
+}
+
 func TestGenBadInput(t *testing.T) {
 	bad := writeFile(t, "bad.jsonl", `{"t": 0, "conv": "a", "prompt": 0, "response": 5}`+"\n")
 	cases := []struct {

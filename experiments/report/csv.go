@@ -9,55 +9,48 @@ import (
 	"strings"
 )
 
-// writeCSV writes the tables as one machine-readable CSV table: no title
-// or comment lines; when there are several tables, a first column "table"
-// holds each row's table title and the columns are the union of the
-// tables' headers in order of first appearance (a cell a table lacks is
-// empty). Cells are plain values (see plainColumn).
+// writeCSV writes the tables as one machine-readable CSV table, with no
+// title or comment lines and plain cells (see plainColumn). One table is
+// written as it is. Several tables, whose columns mean different things
+// even where their names agree, are written in long form: one line per
+// cell, with the columns table (its title), row (1-based), column (its
+// header) and value.
 func writeCSV(w io.Writer, tables []Table) error {
-	var header []string
-	col := map[string]int{}
-	for _, t := range tables {
-		for _, h := range t.Header {
-			if _, ok := col[h]; !ok {
-				col[h] = len(header)
-				header = append(header, h)
-			}
+	cw := csv.NewWriter(w)
+	if len(tables) > 1 {
+		if err := cw.Write([]string{"table", "row", "column", "value"}); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
 	}
-	many := len(tables) > 1
-	var rows [][]string
 	for _, t := range tables {
-		for _, r := range t.Rows {
-			row := make([]string, len(header))
-			for i, c := range r {
-				if i < len(t.Header) {
-					row[col[t.Header[i]]] = c
+		rows := make([][]string, len(t.Rows))
+		for i, r := range t.Rows {
+			rows[i] = make([]string, len(t.Header))
+			copy(rows[i], r)
+		}
+		header := append([]string(nil), t.Header...)
+		for j := range header {
+			header[j] = plainColumn(header[j], rows, j)
+		}
+		if len(tables) == 1 {
+			if err := cw.Write(header); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if err := cw.WriteAll(rows); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			return nil
+		}
+		for i, r := range rows {
+			for j, c := range r {
+				if err := cw.Write([]string{t.Title, strconv.Itoa(i + 1), header[j], c}); err != nil {
+					return fmt.Errorf("report: %w", err)
 				}
 			}
-			if many {
-				row = append([]string{t.Title}, row...)
-			}
-			rows = append(rows, row)
 		}
 	}
-	if many {
-		header = append([]string{"table"}, header...)
-	}
-	for j := range header {
-		if many && j == 0 {
-			continue
-		}
-		header[j] = plainColumn(header[j], rows, j)
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	cw.Flush()
+	return cw.Error()
 }
 
 var (

@@ -31,28 +31,22 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestCSVOneTable: several tables become one CSV table with a "table"
-// column and the union of the columns; cells are plain values (worked by
-// hand: "3 (1.5%)" keeps its count, a column of percentages becomes
-// fractions, "n/a" is empty, an infinite gap "inf").
+// TestCSVOneTable: several tables become one CSV table in long form
+// (table, row, column, value); cells are plain values, worked by hand:
+// "3 (1.5%)" keeps its count, a column of percentages becomes fractions
+// with its name marked, "n/a" is empty, an infinite gap "inf".
 func TestCSVOneTable(t *testing.T) {
-	a := Table{Title: "metrics", Header: []string{"policy", "SLO viol.", "TEL (tokens)"},
-		Rows: [][]string{{"lru", "3 (1.5%)", "50.0"}, {"tlru", "0 (0.0%)", "n/a"}}}
-	b := Table{Title: "improvement", Header: []string{"policy", "TEL"},
-		Rows: [][]string{{"tlru", "12.5%"}, {"lru", "n/a"}, {"x", "-2.0%"}}}
+	a := Table{Title: "metrics", Header: []string{"policy", "SLO viol."}, Rows: [][]string{{"lru", "3 (1.5%)"}, {"tlru", "n/a"}}}
+	b := Table{Title: "improvement", Header: []string{"policy", "TEL"}, Rows: [][]string{{"tlru", "12.5%"}, {"x", "-2.0%"}}}
 	c := Table{Title: "gap", Header: []string{"policy", "gap"}, Rows: [][]string{{"lru", "∞ (opt 0)"}, {"tlru", "0% (both 0)"}}}
 	var buf bytes.Buffer
 	if err := Emit(&buf, "csv", nil, a, b, c); err != nil {
 		t.Fatal(err)
 	}
-	want := "table,policy,SLO viol.,TEL (tokens),TEL (fraction),gap\n" +
-		"metrics,lru,3,50.0,,\n" +
-		"metrics,tlru,0,,,\n" +
-		"improvement,tlru,,,0.125,\n" +
-		"improvement,lru,,,,\n" +
-		"improvement,x,,,-0.02,\n" +
-		"gap,lru,,,,inf\n" +
-		"gap,tlru,,,,0\n"
+	want := "table,row,column,value\n" +
+		"metrics,1,policy,lru\nmetrics,1,SLO viol.,3\nmetrics,2,policy,tlru\nmetrics,2,SLO viol.,\n" +
+		"improvement,1,policy,tlru\nimprovement,1,TEL (fraction),0.125\nimprovement,2,policy,x\nimprovement,2,TEL (fraction),-0.02\n" +
+		"gap,1,policy,lru\ngap,1,gap,inf\ngap,2,policy,tlru\ngap,2,gap,0\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}

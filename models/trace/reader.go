@@ -54,16 +54,21 @@ const (
 // conversation names into dense ids, so memory grows with the number of
 // conversations, not of turns.
 type Reader struct {
-	name  string
-	sc    *bufio.Scanner
-	line  int
-	index int
-	last  float64
-	ids   map[string]int
-	names []string
-	cats  map[string]string
-	hist  []int64 // per conversation id: history H, tokens
-	load  int64   // Σ D_k so far, tokens
+	// OptionalTime accepts lines without "t": such a turn takes the
+	// previous turn's time (0 for the first), so its place in the file is
+	// its arrival order. For traces whose times are to be synthesized
+	// (gen timestamps); every other reader requires "t".
+	OptionalTime bool
+	name         string
+	sc           *bufio.Scanner
+	line         int
+	index        int
+	last         float64
+	ids          map[string]int
+	names        []string
+	cats         map[string]string
+	hist         []int64 // per conversation id: history H, tokens
+	load         int64   // Σ D_k so far, tokens
 }
 
 // NewReader reads a canonical trace from r; name is used in error messages
@@ -126,6 +131,10 @@ func (r *Reader) parse(b []byte) (Turn, error) {
 			return r.fail(te.Field, "want %s, got JSON %s", te.Type, te.Value)
 		}
 		return r.fail("", "not a JSON object: %v", err)
+	}
+	if rec.T == nil && r.OptionalTime {
+		t := max(r.last, 0)
+		rec.T = &t
 	}
 	switch {
 	case rec.T == nil:
@@ -203,7 +212,23 @@ func (r *Reader) Line() int { return r.line }
 // ReadAll reads a whole trace into memory. Use it only where the future is
 // needed (hindsight policies, solvers); replay streams.
 func ReadAll(r io.Reader, name string) (*Trace, error) {
-	rd := NewReader(r, name)
+	return readAll(NewReader(r, name))
+}
+
+// ReadFileOptionalTime is ReadFile with Reader.OptionalTime set: lines
+// may lack "t" (a trace whose times gen timestamps will synthesize).
+func ReadFileOptionalTime(path string) (*Trace, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd := NewReader(f, path)
+	rd.OptionalTime = true
+	return readAll(rd)
+}
+
+func readAll(rd *Reader) (*Trace, error) {
 	tr := &Trace{}
 	for {
 		t, err := rd.Next()

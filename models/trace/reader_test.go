@@ -167,3 +167,24 @@ func TestNoTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalTime: with OptionalTime a line without t takes the previous
+// turn's time (0 first); a present t is still checked.
+func TestOptionalTime(t *testing.T) {
+	in := `{"conv": "a", "prompt": 1, "response": 0}
+{"t": 2.5, "conv": "b", "prompt": 1, "response": 0}
+{"conv": "a", "prompt": 1, "response": 0}
+{"t": 1, "conv": "a", "prompt": 1, "response": 0}
+`
+	rd := NewReader(strings.NewReader(in), "x")
+	rd.OptionalTime = true
+	for i, want := range []float64{0, 2.5, 2.5} {
+		turn, err := rd.Next()
+		if err != nil || turn.Time != want {
+			t.Fatalf("turn %d: time %v, %v; want %v", i, turn.Time, err, want)
+		}
+	}
+	if _, err := rd.Next(); err == nil || !strings.Contains(err.Error(), `x:4: field "t"`) {
+		t.Errorf("time going back: %v", err)
+	}
+}

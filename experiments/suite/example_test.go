@@ -1,0 +1,55 @@
+package suite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tailbound/tailbound/experiments/suite"
+)
+
+// A suite runs as a whole or in shards; merged shards render exactly as
+// the whole run.
+func ExampleRun() {
+	s, err := suite.Lookup("recompute")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o := suite.Options{Seed: 1, Small: true, Params: map[string]string{"tiers": "nvme", "cake-tiers": "hdd"}}
+	var parts []*suite.File
+	for i := 1; i <= 2; i++ {
+		f, err := suite.Run(context.Background(), s, o, suite.Shard{I: i, N: 2})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		parts = append(parts, f)
+	}
+	merged, err := suite.Merge(parts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var b strings.Builder
+	if err := suite.Render(&b, s, merged, "csv"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(strings.SplitN(b.String(), "\n", 4)[2][:17])
+	// Output: nvme,4096,0.3047,
+}
+
+// The registry names every suite with its source.
+func ExampleAll() {
+	for _, s := range suite.All() {
+		fmt.Fprintln(os.Stdout, s.Name)
+	}
+	// Output:
+	// tail-latency
+	// optimality-gap
+	// birth-death
+	// block-policies
+	// recompute
+}

@@ -42,6 +42,7 @@ type simOptions struct {
 	seed       uint64
 	plot       string
 	capacities string
+	typeParams string
 	policyOpts []string
 	schedules  []string
 	emit       string
@@ -65,7 +66,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the embedded workload")
 	fs.StringVar(&o.plot, "plot", "", "also draw the TTFT CDF of each policy to this .svg/.png file")
 	fs.StringVar(&o.level, "level", "turn", "turn (conversation cache) or block (prefix cache over block-hash traces)")
-	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian (block level)")
+	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian|blocks|libcachesim-csv|oracle-general (all but canonical: block level)")
+	fs.StringVar(&o.typeParams, "trace-type-params", "", "libcachesim-csv: libCacheSim's csv options, e.g. \"time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,,has-header=false\"")
 	fs.StringVar(&o.capacities, "capacities", "", "block level: capacity sweep, comma-separated tokens (multiples of the block size)")
 	fs.StringVar(&o.format, "format", "table", report.FormatHelp)
 	fs.StringArrayVar(&o.schedules, "schedule", nil, "score this external schedule (JSON Lines, see README \"Schedules and external policies\"; repeatable); only the schedules run unless --policies is given")
@@ -93,6 +95,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.traceFmt != "canonical" {
 		return fmt.Errorf("flag --trace-format: %s traces are replayed with --level block (or converted with 'tailbound import')", o.traceFmt)
+	}
+	if o.typeParams != "" {
+		return fmt.Errorf("flag --trace-type-params: for --level block --trace-format libcachesim-csv only")
 	}
 	model, xi, err := o.lat.resolve(fs)
 	if err != nil {

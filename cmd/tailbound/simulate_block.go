@@ -147,7 +147,7 @@ func blockSource(o *simOptions, changed func(string) bool) (blocksim.Source, int
 	if o.traceFmt != "canonical" && !changed("block-size") {
 		block = 0
 	}
-	src, b, f, err := blocksim.Open(o.tracePath, o.traceFmt, block)
+	src, b, f, err := blocksim.OpenWith(o.tracePath, o.traceFmt, block, o.typeParams)
 	if err != nil {
 		return nil, 0, nop, err
 	}

@@ -117,3 +117,47 @@ func TestSimulateBlockDeterminismAndPlots(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateLibCacheSimFormats replays the objects A B A C B A, in
+// libCacheSim's csv and oracleGeneral formats, through LRU of 2 blocks:
+// by hand only the second A hits (C evicts B, B evicts A, A evicts C).
+func TestSimulateLibCacheSimFormats(t *testing.T) {
+	var bin []byte
+	csv := "1,10,5\n2,20,5\n3,10,5\n4,30,5\n5,20,5\n6,10,5\n"
+	for i, id := range []uint64{10, 20, 10, 30, 20, 10} {
+		rec := make([]byte, 24)
+		rec[0] = byte(i)
+		for k := 0; k < 8; k++ {
+			rec[4+k] = byte(id >> (8 * k))
+			rec[16+k] = 0xff // next access −1
+		}
+		rec[12] = 5
+		bin = append(bin, rec...)
+	}
+	cases := [][]string{
+		{"--trace", writeFile(t, "t.oracleGeneral", string(bin)), "--trace-format", "oracle-general"},
+		{"--trace", writeFile(t, "t.csv", csv), "--trace-format", "libcachesim-csv", "--trace-type-params", "time-col=1,obj-id-col=2,obj-size-col=3,obj-id-is-num=1"},
+	}
+	for _, c := range cases {
+		args := append([]string{"simulate", "--level", "block", "--capacity", "2", "--policies", "lru", "--format", "json"}, c...)
+		code, out, errs := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, errs)
+		}
+		var doc struct {
+			Policies []struct {
+				Hit  int64 `json:"hit_blocks"`
+				Refs int64 `json:"ref_blocks"`
+			} `json:"policies"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Policies) != 1 {
+			t.Fatalf("%v: %v: %s", c, err, out)
+		}
+		if p := doc.Policies[0]; p.Hit != 1 || p.Refs != 6 {
+			t.Errorf("%v: %d of %d blocks hit, want 1 of 6", c, p.Hit, p.Refs)
+		}
+	}
+	if code, _, errs := runCLI("simulate", "--trace-type-params", "obj-id-col=1"); code == 0 || !strings.Contains(errs, "--trace-type-params") {
+		t.Errorf("--trace-type-params at turn level: exit %d, %q", code, errs)
+	}
+}

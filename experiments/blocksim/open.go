@@ -10,7 +10,47 @@ import (
 )
 
 // Formats lists the trace formats Open reads.
-var Formats = []string{"canonical", "mooncake", "bailian", "blocks"}
+var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesim-csv", "oracle-general"}
+
+// OpenWith is Open with libCacheSim's csv options (its --trace-type-params
+// string, package importer's ParseCSVParams) for the "libcachesim-csv"
+// format. The libCacheSim formats ("libcachesim-csv", "oracle-general")
+// are object traces: each reference a request of one block of block
+// tokens (1 when block is 0), no prefix chain, no conversation.
+func OpenWith(path, format string, block int64, csvParams string) (Source, int64, io.Closer, error) {
+	if format != "libcachesim-csv" && format != "oracle-general" {
+		if csvParams != "" {
+			return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+		}
+		return Open(path, format, block)
+	}
+	if block == 0 {
+		block = 1
+	}
+	if block < 1 || block > 1<<30 {
+		return nil, 0, nil, fmt.Errorf("block size %d tokens: want 1 to 2^30", block)
+	}
+	var p importer.CSVParams
+	if format == "libcachesim-csv" {
+		var err error
+		if p, err = importer.ParseCSVParams(csvParams); err != nil {
+			return nil, 0, nil, err
+		}
+	} else if csvParams != "" {
+		return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+	}
+	f, err := trace.Open(path)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	var src importer.Source
+	if format == "libcachesim-csv" {
+		src = importer.NewLibCacheSimCSV(f, path, p, int(block))
+	} else {
+		src = importer.NewOracleGeneral(f, path, int(block))
+	}
+	return src.Next, block, f, nil
+}
 
 // Open opens the block-level trace at path ("-" for standard input) in
 // format: "canonical" (conversations, chained with block tokens per block
@@ -62,6 +102,8 @@ func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
 			return nil, 0, nil, fmt.Errorf("%s: the %s trace has %d-token blocks, not %d", path, format, b, block)
 		}
 		return next, b, f, nil
+	case "libcachesim-csv", "oracle-general":
+		return OpenWith(path, format, block, "")
 	}
 	return nil, 0, nil, fmt.Errorf("trace format %q: want one of %v", format, Formats)
 }

@@ -8,6 +8,7 @@ package blocksim
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -282,17 +283,31 @@ func (f *feeder) ideal() Ideal {
 	if f.refs > 0 {
 		id.BlockHitRatio = float64(f.refs-id.Distinct) / float64(f.refs)
 	}
-	diff := make([]int64, f.reqs+1)
+	// The live count between requests r and r+1 is #{first ≤ r} −
+	// #{last ≤ r} over the blocks used again; it rises only at a first
+	// use, and first uses come in block-id order (ids are given in order
+	// of first use), so the peak is found from the sorted last uses alone:
+	// memory per reused block, not per request.
+	var ends []int32
 	for b := range f.first {
 		if f.last[b] > f.first[b] {
-			diff[f.first[b]]++
-			diff[f.last[b]]--
+			ends = append(ends, f.last[b])
 		}
 	}
-	var live int64
-	for _, d := range diff {
-		live += d
-		id.PeakLiveBlocks = max(id.PeakLiveBlocks, live)
+	slices.Sort(ends)
+	var starts int64
+	j := 0
+	for b := 0; b < len(f.first); {
+		r := f.first[b]
+		for ; b < len(f.first) && f.first[b] == r; b++ {
+			if f.last[b] > f.first[b] {
+				starts++
+			}
+		}
+		for j < len(ends) && ends[j] <= r {
+			j++
+		}
+		id.PeakLiveBlocks = max(id.PeakLiveBlocks, starts-int64(j))
 	}
 	return id
 }

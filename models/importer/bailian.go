@@ -26,6 +26,8 @@ type Bailian struct {
 	latest, root []int64
 	last         float64
 	sum          Summary
+	rec          bailianRecord
+	vals         bailianValues
 }
 
 type chat struct {
@@ -64,10 +66,14 @@ func (b *Bailian) Next() (blocktrace.Request, error) {
 	if err != nil {
 		return blocktrace.Request{}, err
 	}
-	var rec bailianRecord
-	if err := b.in.decode(line, &rec); err != nil {
-		return blocktrace.Request{}, err
+	b.rec = bailianRecord{}
+	if !b.scan(line) {
+		b.rec = bailianRecord{}
+		if err := b.in.decode(line, &b.rec); err != nil {
+			return blocktrace.Request{}, err
+		}
 	}
+	rec := &b.rec
 	l := b.in
 	fail := func(field, format string, a ...any) (blocktrace.Request, error) {
 		return blocktrace.Request{}, l.fail(field, format, a...)

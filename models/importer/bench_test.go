@@ -4,31 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/tailbound/tailbound/internal/shareddata"
-	"io"
 	"math/rand/v2"
 	"os"
 	"testing"
 )
 
 // benchImport measures import throughput (bytes of trace per second, as
-// MB/s in the benchmark output) of format over data.
+// MB/s in the benchmark output) of format over data, with the fast path
+// ("scanner") and with encoding/json alone ("encoding-json").
 func benchImport(b *testing.B, format string, data []byte) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		src, err := New(bytes.NewReader(data), "bench", format, DefaultOptions())
-		if err != nil {
-			b.Fatal(err)
-		}
-		for {
-			_, err := src.Next()
-			if err == io.EOF {
-				break
+	for _, c := range []struct {
+		name string
+		slow bool
+	}{{"scanner", false}, {"encoding-json", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := readWith(format, data, c.slow); err != nil {
+					b.Fatal(err)
+				}
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
+		})
 	}
 }
 

@@ -29,6 +29,8 @@ type Blocks struct {
 	last  float64
 	cats  map[string]string
 	sum   Summary
+	rec   blockRecord
+	vals  blockValues
 }
 
 // NewBlocks returns a reader of the blocks-format stream r; name is used in
@@ -43,10 +45,14 @@ func (s *Blocks) Next() (blocktrace.Request, error) {
 	if err != nil {
 		return blocktrace.Request{}, err
 	}
-	var rec blockRecord
-	if err := s.in.decode(line, &rec); err != nil {
-		return blocktrace.Request{}, err
+	s.rec = blockRecord{}
+	if !s.scan(line) {
+		s.rec = blockRecord{}
+		if err := s.in.decode(line, &s.rec); err != nil {
+			return blocktrace.Request{}, err
+		}
 	}
+	rec := &s.rec
 	fail := func(field, format string, a ...any) (blocktrace.Request, error) {
 		return blocktrace.Request{}, s.in.fail(field, format, a...)
 	}

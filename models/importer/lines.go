@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/tailbound/tailbound/internal/jsonscan"
 )
 
 // defaultMaxLine bounds one line (bytes) unless Options.MaxLineBytes says
@@ -21,6 +23,11 @@ type lines struct {
 	sc   *bufio.Scanner
 	max  int
 	line int
+	// js and ids are the fast path's scanner and hash scratch (fast.go).
+	js  jsonscan.Scanner
+	ids []int64
+	// slow turns the fast path off, so that tests can compare the two.
+	slow bool
 }
 
 func newLines(r io.Reader, name string, max int) *lines {

@@ -10,9 +10,12 @@ type prefixLinker struct {
 	// index maps (length m, last id) of a conversation's latest full-block
 	// chain to the conversation most recently indexed under it.
 	index map[prefixKey]int
-	// chains holds each conversation's latest full-block chain (nil when it
-	// is too short to be continued).
-	chains [][]int64
+	// chains holds the latest full-block chain of each conversation that
+	// can still be continued (one whose chain is too short has none), so
+	// that memory follows the linkable conversations, not all of them.
+	chains map[int][]int64
+	// n is the number of conversations.
+	n int
 }
 
 type prefixKey struct {
@@ -21,7 +24,7 @@ type prefixKey struct {
 }
 
 func newPrefixLinker(k int) *prefixLinker {
-	return &prefixLinker{k: k, index: map[prefixKey]int{}}
+	return &prefixLinker{k: k, index: map[prefixKey]int{}, chains: map[int][]int64{}}
 }
 
 // link returns the conversation of a request with chain h whose first full
@@ -41,15 +44,15 @@ func (p *prefixLinker) link(h []int64, full int) (int, bool) {
 			delete(p.index, key)
 		}
 	} else {
-		conv = len(p.chains)
-		p.chains = append(p.chains, nil)
+		conv = p.n
+		p.n++
 	}
 	full = min(full, len(h))
 	if full > p.k {
 		p.chains[conv] = slices.Clone(h[:full])
 		p.index[prefixKey{full, h[full-1]}] = conv
 	} else {
-		p.chains[conv] = nil
+		delete(p.chains, conv)
 	}
 	return conv, linked
 }

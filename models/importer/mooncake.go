@@ -2,6 +2,7 @@ package importer
 
 import (
 	"io"
+	"sort"
 	"strconv"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -18,7 +19,9 @@ type Mooncake struct {
 	link    *prefixLinker
 	lastMs  int64
 	sum     Summary
-	firstLn []int
+	firstLn lineRuns
+	rec     mooncakeRecord
+	vals    [3]int64
 }
 
 // NewMooncake returns a reader of the Mooncake trace r; name is used in
@@ -40,10 +43,14 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 	if err != nil {
 		return blocktrace.Request{}, err
 	}
-	var rec mooncakeRecord
-	if err := m.in.decode(b, &rec); err != nil {
-		return blocktrace.Request{}, err
+	m.rec = mooncakeRecord{}
+	if !m.scan(b) {
+		m.rec = mooncakeRecord{}
+		if err := m.in.decode(b, &m.rec); err != nil {
+			return blocktrace.Request{}, err
+		}
 	}
+	rec := &m.rec
 	l := m.in
 	switch {
 	case rec.Timestamp == nil:
@@ -72,7 +79,7 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 		m.sum.Linked++
 	} else {
 		m.sum.Conversations++
-		m.firstLn = append(m.firstLn, l.line)
+		m.firstLn.add(l.line)
 	}
 	r := blocktrace.Request{Index: int(m.sum.Requests), Time: float64(*rec.Timestamp) / 1000,
 		Input: *rec.Input, Output: *rec.Output, Hashes: rec.Hashes, Conv: conv}
@@ -85,7 +92,30 @@ func (m *Mooncake) BlockTokens() int { return MooncakeBlockTokens }
 
 // ConvName returns the 1-based line number of conversation c's first
 // request.
-func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(m.firstLn[c]) }
+func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(m.firstLn.at(c)) }
+
+// lineRuns holds the increasing first lines of the conversations as runs
+// of consecutive lines, so that a stream where most requests start a
+// conversation costs memory per linked request, not per request.
+type lineRuns struct {
+	conv, line []int // first conversation and its line, per run
+	n, last    int   // conversations so far, the latest line
+}
+
+func (r *lineRuns) add(line int) {
+	if r.n == 0 || line != r.last+1 {
+		r.conv = append(r.conv, r.n)
+		r.line = append(r.line, line)
+	}
+	r.last = line
+	r.n++
+}
+
+// at returns the first line of conversation c (0 ≤ c < n).
+func (r *lineRuns) at(c int) int {
+	i := sort.SearchInts(r.conv, c+1) - 1
+	return r.line[i] + c - r.conv[i]
+}
 
 // Summary counts what has been read so far.
 func (m *Mooncake) Summary() Summary { return m.sum }

@@ -13,27 +13,35 @@ import (
 // turns of linked conversations. One Interner serves any number of caches
 // replaying the same trace.
 type Interner struct {
-	// direct[h] is 1 + the first block seen with hash h, for small
-	// non-negative hashes (traces number their hashes densely); table holds
+	// direct[h] is the first block seen with hash h (id + 1 and parent),
+	// for small non-negative hashes (traces number their hashes densely); table holds
 	// the rest, and every block whose hash was taken first under another
 	// parent.
-	direct []BlockID
+	direct []directSlot
 	table  edgeTable
-	parent []BlockID
+	blocks int // distinct blocks numbered so far
 	cats   map[string]int
-	names  []string
-	turns  map[int]int
+	// lastCat is the previous request's category (−1 before the first).
+	lastCat int
+	names   []string
+	// seen has a bit per dense conversation id, set at its first request;
+	// more counts the later requests of the conversations that have them,
+	// so that a conversation of one request costs one bit. Far-out ids
+	// are counted in sparse.
+	seen   []uint64
+	more   map[int]int32
+	sparse map[int]int32
 	last   float64
 	n      int
 }
 
 // NewInterner returns an empty interner.
 func NewInterner() *Interner {
-	return &Interner{cats: map[string]int{}, turns: map[int]int{}}
+	return &Interner{lastCat: -1, cats: map[string]int{}, more: map[int]int32{}, sparse: map[int]int32{}}
 }
 
 // Blocks returns the number of distinct blocks seen so far.
-func (in *Interner) Blocks() int { return len(in.parent) }
+func (in *Interner) Blocks() int { return in.blocks }
 
 // Categories returns the number of distinct categories seen so far.
 func (in *Interner) Categories() int { return len(in.names) }
@@ -52,25 +60,28 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 	if in.n > 0 && r.Time < in.last {
 		return Req{}, arena, fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, in.last)
 	}
-	if len(r.Hashes) > math.MaxInt32-len(in.parent) {
+	if len(r.Hashes) > math.MaxInt32-in.blocks {
 		return Req{}, arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
 	}
 	in.n++
 	in.last = r.Time
 	q := Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
-	c, ok := in.cats[r.Category]
-	if !ok {
-		c = len(in.names)
-		in.cats[r.Category] = c
-		in.names = append(in.names, r.Category)
+	c := in.lastCat
+	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
+		var ok bool
+		if c, ok = in.cats[r.Category]; !ok {
+			c = len(in.names)
+			in.cats[r.Category] = c
+			in.names = append(in.names, r.Category)
+		}
+		in.lastCat = c
 	}
 	q.Category = c
 	if r.Conv >= 0 {
-		in.turns[r.Conv]++
-		q.Turn = in.turns[r.Conv]
+		q.Turn = in.turn(r.Conv)
 	}
 	start := len(arena)
-	before := BlockID(len(in.parent))
+	before := BlockID(in.blocks)
 	parent := BlockID(-1)
 	q.Seen = -1
 	for i, h := range r.Hashes {
@@ -88,32 +99,57 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 	return q, arena, nil
 }
 
+// turn counts a request of conversation c and returns its turn number.
+func (in *Interner) turn(c int) int {
+	_, far := in.sparse[c]
+	if far || c >= 64*len(in.seen)+1<<16 {
+		in.sparse[c]++
+		return int(in.sparse[c])
+	}
+	w, bit := c>>6, uint64(1)<<(c&63)
+	for w >= len(in.seen) {
+		in.seen = append(in.seen, 0)
+	}
+	if in.seen[w]&bit == 0 {
+		in.seen[w] |= bit
+		return 1
+	}
+	in.more[c]++
+	return int(in.more[c]) + 1
+}
+
 // lookup returns the id of block (parent, h), numbering it if it is new.
 func (in *Interner) lookup(parent BlockID, h int64) BlockID {
-	next := BlockID(len(in.parent))
-	if h >= 0 && h < max(1<<16, 4*int64(next)) {
+	next := BlockID(in.blocks)
+	if h >= 0 && h < max(1<<20, 4*int64(next)) {
 		if h >= int64(len(in.direct)) {
 			in.direct = grow(in.direct, BlockID(h))
 		}
-		switch d := in.direct[h]; {
-		case d == 0:
+		switch d := &in.direct[h]; {
+		case d.id1 == 0:
 			// The range grows with the number of blocks, so h may have
 			// been stored in the table while it was out of range.
 			if id, ok := in.table.find(parent, h); ok {
 				return id
 			}
-			in.direct[h] = next + 1
-			in.parent = append(in.parent, parent)
+			*d = directSlot{id1: next + 1, parent: parent}
+			in.blocks++
 			return next
-		case in.parent[d-1] == parent:
-			return d - 1
+		case d.parent == parent:
+			return d.id1 - 1
 		}
 	}
 	id, ok := in.table.findOrAdd(parent, h, next)
 	if !ok {
-		in.parent = append(in.parent, parent)
+		in.blocks++
 	}
 	return id
+}
+
+// directSlot is the first block seen with a hash: its id + 1 (0 when
+// none) and its parent, side by side so that a lookup reads one place.
+type directSlot struct {
+	id1, parent BlockID
 }
 
 // edgeTable maps (parent, hash) pairs to block ids: open addressing with

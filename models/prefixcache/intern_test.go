@@ -92,3 +92,31 @@ func TestInternerCategoriesAndTurns(t *testing.T) {
 		t.Errorf("%d categories, second %q", in.Categories(), in.CategoryName(1))
 	}
 }
+
+// TestInternerFarConversations counts turns of conversation ids far beyond
+// the dense range (kept apart from the dense counts) and of dense ids that
+// later grow past a far id: each conversation's turns count 1, 2, 3, …
+func TestInternerFarConversations(t *testing.T) {
+	in := prefixcache.NewInterner()
+	const far = 1 << 20
+	convs := []int{far, 0, far, 1, far}
+	want := []int{1, 1, 2, 1, 3}
+	for i, c := range convs {
+		q, _, err := in.Intern(&blocktrace.Request{Index: i, Conv: c}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Turn != want[i] {
+			t.Errorf("request %d of conversation %d: turn %d, want %d", i, c, q.Turn, want[i])
+		}
+	}
+	for c := 2; c <= far; c++ { // dense ids up to the far one
+		if _, _, err := in.Intern(&blocktrace.Request{Conv: c}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// far has now had 4 requests.
+	if q, _, _ := in.Intern(&blocktrace.Request{Conv: far}, nil); q.Turn != 5 {
+		t.Errorf("conversation %d: turn %d, want 5", far, q.Turn)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+
+	"github.com/tailbound/tailbound/internal/jsonscan"
 )
 
 // ParseError is a malformed line: it names the file, the 1-based line and the
@@ -69,6 +71,9 @@ type Reader struct {
 	cats         map[string]string
 	hist         []int64 // per conversation id: history H, tokens
 	load         int64   // Σ D_k so far, tokens
+	js           jsonscan.Scanner
+	// slow turns the fast path off, so that tests can compare the two.
+	slow bool
 }
 
 // NewReader reads a canonical trace from r; name is used in error messages
@@ -100,7 +105,7 @@ func (r *Reader) Next() (Turn, error) {
 		return Turn{}, fmt.Errorf("%s: %w", r.name, err)
 	}
 	if r.index == 0 {
-		return Turn{}, &ParseError{File: r.name, Line: r.line, Msg: ErrNoTurns.Error(), err: ErrNoTurns}
+		return Turn{}, &ParseError{File: r.name, Msg: ErrNoTurns.Error(), err: ErrNoTurns}
 	}
 	return Turn{}, io.EOF
 }
@@ -123,45 +128,142 @@ func (r *Reader) fail(field, format string, a ...any) (Turn, error) {
 	return Turn{}, &ParseError{File: r.name, Line: r.line, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (r *Reader) parse(b []byte) (Turn, error) {
+// fields are one line's values, with whether each required one is there.
+type fields struct {
+	t                      float64
+	conv                   []byte
+	prompt, response       int64
+	hasT, hasConv          bool
+	hasPrompt, hasResponse bool
+	category, user         []byte
+}
+
+// Field bits of the fast path, to refuse duplicate keys.
+const (
+	bitT = 1 << iota
+	bitConv
+	bitPrompt
+	bitResponse
+	bitCategory
+	bitUser
+)
+
+// scan is the fast path: it reads a line of the expected shape in place
+// and reports false for anything else (package jsonscan), which decode
+// then reads with encoding/json.
+func (r *Reader) scan(b []byte, f *fields) bool {
+	s := &r.js
+	if !s.Reset(b) {
+		return false
+	}
+	seen := 0
+	for {
+		key, end, ok := s.Key()
+		if !ok {
+			return false
+		}
+		if end {
+			return true
+		}
+		var bit int
+		switch string(key) {
+		case "t":
+			bit = bitT
+			f.t, ok = s.Float()
+			f.hasT = true
+		case "conv":
+			bit = bitConv
+			f.conv, ok = s.String()
+			f.hasConv = true
+		case "prompt":
+			bit = bitPrompt
+			f.prompt, ok = s.Int()
+			f.hasPrompt = true
+		case "response":
+			bit = bitResponse
+			f.response, ok = s.Int()
+			f.hasResponse = true
+		case "category":
+			bit = bitCategory
+			f.category, ok = s.String()
+		case "user":
+			bit = bitUser
+			f.user, ok = s.String()
+		default:
+			return false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+	}
+}
+
+// decode reads a line with encoding/json, the reference for every line and
+// the source of its error messages.
+func (r *Reader) decode(b []byte, f *fields) error {
 	var rec rawRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return r.fail(te.Field, "want %s, got JSON %s", te.Type, te.Value)
+			_, err := r.fail(te.Field, "want %s, got JSON %s", te.Type, te.Value)
+			return err
 		}
-		return r.fail("", "not a JSON object: %v", err)
+		_, err := r.fail("", "not a JSON object: %v", err)
+		return err
 	}
-	if rec.T == nil && r.OptionalTime {
-		t := max(r.last, 0)
-		rec.T = &t
+	*f = fields{category: []byte(rec.Category), user: []byte(rec.User)}
+	if rec.T != nil {
+		f.t, f.hasT = *rec.T, true
+	}
+	if rec.Conv != nil {
+		f.conv, f.hasConv = []byte(*rec.Conv), true
+	}
+	if rec.Prompt != nil {
+		f.prompt, f.hasPrompt = *rec.Prompt, true
+	}
+	if rec.Response != nil {
+		f.response, f.hasResponse = *rec.Response, true
+	}
+	return nil
+}
+
+func (r *Reader) parse(b []byte) (Turn, error) {
+	var rec fields
+	if r.slow || !r.scan(b, &rec) {
+		if err := r.decode(b, &rec); err != nil {
+			return Turn{}, err
+		}
+	}
+	if !rec.hasT && r.OptionalTime {
+		rec.t, rec.hasT = max(r.last, 0), true
 	}
 	switch {
-	case rec.T == nil:
+	case !rec.hasT:
 		return r.fail("t", "missing (arrival time in seconds)")
-	case rec.Conv == nil || *rec.Conv == "":
+	case !rec.hasConv || len(rec.conv) == 0:
 		return r.fail("conv", "missing or empty (conversation id)")
-	case rec.Prompt == nil:
+	case !rec.hasPrompt:
 		return r.fail("prompt", "missing (prompt length in tokens)")
-	case rec.Response == nil:
+	case !rec.hasResponse:
 		return r.fail("response", "missing (response length in tokens)")
 	}
-	t := *rec.T
+	t := rec.t
 	switch {
 	case math.IsNaN(t) || math.IsInf(t, 0) || t < 0:
 		return r.fail("t", "must be a finite time ≥ 0 seconds, got %v", t)
 	case t < r.last:
 		return r.fail("t", "time %v s goes back before the previous turn's %v s (the trace must be in arrival order)", t, r.last)
-	case *rec.Prompt < 1:
-		return r.fail("prompt", "must be ≥ 1 token, got %d", *rec.Prompt)
-	case *rec.Response < 0:
-		return r.fail("response", "must be ≥ 0 tokens, got %d", *rec.Response)
-	case *rec.Prompt > MaxTurnTokens:
-		return r.fail("prompt", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", *rec.Prompt, int64(MaxTurnTokens))
-	case *rec.Response > MaxTurnTokens:
-		return r.fail("response", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", *rec.Response, int64(MaxTurnTokens))
+	case rec.prompt < 1:
+		return r.fail("prompt", "must be ≥ 1 token, got %d", rec.prompt)
+	case rec.response < 0:
+		return r.fail("response", "must be ≥ 0 tokens, got %d", rec.response)
+	case rec.prompt > MaxTurnTokens:
+		return r.fail("prompt", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", rec.prompt, int64(MaxTurnTokens))
+	case rec.response > MaxTurnTokens:
+		return r.fail("response", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", rec.response, int64(MaxTurnTokens))
 	}
-	id, ok := r.ids[*rec.Conv]
+	id, ok := r.ids[string(rec.conv)]
 	if !ok {
 		id = len(r.names)
 	}
@@ -171,31 +273,37 @@ func (r *Reader) parse(b []byte) (Turn, error) {
 	if ok {
 		h = r.hist[id]
 	}
-	if d := h + *rec.Prompt; d > MaxTotalLoadTokens-r.load {
+	if d := h + rec.prompt; d > MaxTotalLoadTokens-r.load {
 		return r.fail("prompt", "the trace's total prefill load (history + prompt summed over turns) passes the bound of 2^60 = %d tokens here", int64(MaxTotalLoadTokens))
 	}
 	r.last = t
 	if !ok {
-		r.ids[*rec.Conv] = id
-		r.names = append(r.names, *rec.Conv)
+		name := string(rec.conv)
+		r.ids[name] = id
+		r.names = append(r.names, name)
 		r.hist = append(r.hist, 0)
 	}
-	r.load += h + *rec.Prompt
-	r.hist[id] = h + *rec.Prompt + *rec.Response
-	turn := Turn{Index: r.index, Time: t, Conv: id, Prompt: *rec.Prompt, Response: *rec.Response,
-		Category: r.intern(rec.Category), User: rec.User}
+	r.load += h + rec.prompt
+	r.hist[id] = h + rec.prompt + rec.response
+	var user string
+	if len(rec.user) > 0 {
+		user = string(rec.user)
+	}
+	turn := Turn{Index: r.index, Time: t, Conv: id, Prompt: rec.prompt, Response: rec.response,
+		Category: r.intern(rec.category), User: user}
 	r.index++
 	return turn, nil
 }
 
 // intern shares the storage of repeated category names.
-func (r *Reader) intern(s string) string {
-	if s == "" {
+func (r *Reader) intern(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	if c, ok := r.cats[s]; ok {
+	if c, ok := r.cats[string(b)]; ok {
 		return c
 	}
+	s := string(b)
 	r.cats[s] = s
 	return s
 }
@@ -215,19 +323,7 @@ func ReadAll(r io.Reader, name string) (*Trace, error) {
 	return readAll(NewReader(r, name))
 }
 
-// ReadFileOptionalTime is ReadFile with Reader.OptionalTime set: lines
-// may lack "t" (a trace whose times gen timestamps will synthesize).
-func ReadFileOptionalTime(path string) (*Trace, error) {
-	f, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rd := NewReader(f, path)
-	rd.OptionalTime = true
-	return readAll(rd)
-}
-
+// readAll reads the rest of rd's trace into memory.
 func readAll(rd *Reader) (*Trace, error) {
 	tr := &Trace{}
 	for {
@@ -252,6 +348,19 @@ func ReadFile(path string) (*Trace, error) {
 	}
 	defer f.Close()
 	return ReadAll(f, path)
+}
+
+// ReadFileOptionalTime is ReadFile with Reader.OptionalTime set: lines
+// may lack "t" (a trace whose times gen timestamps will synthesize).
+func ReadFileOptionalTime(path string) (*Trace, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd := NewReader(f, path)
+	rd.OptionalTime = true
+	return readAll(rd)
 }
 
 // Open opens a trace file for reading; "-" is standard input.

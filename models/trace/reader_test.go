@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -187,4 +188,63 @@ func TestOptionalTime(t *testing.T) {
 	if _, err := rd.Next(); err == nil || !strings.Contains(err.Error(), `x:4: field "t"`) {
 		t.Errorf("time going back: %v", err)
 	}
+}
+
+// drain drains a reader with the fast path on or off, returning its turns
+// and its final error (nil at io.EOF).
+func drain(data []byte, slow bool) ([]Turn, []string, error) {
+	r := NewReader(bytes.NewReader(data), "fuzz")
+	r.slow = slow
+	var out []Turn
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			return out, r.names, nil
+		}
+		if err != nil {
+			return out, r.names, err
+		}
+		out = append(out, t)
+	}
+}
+
+// FuzzFastPath checks that the hand-written fast path and encoding/json
+// read every input alike: the same turns, the same conversation names and
+// the same error (message included).
+func FuzzFastPath(f *testing.F) {
+	for _, s := range []string{
+		`{"t": 12.5, "conv": "a", "prompt": 120, "response": 300}`,
+		`{"t":0,"conv":"x","prompt":1,"response":0,"category":"search","user":"u7"}`,
+		`{"t": 1e3, "conv": "a", "prompt": 1, "response": 0, "extra": [1, {"a": null}]}`,
+		`{"T": 1, "Conv": "a", "prompt": 1, "response": 0}`,
+		`{"t": 1, "conv": "a", "prompt": 1, "response": 0, "t": 2}`,
+		`{"t": -0, "conv": "\u00e9", "prompt": 10, "response": 0e5}`,
+		`{"t": 1.5, "conv": "a", "prompt": 1.0, "response": 00}`,
+		`{"t": 1, "conv": "a", "prompt": 99999999999999999999, "response": 1} x`,
+		`{"t": null, "conv": "a", "prompt": 1, "response": 1, "category": null}`,
+		"{\"t\": 3, \"conv\": \"a\", \"prompt\": 1, \"response\": 1}\n{\"t\": 2.9999999999999999999, \"conv\": \"b\", \"prompt\": 1, \"response\": 1}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, fn, ferr := drain(data, false)
+		slow, sn, serr := drain(data, true)
+		if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
+			t.Fatalf("errors differ: fast %v, encoding/json %v", ferr, serr)
+		}
+		if len(fast) != len(slow) || len(fn) != len(sn) {
+			t.Fatalf("fast path read %d turns of %d conversations, encoding/json %d of %d", len(fast), len(fn), len(slow), len(sn))
+		}
+		for i := range fast {
+			a, b := fast[i], slow[i]
+			if a != b && !(math.IsNaN(a.Time) && math.IsNaN(b.Time)) || math.Signbit(a.Time) != math.Signbit(b.Time) {
+				t.Fatalf("turn %d: fast %+v, encoding/json %+v", i, a, b)
+			}
+		}
+		for i := range fn {
+			if fn[i] != sn[i] {
+				t.Fatalf("conversation %d: fast %q, encoding/json %q", i, fn[i], sn[i])
+			}
+		}
+	})
 }

@@ -1,0 +1,192 @@
+package importer
+
+// The fast paths read a line of a format's expected shape in place
+// (package jsonscan): every key one of the format's, at most once, every
+// value a plain integer, number, ASCII string or integer array. They
+// report false for anything else, and the line is then decoded by
+// encoding/json (lines.decode), which gives the same record or the error
+// the user sees; FuzzFastPaths checks that the two agree on every input.
+
+// field runs one key's reader; bit refuses a duplicate key.
+func (l *lines) field(seen *int, bit int, ok bool) bool {
+	if !ok || *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// hashes reads an integer array into a fresh slice of its exact length.
+func (l *lines) hashes() ([]int64, bool) {
+	ids, ok := l.js.Ints(l.ids[:0:cap(l.ids)])
+	if !ok {
+		return nil, false
+	}
+	l.ids = ids
+	out := make([]int64, len(ids))
+	copy(out, ids)
+	return out, true
+}
+
+// object starts the fast path on line b and returns the key loop: next
+// returns each key, or done at the closing brace, or !ok.
+func (l *lines) object(b []byte) bool {
+	return !l.slow && l.js.Reset(b)
+}
+
+func (m *Mooncake) scan(b []byte) bool {
+	l := m.in
+	if !l.object(b) {
+		return false
+	}
+	r, v := &m.rec, &m.vals
+	seen := 0
+	for {
+		key, end, ok := l.js.Key()
+		switch {
+		case !ok:
+			return false
+		case end:
+			return true
+		}
+		switch string(key) {
+		case "timestamp":
+			v[0], ok = l.js.Int()
+			r.Timestamp, ok = &v[0], l.field(&seen, 1, ok)
+		case "input_length":
+			v[1], ok = l.js.Int()
+			r.Input, ok = &v[1], l.field(&seen, 2, ok)
+		case "output_length":
+			v[2], ok = l.js.Int()
+			r.Output, ok = &v[2], l.field(&seen, 4, ok)
+		case "hash_ids":
+			r.Hashes, ok = l.hashes()
+			ok = l.field(&seen, 8, ok)
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// bailianValues holds the fast path's values that bailianRecord points to.
+type bailianValues struct {
+	chat, parent, input, output, turn int64
+	ts                                float64
+	typ                               string
+}
+
+func (b *Bailian) scan(line []byte) bool {
+	l := b.in
+	if !l.object(line) {
+		return false
+	}
+	r, v := &b.rec, &b.vals
+	seen := 0
+	for {
+		key, end, ok := l.js.Key()
+		switch {
+		case !ok:
+			return false
+		case end:
+			return true
+		}
+		switch string(key) {
+		case "chat_id":
+			v.chat, ok = l.js.Int()
+			r.ChatID, ok = &v.chat, l.field(&seen, 1, ok)
+		case "parent_chat_id":
+			v.parent, ok = l.js.Int()
+			r.Parent, ok = &v.parent, l.field(&seen, 2, ok)
+		case "timestamp":
+			v.ts, ok = l.js.Float()
+			r.Timestamp, ok = &v.ts, l.field(&seen, 4, ok)
+		case "input_length":
+			v.input, ok = l.js.Int()
+			r.Input, ok = &v.input, l.field(&seen, 8, ok)
+		case "output_length":
+			v.output, ok = l.js.Int()
+			r.Output, ok = &v.output, l.field(&seen, 16, ok)
+		case "type":
+			var s []byte
+			s, ok = l.js.String()
+			if t, known := b.types[string(s)]; known {
+				v.typ = t
+			} else {
+				v.typ = string(s)
+			}
+			r.Type, ok = &v.typ, l.field(&seen, 32, ok)
+		case "turn":
+			v.turn, ok = l.js.Int()
+			r.Turn, ok = &v.turn, l.field(&seen, 64, ok)
+		case "hash_ids":
+			r.Hashes, ok = l.hashes()
+			ok = l.field(&seen, 128, ok)
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// blockValues holds the fast path's values that blockRecord points to.
+type blockValues struct {
+	conv, input, output, block int64
+	t                          float64
+}
+
+func (s *Blocks) scan(line []byte) bool {
+	l := s.in
+	if !l.object(line) {
+		return false
+	}
+	r, v := &s.rec, &s.vals
+	seen := 0
+	for {
+		key, end, ok := l.js.Key()
+		switch {
+		case !ok:
+			return false
+		case end:
+			return true
+		}
+		switch string(key) {
+		case "t":
+			v.t, ok = l.js.Float()
+			r.T, ok = &v.t, l.field(&seen, 1, ok)
+		case "conv":
+			v.conv, ok = l.js.Int()
+			r.Conv, ok = &v.conv, l.field(&seen, 2, ok)
+		case "input":
+			v.input, ok = l.js.Int()
+			r.Input, ok = &v.input, l.field(&seen, 4, ok)
+		case "output":
+			v.output, ok = l.js.Int()
+			r.Output, ok = &v.output, l.field(&seen, 8, ok)
+		case "block":
+			v.block, ok = l.js.Int()
+			r.Block, ok = &v.block, l.field(&seen, 16, ok)
+		case "category":
+			var c []byte
+			c, ok = l.js.String()
+			if k, known := s.cats[string(c)]; known {
+				r.Category = k
+			} else {
+				r.Category = string(c)
+			}
+			ok = l.field(&seen, 32, ok)
+		case "hashes":
+			r.Hashes, ok = l.hashes()
+			ok = l.field(&seen, 64, ok)
+		default:
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
+}

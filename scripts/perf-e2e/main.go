@@ -1,0 +1,633 @@
+// Command perf-e2e measures what a user waits for: whole tailbound
+// processes (wall time and peak RSS from /usr/bin/time -v), each against
+// its reference measured in the same run.
+//
+//	go run ./scripts/perf-e2e --libcachesim-git /path/to/libCacheSim/.git [--base 7a5c14f] [--repeat 3]
+//
+// Turn level: `simulate --policies lru|tlru` on a generated canonical
+// trace of --turns turns, with this tree's binary and with the binary
+// built from --base (a temporary git worktree), against the parse floor
+// (the same file read and decoded by trace.Reader, nothing else, in a
+// process of its own) and the engine alone (the decoded turns replayed
+// from memory, timed inside the process).
+//
+// Block level: `simulate --level block` LRU and FIFO against libCacheSim's
+// cachesim (built from source at --libcachesim-commit with cmake, or given
+// by --cachesim) at the same capacity, on (a) a stream of 2·10^6
+// single-block requests (tailbound reads it as Mooncake JSON Lines and as
+// oracleGeneral, cachesim as oracleGeneral: the identical file), (b) the
+// Mooncake conversation trace repeated 10× with disjoint ids (tailbound
+// reads the JSON Lines, cachesim one object per block reference in chain
+// order), (c) a Zipf object stream in oracleGeneral, read by both.
+//
+// Every configuration runs --repeat times, interleaved; the best wall time
+// and its peak RSS are reported. The tables are Markdown on stdout.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+func main() {
+	var err error
+	switch {
+	case len(os.Args) == 3 && os.Args[1] == "floor":
+		err = floor(os.Args[2])
+	case len(os.Args) == 4 && os.Args[1] == "engine":
+		err = engine(os.Args[2], os.Args[3])
+	default:
+		err = run(os.Args[1:])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "perf-e2e:", err)
+		os.Exit(1)
+	}
+}
+
+// Turn-level instance: the issue's command line.
+var turnFlags = []string{"--capacity", "2000000", "--block-size", "16", "--xi-tokens", "1000", "--format", "json"}
+
+// floor reads and decodes a canonical trace, nothing else.
+func floor(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := trace.NewReader(f, path)
+	n := 0
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			fmt.Printf("%d turns\n", n)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n++
+	}
+}
+
+// engine reads a canonical trace into memory, then replays it under one
+// policy with the turn-level instance and prints the replay's seconds.
+func engine(path, policy string) error {
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	entries, err := policies.Parse(policy)
+	if err != nil {
+		return err
+	}
+	s := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: 2000000, BlockSize: 16, Xi: 1000}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}}
+	t0 := time.Now()
+	if _, err := sim.Trace(tr, entries, s); err != nil {
+		return err
+	}
+	fmt.Printf("engine %.4f s\n", time.Since(t0).Seconds())
+	return nil
+}
+
+type options struct {
+	base, lcsGit, lcsCommit, cachesim string
+	repeat, turns                     int
+	shared                            string
+}
+
+func run(args []string) error {
+	var o options
+	fs := pflag.NewFlagSet("perf-e2e", pflag.ContinueOnError)
+	fs.StringVar(&o.base, "base", "7a5c14f", "git revision of the reference tailbound (built in a temporary worktree)")
+	fs.StringVar(&o.lcsGit, "libcachesim-git", "", "git directory holding libCacheSim (github.com/1a1a11a/libCacheSim) to build cachesim from")
+	fs.StringVar(&o.lcsCommit, "libcachesim-commit", "aa0fc40914b2b786f4b9f4dafb099f8f332b216a", "libCacheSim commit to build")
+	fs.StringVar(&o.cachesim, "cachesim", "", "a cachesim binary to use instead of building one")
+	fs.IntVar(&o.repeat, "repeat", 3, "runs per configuration (interleaved); the best is reported")
+	fs.IntVar(&o.turns, "turns", 1_000_000, "turns of the canonical trace")
+	fs.StringVar(&o.shared, "shared", "../shared", "the shared folder (data/mooncake/conversation_trace.jsonl)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.cachesim == "" && o.lcsGit == "" {
+		return errors.New("give --libcachesim-git (to build cachesim) or --cachesim")
+	}
+	dir, err := os.MkdirTemp("", "perf-e2e")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b, err := build(o, dir)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	fmt.Printf("machine: %s, %d cores (%s), %s; %s\n\n", cpuName(), runtime.NumCPU(), host, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
+	if err := turnLevel(o, b, dir); err != nil {
+		return err
+	}
+	return blockLevel(o, b, dir)
+}
+
+// binaries are the programs measured.
+type binaries struct{ base, new, self, cachesim string }
+
+func build(o options, dir string) (binaries, error) {
+	b := binaries{new: filepath.Join(dir, "tailbound"), base: filepath.Join(dir, "tailbound-base"), self: filepath.Join(dir, "perf"), cachesim: o.cachesim}
+	steps := [][]string{
+		{"go", "build", "-o", b.new, "./cmd/tailbound"},
+		{"go", "build", "-o", b.self, "./scripts/perf-e2e"},
+		{"git", "worktree", "add", "--detach", filepath.Join(dir, "base-src"), o.base},
+	}
+	for _, s := range steps {
+		if err := sh("", s...); err != nil {
+			return b, err
+		}
+	}
+	defer sh("", "git", "worktree", "remove", "--force", filepath.Join(dir, "base-src"))
+	if err := sh(filepath.Join(dir, "base-src"), "go", "build", "-o", b.base, "./cmd/tailbound"); err != nil {
+		return b, err
+	}
+	if b.cachesim != "" {
+		return b, nil
+	}
+	src := filepath.Join(dir, "libCacheSim")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return b, err
+	}
+	// The sample traces under data/ are not needed (and a mirror may hold
+	// them as absent large files).
+	ls, err := exec.Command("git", "--git-dir", o.lcsGit, "ls-tree", "--name-only", o.lcsCommit).Output()
+	if err != nil {
+		return b, fmt.Errorf("git ls-tree %s in %s: %w", o.lcsCommit, o.lcsGit, err)
+	}
+	var paths []string
+	for _, p := range strings.Fields(string(ls)) {
+		if p != "data" {
+			paths = append(paths, p)
+		}
+	}
+	arch := exec.Command("git", append([]string{"--git-dir", o.lcsGit, "archive", o.lcsCommit}, paths...)...)
+	untar := exec.Command("tar", "-x", "-C", src)
+	pipe, err := arch.StdoutPipe()
+	if err != nil {
+		return b, err
+	}
+	untar.Stdin = pipe
+	if err := untar.Start(); err != nil {
+		return b, err
+	}
+	if err := arch.Run(); err != nil {
+		return b, fmt.Errorf("git archive %s: %w", o.lcsCommit, err)
+	}
+	if err := untar.Wait(); err != nil {
+		return b, err
+	}
+	bd := filepath.Join(src, "_build")
+	if err := sh("", "cmake", "-S", src, "-B", bd, "-DCMAKE_BUILD_TYPE=Release"); err != nil {
+		return b, fmt.Errorf("cmake (needs cmake, libglib2.0-dev, libzstd-dev): %w", err)
+	}
+	if err := sh("", "cmake", "--build", bd, "-j", "2", "--target", "cachesim"); err != nil {
+		return b, err
+	}
+	b.cachesim = filepath.Join(bd, "bin", "cachesim")
+	return b, nil
+}
+
+func sh(dir string, args ...string) error {
+	c := exec.Command(args[0], args[1:]...)
+	c.Dir = dir
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLines(out))
+	}
+	return nil
+}
+
+func lastLines(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 600 {
+		s = "…" + s[len(s)-600:]
+	}
+	return s
+}
+
+// measure is one timed process: best wall time, its peak RSS and output.
+type measure struct {
+	wall time.Duration
+	rss  int64   // KiB
+	cpu  float64 // user + system seconds
+	out  []byte  // standard output
+	err  []byte  // standard error (with /usr/bin/time's report)
+}
+
+var (
+	wallRe = regexp.MustCompile(`Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)`)
+	rssRe  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	userRe = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
+	sysRe  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
+)
+
+// timed runs args under /usr/bin/time -v in dir.
+func timed(dir string, args ...string) (measure, error) {
+	c := exec.Command("/usr/bin/time", append([]string{"-v"}, args...)...)
+	c.Dir = dir
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return measure{}, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLines(errb.Bytes()))
+	}
+	w := wallRe.FindSubmatch(errb.Bytes())
+	r := rssRe.FindSubmatch(errb.Bytes())
+	if w == nil || r == nil {
+		return measure{}, fmt.Errorf("%s: no /usr/bin/time figures in %s", args[0], lastLines(errb.Bytes()))
+	}
+	h, _ := strconv.Atoi(string(w[1]))
+	m, _ := strconv.Atoi(string(w[2]))
+	s, _ := strconv.ParseFloat(string(w[3]), 64)
+	rss, _ := strconv.ParseInt(string(r[1]), 10, 64)
+	cpu := 0.0
+	for _, re := range []*regexp.Regexp{userRe, sysRe} {
+		if m := re.FindSubmatch(errb.Bytes()); m != nil {
+			v, _ := strconv.ParseFloat(string(m[1]), 64)
+			cpu += v
+		}
+	}
+	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), rss: rss, cpu: cpu,
+		out: out.Bytes(), err: errb.Bytes()}, nil
+}
+
+// config is one command to time.
+type config struct {
+	name string
+	args []string
+	best measure
+}
+
+// bestOf runs every config o.repeat times, interleaved, keeping each one's
+// fastest run.
+func bestOf(o options, dir string, cs []*config) error {
+	for i := 0; i < o.repeat; i++ {
+		for _, c := range cs {
+			m, err := timed(dir, c.args...)
+			if err != nil {
+				return err
+			}
+			if i == 0 || m.wall < c.best.wall {
+				c.best = m
+			}
+		}
+	}
+	return nil
+}
+
+func turnLevel(o options, b binaries, dir string) error {
+	canon := filepath.Join(dir, "canonical.jsonl")
+	f, err := os.Create(canon)
+	if err != nil {
+		return err
+	}
+	gen := exec.Command(b.new, "gen", "birth-death", "--turns", strconv.Itoa(o.turns), "--seed", "1")
+	gen.Stdout = f
+	if err := gen.Run(); err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
+	f.Close()
+	st, _ := os.Stat(canon)
+	tr, err := trace.ReadFile(canon)
+	if err != nil {
+		return err
+	}
+	convs := tr.Conversations()
+	tr = nil
+	var cs []*config
+	for _, p := range []string{"lru", "tlru"} {
+		for _, v := range []struct{ name, bin string }{{"base", b.base}, {"new", b.new}} {
+			cs = append(cs, &config{name: v.name + " " + p, args: append([]string{v.bin, "simulate", "--trace", canon, "--policies", p}, turnFlags...)})
+		}
+		cs = append(cs, &config{name: "engine " + p, args: []string{b.self, "engine", canon, p}})
+	}
+	cs = append(cs, &config{name: "floor", args: []string{b.self, "floor", canon}})
+	if err := bestOf(o, dir, cs); err != nil {
+		return err
+	}
+	get := map[string]*config{}
+	for _, c := range cs {
+		get[c.name] = c
+	}
+	// The outputs of base and new must agree.
+	for _, p := range []string{"lru", "tlru"} {
+		if !bytes.Equal(get["base "+p].best.out, get["new "+p].best.out) {
+			return fmt.Errorf("simulate --policies %s: this tree's output differs from %s's", p, o.base)
+		}
+	}
+	fl := get["floor"].best
+	fmt.Printf("### Turn level: simulate on %d turns (%d conversations, %.0f MB), best of %d\n\n", o.turns, convs, float64(st.Size())/1e6, o.repeat)
+	fmt.Printf("`tailbound simulate --trace T --policies P %s`\n\n", strings.Join(turnFlags, " "))
+	fmt.Println("| policy | whole process (s) | CPU (s) | turns/s | peak RSS (MB) | " + o.base + ": whole process (s) | CPU (s) | peak RSS (MB) | speed-up (wall) | speed-up (CPU) | engine alone (s) | whole / max(engine, parse floor) |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, p := range []string{"lru", "tlru"} {
+		n, bs := get["new "+p].best, get["base "+p].best
+		eng, err := engineSeconds(get["engine "+p].best.out)
+		if err != nil {
+			return err
+		}
+		slow := math.Max(eng, fl.wall.Seconds())
+		fmt.Printf("| %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.0f | %.2f× | %.2f× | %.2f | %.2f |\n", p, n.wall.Seconds(), n.cpu,
+			float64(o.turns)/n.wall.Seconds()/1e6, float64(n.rss)/1024, bs.wall.Seconds(), bs.cpu, float64(bs.rss)/1024,
+			bs.wall.Seconds()/n.wall.Seconds(), bs.cpu/n.cpu, eng, n.wall.Seconds()/slow)
+	}
+	fmt.Printf("\nParse floor (trace.Reader alone, whole process): %.2f s, %.2f s CPU (%.2f M turns/s), %.0f MB peak RSS. Engine alone: the decoded turns replayed from memory, timed inside the process.\n\n",
+		fl.wall.Seconds(), fl.cpu, float64(o.turns)/fl.wall.Seconds()/1e6, float64(fl.rss)/1024)
+	return nil
+}
+
+var engineRe = regexp.MustCompile(`engine ([0-9.]+) s`)
+
+func engineSeconds(out []byte) (float64, error) {
+	m := engineRe.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("engine: no timing in %q", out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// blockCase is one file and capacity for both tools.
+type blockCase struct {
+	name       string
+	ours       []string // tailbound trace flags (after --trace FILE)
+	oursFile   string
+	altFormat  string // a second tailbound reading of the same requests
+	altFile    string
+	oracle     string // cachesim's oracleGeneral file
+	capBlocks  int64
+	blockToks  int64
+	equalRatio bool // hit ratios must agree (no prefix structure)
+}
+
+func blockLevel(o options, b binaries, dir string) error {
+	cases, err := blockInputs(o, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("### Block level: whole process against cachesim (libCacheSim %s), best of %d\n\n", o.lcsCommit[:min(8, len(o.lcsCommit))], o.repeat)
+	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | CPU (s) | req/s | peak RSS (MB) | cachesim (s) | CPU (s) | its refs/s | peak RSS (MB) | speed ratio (cachesim time / tailbound time) | hit ratio tailbound / cachesim |")
+	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, c := range cases {
+		for _, p := range []string{"lru", "fifo"} {
+			capTokens := strconv.FormatInt(c.capBlocks*c.blockToks, 10)
+			var cs []*config
+			for _, r := range []struct{ format, file string }{{c.ours[0], c.oursFile}, {c.altFormat, c.altFile}} {
+				if r.format == "" {
+					continue
+				}
+				args := []string{b.new, "simulate", "--level", "block", "--trace", r.file, "--trace-format", r.format, "--policies", p,
+					"--capacity", capTokens, "--format", "json"}
+				if r.format == "oracle-general" {
+					args = append(args, "--block-size", strconv.FormatInt(c.blockToks, 10))
+				}
+				cs = append(cs, &config{name: r.format, args: args})
+			}
+			lcs := &config{name: "cachesim", args: []string{b.cachesim, c.oracle, "oracleGeneral", strings.ToUpper(p), strconv.FormatInt(c.capBlocks, 10), "--ignore-obj-size", "1"}}
+			if err := bestOf(o, dir, append(cs, lcs)); err != nil {
+				return err
+			}
+			theirs, err := parseCachesim(append(lcs.best.out, lcs.best.err...))
+			if err != nil {
+				return err
+			}
+			for _, t := range cs {
+				reqs, refs, hits, err := parseOurs(t.best.out)
+				if err != nil {
+					return err
+				}
+				ours := float64(hits) / float64(refs)
+				agree := ""
+				if c.equalRatio {
+					agree = " (differ!)"
+					if math.Abs(ours-(1-theirs.missRatio)) < 0.00005 && refs == theirs.requests {
+						agree = " (equal)"
+					}
+				}
+				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
+					t.best.wall.Seconds(), t.best.cpu, float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
+					lcs.best.wall.Seconds(), lcs.best.cpu, float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
+					lcs.best.wall.Seconds()/t.best.wall.Seconds(),
+					ours, 1-theirs.missRatio, agree)
+			}
+		}
+	}
+	fmt.Println("\nrequests: tailbound's requests (one per line or record). cachesim counts block references (a Mooncake request of n blocks is n of them): its refs/s. The speed ratio compares the whole-process times on the same trace and capacity; above 1, tailbound is faster.")
+	return nil
+}
+
+type cachesimResult struct {
+	requests  int64
+	missRatio float64
+}
+
+var cachesimRe = regexp.MustCompile(`(\d+) req, miss ratio ([0-9.]+)`)
+
+func parseCachesim(out []byte) (cachesimResult, error) {
+	m := cachesimRe.FindSubmatch(out)
+	if m == nil {
+		return cachesimResult{}, fmt.Errorf("cachesim: no result line in %s", lastLines(out))
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	r, _ := strconv.ParseFloat(string(m[2]), 64)
+	return cachesimResult{n, r}, nil
+}
+
+// parseOurs reads requests, block references and hits from simulate's
+// block-level JSON.
+func parseOurs(out []byte) (reqs, refs, hits int64, err error) {
+	var v struct {
+		Policies []struct {
+			Requests  int64 `json:"requests"`
+			RefBlocks int64 `json:"ref_blocks"`
+			HitBlocks int64 `json:"hit_blocks"`
+		} `json:"policies"`
+	}
+	i := bytes.IndexByte(out, '{')
+	if i < 0 {
+		return 0, 0, 0, fmt.Errorf("simulate: no JSON in %s", lastLines(out))
+	}
+	if err := json.NewDecoder(bytes.NewReader(out[i:])).Decode(&v); err != nil || len(v.Policies) != 1 {
+		return 0, 0, 0, fmt.Errorf("simulate: unreadable JSON (%v)", err)
+	}
+	p := v.Policies[0]
+	return p.Requests, p.RefBlocks, p.HitBlocks, nil
+}
+
+// blockInputs writes the three block-level traces.
+func blockInputs(o options, dir string) ([]blockCase, error) {
+	// (a) 2·10^6 single-block requests: half from a hot set of 10^4
+	// objects, half from 10^6.
+	singlesJSON := filepath.Join(dir, "singles.jsonl")
+	singlesBin := filepath.Join(dir, "singles.oracleGeneral")
+	jw, err := newFile(singlesJSON)
+	if err != nil {
+		return nil, err
+	}
+	bw, err := newFile(singlesBin)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2_000_000; i++ {
+		id := rng.IntN(1_000_000)
+		if rng.IntN(2) == 0 {
+			id = rng.IntN(10_000)
+		}
+		fmt.Fprintf(jw, `{"timestamp": %d, "input_length": 512, "output_length": 0, "hash_ids": [%d]}`+"\n", i, id)
+		importer.WriteOracleGeneral(bw, uint32(i/1000), uint64(id), 1, -1)
+	}
+	if err := closeAll(jw, bw); err != nil {
+		return nil, err
+	}
+
+	// (b) the Mooncake conversation trace, 10 copies with disjoint ids.
+	conv := filepath.Join(o.shared, "data", "mooncake", "conversation_trace.jsonl")
+	src, f, err := importer.Open(conv, "mooncake", importer.DefaultOptions())
+	if err != nil {
+		return nil, err
+	}
+	s, err := importer.ReadAll(src)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	var hi int64
+	for _, r := range s.Requests {
+		for _, h := range r.Hashes {
+			hi = max(hi, h+1)
+		}
+	}
+	mcJSON := filepath.Join(dir, "mooncake-x10.jsonl")
+	mcBin := filepath.Join(dir, "mooncake-x10.oracleGeneral")
+	jw, err = newFile(mcJSON)
+	if err != nil {
+		return nil, err
+	}
+	bw, err = newFile(mcBin)
+	if err != nil {
+		return nil, err
+	}
+	in := prefixcache.NewInterner()
+	end := int64(s.Requests[len(s.Requests)-1].Time*1000) + 1
+	var arena []prefixcache.BlockID
+	for k := int64(0); k < 10; k++ {
+		for _, r := range s.Requests {
+			c := r
+			c.Time += float64(k*end) / 1000
+			c.Hashes = make([]int64, len(r.Hashes))
+			for i, h := range r.Hashes {
+				c.Hashes[i] = h + k*hi
+			}
+			line, _ := json.Marshal(map[string]any{"timestamp": int64(math.Round(c.Time * 1000)), "input_length": c.Input,
+				"output_length": c.Output, "hash_ids": c.Hashes})
+			jw.Write(append(line, '\n'))
+			q, a, err := in.Intern(&c, arena[:0])
+			if err != nil {
+				return nil, err
+			}
+			arena = a
+			for _, id := range q.Blocks {
+				importer.WriteOracleGeneral(bw, uint32(c.Time), uint64(id), 1, -1)
+			}
+		}
+	}
+	if err := closeAll(jw, bw); err != nil {
+		return nil, err
+	}
+
+	// (c) a Zipf(1.1) stream of 4·10^6 references to 10^6 objects.
+	zipf := filepath.Join(dir, "zipf.oracleGeneral")
+	bw, err = newFile(zipf)
+	if err != nil {
+		return nil, err
+	}
+	z := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, 1_000_000-1)
+	for i := 0; i < 4_000_000; i++ {
+		importer.WriteOracleGeneral(bw, uint32(i/1000), z.Uint64(), 1, -1)
+	}
+	if err := closeAll(bw); err != nil {
+		return nil, err
+	}
+	return []blockCase{
+		{name: "(a) 2·10^6 single-block requests", ours: []string{"mooncake"}, oursFile: singlesJSON, altFormat: "oracle-general", altFile: singlesBin,
+			oracle: singlesBin, capBlocks: 20000, blockToks: 512, equalRatio: true},
+		{name: "(b) Mooncake conversation trace ×10", ours: []string{"mooncake"}, oursFile: mcJSON, oracle: mcBin, capBlocks: 4096, blockToks: 512},
+		{name: "(c) Zipf(1.1) oracleGeneral, 4·10^6 refs", ours: []string{"oracle-general"}, oursFile: zipf, oracle: zipf, capBlocks: 50000, blockToks: 1, equalRatio: true},
+	}, nil
+}
+
+type bufFile struct {
+	*bufio.Writer
+	f *os.File
+}
+
+func newFile(path string) (*bufFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &bufFile{bufio.NewWriterSize(f, 1<<20), f}, nil
+}
+
+func closeAll(fs ...*bufFile) error {
+	for _, f := range fs {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+		if err := f.f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cpuName() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			_, v, _ := strings.Cut(l, ":")
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "load unknown"
+	}
+	return "load average at start " + strings.Join(f[:3], " ")
+}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -111,8 +112,9 @@ func Misses(reqs []prefixcache.Req, capacity int) (misses, hits int64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	p, _ := NewBelady(f)(prefixcache.Config{Capacity: capacity})
-	c, err := prefixcache.New(capacity, p)
+	in := instance.Params{Capacity: int64(capacity), BlockSize: 1} // capacity counted in 1-token units: blocks
+	p, _ := NewBelady(f)(prefixcache.Config{Params: in})
+	c, err := prefixcache.New(in.Capacity, in.BlockSize, p)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailbound/tailbound/experiments/sim"
 )
 
 // TestScheduleFlags: simulate --emit-schedule then --schedule gives the
@@ -24,7 +26,7 @@ func TestScheduleFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	var doc simJSON
+	var doc struct{ Policies []sim.PolicyJSON }
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -37,15 +37,3 @@ func finiteFloats(fs *pflag.FlagSet) error {
 	})
 	return err
 }
-
-// parseFlags parses args, turning a flag error into one line and --help into
-// pflag.ErrHelp after printing the usage.
-func parseFlags(fs *pflag.FlagSet, args []string) error {
-	if err := parseFlagsPositional(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
-	}
-	return nil
-}

@@ -26,14 +26,15 @@ func (l *latencyFlags) add(fs *pflag.FlagSet) {
 	fs.Float64Var(&l.xiTokens, "xi-tokens", math.NaN(), "TEL threshold ξ in tokens (overrides --xi-ms)")
 }
 
-// resolve returns the latency model and the threshold in tokens.
-func (l *latencyFlags) resolve(fs *pflag.FlagSet) (latency.Model, float64, error) {
+// resolve returns the latency model and the threshold in tokens; changed
+// reports whether a flag was given (pflag.FlagSet.Changed).
+func (l *latencyFlags) resolve(changed func(flag string) bool) (latency.Model, float64, error) {
 	m := latency.Model{AlphaMs: l.alphaMs, BetaMs: l.betaMs}
 	if err := m.Validate(); err != nil {
 		return m, 0, fmt.Errorf("flags --alpha-ms/--beta-ms: %w", err)
 	}
-	if fs.Changed("xi-tokens") {
-		if fs.Changed("xi-ms") {
+	if changed("xi-tokens") {
+		if changed("xi-ms") {
 			return m, 0, fmt.Errorf("flags --xi-ms and --xi-tokens: give one threshold, not both")
 		}
 		if math.IsNaN(l.xiTokens) || math.IsInf(l.xiTokens, 0) {
@@ -85,35 +86,33 @@ func checkCapacity(capacity, block int64) error {
 
 // parseInts reads a comma-separated list of integers for flag name.
 func parseInts(flag, s string) ([]int64, error) {
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return parseList(flag, s, "an integer", func(f string) (int64, bool) {
 		v, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("flag --%s: %q is not an integer", flag, f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("flag --%s: empty list", flag)
-	}
-	return out, nil
+		return v, err == nil
+	})
 }
 
 // parseFloats reads a comma-separated list of numbers for flag name.
 func parseFloats(flag, s string) ([]float64, error) {
-	var out []float64
+	return parseList(flag, s, "a finite number", func(f string) (float64, bool) {
+		v, err := strconv.ParseFloat(f, 64)
+		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+	})
+}
+
+// parseList reads a comma-separated list for flag name, each item with
+// parse (what names a valid item); blank items are skipped, an empty list
+// is an error.
+func parseList[T any](flag, s, what string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("flag --%s: %q is not a finite number", flag, f)
+		v, ok := parse(f)
+		if !ok {
+			return nil, fmt.Errorf("flag --%s: %q is not %s", flag, f, what)
 		}
 		out = append(out, v)
 	}

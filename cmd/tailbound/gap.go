@@ -139,19 +139,7 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t := report.Table{
-		Title: fmt.Sprintf("%s: optimality gap against the hindsight optimum, B=%d tokens, forced=%v; relative gap = (TEL − TEL_opt)/TEL_opt, shown ∞ when TEL_opt = 0 < TEL",
-			*tracePath, *block, *forced),
-		Header: []string{"capacity (tokens)", "ξ (tokens)", "policy", "TEL_opt (tokens)", "TEL (tokens)", "gap (tokens)", "gap (ms)", "gap (relative)"},
-	}
-	for _, r := range rows {
-		name := r.Policy
-		if r.ThresholdTokens != nil {
-			name = fmt.Sprintf("%s(T=%d)", r.Policy, *r.ThresholdTokens)
-		}
-		t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), report.F(r.XiTokens, 2), name, report.F(r.TELOptTokens, 2),
-			report.F(r.TELTokens, 2), report.F(r.AbsGapTokens, 2), report.F(r.AbsGapMs, 2), r.RelGapText()})
-	}
+	t := gap.SweepTable(*tracePath, *block, *forced, rows)
 	doc := map[string]any{
 		"units": "TEL in tokens and ms; rel_gap = (TEL − TEL_opt)/TEL_opt, null when TEL_opt = 0 (opt_zero: \"both zero\" or \"infinite\")",
 		"settings": map[string]any{"trace": *tracePath, "block_size_tokens": *block, "forced": *forced,

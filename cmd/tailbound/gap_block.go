@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/blockgap"
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -78,7 +79,7 @@ func gapBlock(a gapBlockArgs, stdout, stderr io.Writer) error {
 	}
 	rows, bounds, err := blockgap.Run(context.Background(), s, blockgap.Config{Capacities: capacities, Policies: entries,
 		LPSolver: a.lpSolver, IPSolver: a.ipSolver, TimeLimit: time.Duration(a.limit * float64(time.Second)),
-		Replay: blocksim.Options{Xi: xi, Model: model, SLOMs: latency.DefaultSLOMs}, Progress: progressTo(stderr)})
+		Replay: blocksim.Options{Params: instance.Params{Xi: xi}, Model: model, SLOMs: latency.DefaultSLOMs}, Progress: progressTo(stderr)})
 	if err != nil {
 		return err
 	}

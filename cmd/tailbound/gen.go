@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -79,20 +76,8 @@ func (m *modelFlags) apply(p *birthdeath.Params) error {
 type rateFlags struct{ rates, gamma string }
 
 func (r *rateFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&r.rates, "rates", defaultRates(), "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
+	fs.StringVar(&r.rates, "rates", birthdeath.FormatRates(birthdeath.Default().Classes), "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
 	fs.StringVar(&r.gamma, "gamma", "", "Gamma-distributed turn rates SHAPE:MEAN (mean per second); overrides --rates")
-}
-
-// defaultRates is the embedded workload's rate classes as a --rates value.
-func defaultRates() string {
-	var s string
-	for i, c := range birthdeath.Default().Classes {
-		if i > 0 {
-			s += ","
-		}
-		s += strconv.FormatFloat(c.Rate, 'g', -1, 64) + ":" + strconv.FormatFloat(c.Weight, 'g', -1, 64)
-	}
-	return s
 }
 
 func (r *rateFlags) resolve() (birthdeath.RateDist, []birthdeath.RateClass, error) {
@@ -146,51 +131,18 @@ func runGenBirthDeath(args []string, stdout, stderr io.Writer) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	w := trace.NewWriter(stdout)
-	type hidden struct {
-		Conv  string  `json:"conv"`
-		Birth float64 `json:"birth_s"`
-		Death float64 `json:"death_s"`
-		Rate  float64 `json:"rate_per_s"`
-		Turns int     `json:"turns"`
+	var convs *birthdeath.Deaths
+	if *deaths != "" {
+		convs = &birthdeath.Deaths{}
 	}
-	var convs []hidden
-	err := birthdeath.Generate(p, *seed, func(t birthdeath.Turn) error {
-		if *deaths != "" {
-			for len(convs) <= t.ConvID {
-				convs = append(convs, hidden{Conv: "c" + strconv.Itoa(len(convs))})
-			}
-			h := &convs[t.ConvID]
-			if h.Turns == 0 {
-				h.Birth = t.T
-			}
-			h.Death, h.Rate = t.Death, t.Rate
-			h.Turns++
-		}
-		return w.Write(t.Record)
-	})
-	if err != nil {
+	if err := birthdeath.Write(stdout, p, *seed, convs); err != nil || convs == nil {
 		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if *deaths == "" {
-		return nil
 	}
 	f, err := os.Create(*deaths)
 	if err != nil {
 		return fmt.Errorf("flag --deaths: %w", err)
 	}
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
-	for _, h := range convs {
-		if err := enc.Encode(h); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", *deaths, err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
+	if err := birthdeath.WriteDeaths(f, convs.List()); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", *deaths, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/pflag"
+	"github.com/tailbound/tailbound/experiments/characterize"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/importer"
 )
@@ -86,7 +87,8 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return importSummary(stderr, *format, *in, name, src.Summary(), canon)
+	doc, t := characterize.ImportSummary(*in, name, src.Summary(), canon)
+	return report.Emit(stderr, *format, doc, t)
 }
 
 // writeOutput runs write on path ("-" is stdout). A file is written under
@@ -114,24 +116,4 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 		return fmt.Errorf("flag --out: %w", err)
 	}
 	return nil
-}
-
-func importSummary(w io.Writer, format, path, name string, s importer.Summary, c *importer.Canonicalizer) error {
-	doc := map[string]any{"file": path, "format": name, "requests": s.Requests, "linked": s.Linked,
-		"conversations": s.Conversations}
-	header := []string{"file", "requests", "linked (requests)", "conversations"}
-	row := []string{path, report.I(s.Requests), report.I(s.Linked), report.I(s.Conversations)}
-	if name == "bailian" {
-		doc["orphans"], doc["forks"], doc["turn_mismatches"] = s.Orphans, s.Forks, s.TurnMismatches
-		header = append(header, "orphans (requests)", "forks (requests)", "turn mismatches (requests)")
-		row = append(row, report.I(s.Orphans), report.I(s.Forks), report.I(s.TurnMismatches))
-	}
-	if c != nil {
-		doc["prompt_fallbacks"], doc["follow_up_fallbacks"], doc["excess_tokens"] = c.Fallbacks, c.FallbackFollowUps, c.ExcessTokens
-		doc["pairwise_short"] = c.PairShort
-		header = append(header, "prompt fallbacks (turns)", "of them follow-ups (turns)", "excess load (tokens)",
-			"input < previous input + output (turns)")
-		row = append(row, report.I(c.Fallbacks), report.I(c.FallbackFollowUps), report.I(c.ExcessTokens), report.I(c.PairShort))
-	}
-	return report.Emit(w, format, doc, report.Table{Title: "import summary", Header: header, Rows: [][]string{row}})
 }

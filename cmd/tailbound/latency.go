@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -18,11 +17,8 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("latency fit", "latency fit --csv FILE [--xi-ms X] [--format F]", stdout)
 	path := fs.String("csv", "", "CSV of measured points with header columns uncached_tokens (tokens) and ttft_ms (ms)")
 	xiMs := fs.Float64("xi-ms", latency.DefaultXiMs, "threshold ξ_s to convert to tokens with the fitted model, ms")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args[1:])
+	if err != nil {
 		return err
 	}
 	if *path == "" {
@@ -41,20 +37,12 @@ func runLatency(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *path, err)
 	}
-	var ss float64
-	for _, p := range pts {
-		d := p.TTFTMs - m.TTFTMs(p.Uncached)
-		ss += d * d
-	}
-	rmse := 0.0
-	if len(pts) > 0 {
-		rmse = math.Sqrt(ss / float64(len(pts)))
-	}
+	rmse := m.RMSE(pts)
 	doc := map[string]any{"alpha_ms_per_token": m.AlphaMs, "beta_ms": m.BetaMs, "points": len(pts),
 		"rmse_ms": rmse, "xi_ms": *xiMs, "xi_tokens": m.XiTokens(*xiMs)}
 	t := report.Table{Title: "least-squares fit TTFT = β + α·b of " + *path,
 		Header: []string{"α (ms/token)", "β (ms)", "points", "RMSE (ms)", "ξ_s (ms)", "ξ (tokens)"},
 		Rows: [][]string{{report.F(m.AlphaMs, 6), report.F(m.BetaMs, 3), fmt.Sprint(len(pts)), report.F(rmse, 3),
 			report.F(*xiMs, 1), report.F(m.XiTokens(*xiMs), 1)}}}
-	return report.Emit(stdout, *format, doc, t)
+	return report.Emit(stdout, format, doc, t)
 }

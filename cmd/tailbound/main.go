@@ -114,3 +114,25 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	}
 	return finiteFloats(fs)
 }
+
+// parseFormat registers --format (the output format), parses args and
+// checks the format: the set-up that ends most commands' flags.
+func parseFormat(fs *pflag.FlagSet, args []string) (string, error) {
+	format := fs.String("format", "table", report.FormatHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	return *format, report.CheckFormat(*format)
+}
+
+// parseFlags parses args, turning a flag error into one line and --help into
+// pflag.ErrHelp after printing the usage.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := parseFlagsPositional(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tailbound/tailbound/experiments/exactgap"
 	"github.com/tailbound/tailbound/experiments/montecarlo"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -50,12 +51,12 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	response := fs.String("response", def.Response.String(), "response lengths: fixed:N or pmf:TOKENS:PROB,…")
 	forced := fs.Bool("forced", false, "forced caching: the served conversation keeps its whole history")
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
-	pols := fs.String("policies", "lru,tlru,etlru-paper,etlru-bayes", "policies to evaluate: lru, tlru, etlru-paper, etlru-bayes")
+	pols := fs.String("policies", strings.Join(exact.DeciderNames(), ","), "policies to evaluate: "+strings.Join(exact.DeciderNames(), ", "))
 	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
 	emptyPrompts := fs.Bool("allow-empty-prompts", false, "admit prompt lengths of 0 tokens (the unit-page idealization Q = 0 of the theorem checks; a real prompt is ≥ 1 token)")
 	maxStates := fs.Int("max-states", exact.DefaultMaxStates, "stop when the belief MDP passes this many memoized states (memory and time grow with it)")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
+	format, err := parseFormat(fs, args)
+	if err != nil {
 		return err
 	}
 	if *qhat < 0 {
@@ -64,12 +65,8 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	if *maxStates < 1 {
 		return fmt.Errorf("flag --max-states: must be ≥ 1, got %d", *maxStates)
 	}
-	if err := report.CheckFormat(*format); err != nil {
-		return err
-	}
 	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns, MaxStates: *maxStates,
 		Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: *xi, Forced: *forced}}
-	var err error
 	if in.World, err = exact.ParseWorld(*world); err != nil {
 		return fmt.Errorf("flag --world: %w", err)
 	}
@@ -98,70 +95,18 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	}
 	q := *qhat
 	if q == 0 {
-		for i, v := range in.Prompt.Values {
-			q += float64(v) * in.Prompt.Probs[i]
-		}
+		q = in.Prompt.Mean()
 	}
-	var deciders []exact.Decider
-	for _, name := range strings.Split(*pols, ",") {
-		switch strings.TrimSpace(name) {
-		case "":
-		case "lru":
-			deciders = append(deciders, exact.LRU{})
-		case "tlru":
-			deciders = append(deciders, exact.TLRU{QHat: q})
-		case "etlru-paper":
-			deciders = append(deciders, exact.ETLRU{Belief: exact.Paper})
-		case "etlru-bayes":
-			deciders = append(deciders, exact.ETLRU{Belief: exact.Bayes})
-		default:
-			return fmt.Errorf("flag --policies: unknown policy %q (want lru, tlru, etlru-paper, etlru-bayes)", name)
-		}
+	deciders, err := exact.Deciders(*pols, q)
+	if err != nil {
+		return fmt.Errorf("flag --policies: %w", err)
 	}
-	opt, err := exact.Solve(&in)
+	rows, err := exact.Compare(&in, deciders)
 	if err != nil {
 		return err
 	}
-	type row struct {
-		Name     string  `json:"name"`
-		Value    float64 `json:"expected_tel_tokens"`
-		Gap      float64 `json:"gap_tokens"`
-		Decision []int64 `json:"first_decision_tokens"`
-		States   int     `json:"states"`
-	}
-	rows := []row{{"optimum", opt.Value, 0, opt.Decision, opt.States}}
-	for _, d := range deciders {
-		r, err := exact.Evaluate(&in, d)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{d.Name(), r.Value, r.Value - opt.Value, r.Decision, r.States})
-	}
-	t := report.Table{
-		Title: fmt.Sprintf("belief MDP, %s world: %d seats, Δ=%g s, horizon %d steps (max %d turns), C=%d tokens, B=%d tokens, ξ=%g tokens, μ=%g/s",
-			in.World, len(in.Seats), in.Step, in.Horizon, in.MaxTurns, in.Capacity, in.BlockSize, in.Xi, in.Mu),
-		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
-	}
-	for _, r := range rows {
-		pct := "0"
-		if opt.Value > 0 {
-			pct = report.F(100*r.Gap/opt.Value, 4)
-		}
-		dec := "none (between turns)"
-		if r.Decision != nil {
-			dec = fmt.Sprint(r.Decision)
-		}
-		t.Rows = append(t.Rows, []string{r.Name, report.F(r.Value, 9), report.F(r.Gap, 9), pct, dec, fmt.Sprint(r.States)})
-	}
-	doc := map[string]any{"units": "expected TEL in tokens over the horizon; decisions in tokens per seat",
-		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",
-		"instance": map[string]any{"seats": exact.FormatSeats(in.Seats), "served": in.Served, "mu_per_s": in.Mu,
-			"birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon, "max_turns": in.MaxTurns,
-			"capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
-			"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced,
-			"discount_per_step": in.Discount, "tlru_qhat_tokens": q},
-		"policies": rows}
-	return report.Emit(stdout, *format, doc, t)
+	doc, t := exactgap.Report(&in, q, rows)
+	return report.Emit(stdout, format, doc, t)
 }
 
 func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
@@ -182,11 +127,8 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	forced := fs.Bool("forced", false, "forced caching")
 	var popts []string
 	fs.StringArrayVar(&popts, "policy-opt", nil, "policy-specific setting key=value (repeatable; e.g. prompt=online for ET-LRU)")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args)
+	if err != nil {
 		return err
 	}
 	p := def
@@ -206,7 +148,7 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	if err := checkCapacity(*capacity, *block); err != nil {
 		return err
 	}
-	model, xi, err := lat.resolve(fs)
+	model, xi, err := lat.resolve(fs.Changed)
 	if err != nil {
 		return err
 	}
@@ -232,28 +174,6 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ci := func(v montecarlo.Interval, d int) string { return report.F(v.Mean, d) + " ± " + report.F(v.Half, d) }
-	t := report.Table{
-		Title: fmt.Sprintf("birth–death Monte Carlo: %d replications (seed %d) of %g s, λ_conv=%.4g/s, μ=%.4g/s, rates %s; C=%d tokens, B=%d tokens, ξ=%.1f tokens; mean ± 95%% CI half-width",
-			*reps, *seed, p.Duration, p.LambdaConv, p.Mu, rateLabel(p), *capacity, *block, xi),
-		Header: []string{"policy", "TEL (tokens)", "TEL per turn (tokens)", "mean TTFT (ms)", "P90 TTFT (ms)", "P95 TTFT (ms)", "P99 TTFT (ms)",
-			"TEL gap to to-belady (%)", "TEL vs " + stats[0].Name + " (%, paired)"},
-	}
-	for _, s := range stats {
-		gap := montecarlo.Interval{Mean: 100 * s.GapToReference.Mean, Half: 100 * s.GapToReference.Half}
-		vs := montecarlo.Interval{Mean: 100 * s.VsFirst.Mean, Half: 100 * s.VsFirst.Half}
-		t.Rows = append(t.Rows, []string{s.Name, ci(s.TELTokens, 0), ci(s.TELPerTurn, 2), ci(s.MeanTTFT, 2),
-			ci(s.P90, 1), ci(s.P95, 1), ci(s.P99, 1), ci(gap, 2), ci(vs, 2)})
-	}
-	doc := map[string]any{"units": "TEL in tokens and ms per replication, TTFT in ms, gap as a ratio (TEL − TEL_to-belady)/TEL_to-belady; tel_vs_first_policy the paired ratio (TEL − TEL_first)/TEL_first; each value a mean with its 95% Student-t CI half-width over replications",
-		"replications": *reps, "seed": *seed, "duration_s": p.Duration, "lambda_conv_per_s": p.LambdaConv, "mu_per_s": p.Mu,
-		"rates": rateLabel(p), "capacity_tokens": *capacity, "block_size_tokens": *block, "xi_tokens": xi, "policies": stats}
-	return report.Emit(stdout, *format, doc, t)
-}
-
-func rateLabel(p birthdeath.Params) string {
-	if p.Rates != nil {
-		return p.Rates.String()
-	}
-	return birthdeath.ClassDist(p.Classes).String()
+	doc, t := montecarlo.Report(cfg, stats)
+	return report.Emit(stdout, format, doc, t)
 }

@@ -3,17 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
-	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
-	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/schedule"
@@ -99,7 +97,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if o.typeParams != "" {
 		return fmt.Errorf("flag --trace-type-params: for --level block --trace-format libcachesim-csv only")
 	}
-	model, xi, err := o.lat.resolve(fs)
+	model, xi, err := o.lat.resolve(fs.Changed)
 	if err != nil {
 		return err
 	}
@@ -118,7 +116,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	var entries []policies.Entry
 	if o.policies == "" && len(o.schedules) == 0 {
-		o.policies = fmt.Sprint(joinNames(policies.Names()))
+		o.policies = joinNames(policies.Names())
 	}
 	if o.policies != "" {
 		if entries, err = policies.ParseWith(o.policies, execpolicy.Options{Timeout: seconds(o.execLimit)}); err != nil {
@@ -140,17 +138,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if s.Schedules, err = schedule.ReadFiles(o.schedules); err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
-	var results []replay.Result
-	if o.tracePath == "" {
-		tr, err := birthdeath.Trace(birthdeath.Default(), o.seed)
-		if err != nil {
-			return err
-		}
-		results, err = sim.Trace(tr, entries, s)
-		if err != nil {
-			return err
-		}
-	} else if results, err = sim.File(o.tracePath, entries, s); err != nil {
+	results, err := sim.FileOrWorkload(o.tracePath, o.seed, entries, s)
+	if err != nil {
 		return err
 	}
 	if o.plot != "" {
@@ -158,124 +147,17 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return emitSimulate(stdout, o, s, results)
+	doc, tables, err := sim.Report(results, s, sim.Labels{Trace: traceLabel(o), QHat: o.qhat, Threshold: o.threshold, Baseline: o.baseline})
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, o.format, doc, tables...)
 }
 
 // seconds converts a flag in seconds to a duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-func joinNames(n []string) string {
-	out := ""
-	for i, s := range n {
-		if i > 0 {
-			out += ","
-		}
-		out += s
-	}
-	return out
-}
-
-// simPolicyJSON is one policy's result in simulate's JSON contract.
-type simPolicyJSON struct {
-	Name                 string             `json:"name"`
-	Turns                int64              `json:"turns"`
-	TELTokens            float64            `json:"tel_tokens"`
-	TELMs                float64            `json:"tel_ms"`
-	TTFTMs               map[string]float64 `json:"ttft_ms"`
-	SLOViolations        int64              `json:"slo_violations"`
-	SLOViolationFraction float64            `json:"slo_violation_fraction"`
-	HitRatio             float64            `json:"hit_ratio"`
-	HistoryHitRatio      *float64           `json:"history_hit_ratio"`
-	MaxUncachedTokens    int64              `json:"max_uncached_tokens"`
-	Evictions            int64              `json:"evictions"`
-	EvictedTokens        int64              `json:"evicted_tokens"`
-	Improvement          map[string]float64 `json:"improvement_vs_baseline,omitempty"`
-}
-
-type simJSON struct {
-	Units    string          `json:"units"`
-	Settings map[string]any  `json:"settings"`
-	Baseline string          `json:"baseline,omitempty"`
-	Policies []simPolicyJSON `json:"policies"`
-}
-
-// improvements returns (baseline − policy)/baseline per metric, the view of
-// the tail-latency paper's tables; a zero baseline gives NaN, omitted.
-func improvements(base, p replay.Result) map[string]float64 {
-	b, q := base.Summary, p.Summary
-	pairs := map[string][2]float64{
-		"tel": {b.TELTokens, q.TELTokens}, "mean": {b.MeanTTFTMs, q.MeanTTFTMs},
-		"p50": {b.P50, q.P50}, "p90": {b.P90, q.P90}, "p95": {b.P95, q.P95}, "p99": {b.P99, q.P99},
-		"slo_violations": {float64(b.Violations), float64(q.Violations)},
-	}
-	out := map[string]float64{}
-	for k, v := range pairs {
-		if v[0] != 0 {
-			out[k] = (v[0] - v[1]) / v[0]
-		}
-	}
-	return out
-}
-
-func emitSimulate(w io.Writer, o simOptions, s sim.Settings, results []replay.Result) error {
-	var base *replay.Result
-	for i := range results {
-		if results[i].Name == o.baseline {
-			base = &results[i]
-		}
-	}
-	if o.baseline != "" && base == nil {
-		return fmt.Errorf("flag --baseline: policy %q is not among --policies", o.baseline)
-	}
-	doc := simJSON{
-		Units: "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline",
-		Settings: map[string]any{"capacity_tokens": s.Capacity, "block_size_tokens": s.BlockSize,
-			"xi_tokens": s.Xi, "xi_ms": s.Model.XiMs(s.Xi), "alpha_ms_per_token": s.Model.AlphaMs,
-			"beta_ms": s.Model.BetaMs, "slo_ms": s.SLOMs, "forced": s.Forced, "qhat": o.qhat,
-			"threshold_tokens": o.threshold, "trace": traceLabel(o)},
-		Baseline: o.baseline,
-	}
-	main := report.Table{
-		Title: fmt.Sprintf("%s: C=%d tokens, B=%d tokens, ξ=%.1f tokens (%.1f ms), α=%g ms/token, β=%g ms, SLO %g ms",
-			traceLabel(o), s.Capacity, s.BlockSize, s.Xi, s.Model.XiMs(s.Xi), s.Model.AlphaMs, s.Model.BetaMs, s.SLOMs),
-		Header: []string{"policy", "TEL (tokens)", "TEL (ms)", "mean TTFT (ms)", "P50 (ms)", "P90 (ms)", "P95 (ms)", "P99 (ms)",
-			"SLO viol.", "hit ratio", "max uncached (tokens)", "evictions"},
-	}
-	impr := report.Table{Title: "relative improvement over " + o.baseline + ": (baseline − policy)/baseline",
-		Header: []string{"policy", "TEL", "mean", "P50", "P90", "P95", "P99", "SLO viol."}}
-	for _, r := range results {
-		m := r.Summary
-		pj := simPolicyJSON{Name: r.Name, Turns: m.Turns, TELTokens: m.TELTokens, TELMs: m.TELMs,
-			TTFTMs:        map[string]float64{"mean": m.MeanTTFTMs, "p50": m.P50, "p90": m.P90, "p95": m.P95, "p99": m.P99},
-			SLOViolations: m.Violations, SLOViolationFraction: m.ViolationPct, HitRatio: m.HitRatio,
-			MaxUncachedTokens: m.MaxUncached, Evictions: r.Evictions, EvictedTokens: r.EvictedTokens}
-		if !math.IsNaN(m.HistoryHit) {
-			h := m.HistoryHit
-			pj.HistoryHitRatio = &h
-		}
-		main.Rows = append(main.Rows, []string{r.Name, report.F(m.TELTokens, 1), report.F(m.TELMs, 1),
-			report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P95, 2), report.F(m.P99, 2),
-			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.F(m.HitRatio, 4),
-			report.I(m.MaxUncached), report.I(r.Evictions)})
-		if base != nil {
-			pj.Improvement = improvements(*base, r)
-			row := []string{r.Name}
-			for _, k := range []string{"tel", "mean", "p50", "p90", "p95", "p99", "slo_violations"} {
-				if v, ok := pj.Improvement[k]; ok {
-					row = append(row, report.Pct(v))
-				} else {
-					row = append(row, "n/a (baseline 0)")
-				}
-			}
-			impr.Rows = append(impr.Rows, row)
-		}
-		doc.Policies = append(doc.Policies, pj)
-	}
-	if base == nil {
-		return report.Emit(w, o.format, doc, main)
-	}
-	return report.Emit(w, o.format, doc, main, impr)
-}
+func joinNames(n []string) string { return strings.Join(n, ",") }
 
 func traceLabel(o simOptions) string {
 	if o.tracePath == "" {
@@ -285,12 +167,12 @@ func traceLabel(o simOptions) string {
 }
 
 func plotCDF(path string, results []replay.Result) error {
-	f := plots.Figure{Title: "TTFT distribution (CDF)", XLabel: "TTFT (ms, log scale)", YLabel: "fraction of turns ≤ TTFT", LogX: true, LegendBottom: true}
-	for _, r := range results {
-		x, y := r.Metrics.CDF()
-		f.Series = append(f.Series, plots.Series{Name: r.Name, X: x, Y: y})
+	names := make([]string, len(results))
+	accs := make([]*metrics.Accumulator, len(results))
+	for i, r := range results {
+		names[i], accs[i] = r.Name, r.Metrics
 	}
-	return f.Save(path)
+	return sim.CDFFigure("turns", names, accs).Save(path)
 }
 
 // resolveBaseline drops the default baseline (lru) when --policies names

@@ -29,11 +29,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	limit := fs.Float64("time-limit", 0, "time limit per solve, seconds (0: none)")
 	cross := fs.Bool("cross-check", true, "also solve with flow and report any difference from the chosen solver")
 	schedule := fs.String("schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file")
-	format := fs.String("format", "table", report.FormatHelp)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := report.CheckFormat(*format); err != nil {
+	format, err := parseFormat(fs, args)
+	if err != nil {
 		return err
 	}
 	if *tracePath == "" {
@@ -45,7 +42,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err := checkCapacity(*capacity, *block); err != nil {
 		return err
 	}
-	model, xi, err := lat.resolve(fs)
+	model, xi, err := lat.resolve(fs.Changed)
 	if err != nil {
 		return err
 	}
@@ -83,7 +80,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	settings := map[string]any{"trace": *tracePath, "turns": in.K(), "conversations": in.Conversations,
 		"capacity_tokens": *capacity, "block_size_tokens": *block, "xi_tokens": xi, "forced": *forced,
 		"alpha_ms_per_token": model.AlphaMs, "time_limit_seconds": *limit}
-	return report.Emit(stdout, *format, solveJSON{Report: rep, Settings: settings}, solveTables(rep, in)...)
+	return report.Emit(stdout, format, solveJSON{Report: rep, Settings: settings}, rep.Tables(in)...)
 }
 
 // solveJSON is solve's JSON document: the report's fields plus settings.
@@ -102,52 +99,4 @@ func writeSchedule(path string, in *lp.Instance, names []string, sched []int64) 
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
 	return f.Close()
-}
-
-func optF(p *float64, prec int) string {
-	if p == nil {
-		return "—"
-	}
-	return report.F(*p, prec)
-}
-
-func solveTables(r *gap.Report, in *lp.Instance) []report.Table {
-	integral := "—"
-	if r.Integral != nil {
-		integral = fmt.Sprint(*r.Integral)
-	}
-	t := report.Table{
-		Title: fmt.Sprintf("hindsight TEL optimum: %d turns, %d conversations, C=%d tokens, B=%d tokens, ξ=%g tokens, forced=%v",
-			in.K(), in.Conversations, in.Capacity, in.Block, in.Xi, in.Forced),
-		Header: []string{"quantity", "value"},
-		Rows: [][]string{
-			{"TEL optimum (tokens)", optF(r.TELOptTokens, 3)},
-			{"TEL optimum (ms)", optF(r.TELOptMs, 3)},
-			{"LP bound (tokens)", optF(r.LPBoundTokens, 3)},
-			{"LP solution integral (tol " + fmt.Sprint(r.IntegralityTolBlocks) + " blocks)", integral},
-			{"to-belady TEL (tokens)", report.F(r.BeladyTELTokens, 3)},
-			{"flow cross-check TEL (tokens)", optF(r.FlowTELTokens, 3)},
-			{"status", r.Status},
-			{"solver", r.Solver},
-			{"formulation", r.Formulation},
-			{"LP status / solver", r.LPStatus + " / " + r.LPSolver},
-			{"rows × cols (nonzeros)", fmt.Sprintf("%d × %d (%d)", r.Rows, r.Cols, r.NonZeros)},
-			{"build / solve / LP solve (s)", fmt.Sprintf("%.3f / %.3f / %.3f", r.BuildSeconds, r.SolveSeconds, r.LPSolveSeconds)},
-			{"schedule check", r.ScheduleCheck},
-		},
-	}
-	if r.BestFoundTokens != nil {
-		t.Rows = append(t.Rows, []string{"best integer point found, not proven optimal (tokens)", optF(r.BestFoundTokens, 3)})
-	}
-	for _, d := range r.Disagreements {
-		t.Rows = append(t.Rows, []string{"DISAGREEMENT", d})
-	}
-	for _, n := range r.Notes {
-		t.Rows = append(t.Rows, []string{"note", n})
-	}
-	c := report.Table{Title: "conditions and readings of " + r.Formulation, Header: []string{"name", "condition"}}
-	for _, k := range r.Conditions {
-		c.Rows = append(c.Rows, []string{k.Name, k.Text})
-	}
-	return []report.Table{t, c}
 }

@@ -113,7 +113,7 @@ func Run(ctx context.Context, s *blocktrace.Stream, cfg Config) ([]Row, []Bound,
 	if block < 1 {
 		return nil, nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
 	}
-	cfg.Replay.BlockTokens = block
+	cfg.Replay.BlockSize = block
 	reqs, err := prefixcache.InternAll(s.Requests)
 	if err != nil {
 		return nil, nil, err
@@ -135,7 +135,7 @@ func Run(ctx context.Context, s *blocktrace.Stream, cfg Config) ([]Row, []Bound,
 			return nil, nil, fmt.Errorf("capacity %d tokens (%d blocks) is below the longest chain, %d blocks: the bound needs every chain to fit", c, c/block, longest)
 		}
 	}
-	results, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(entries, cfg.Capacities), cfg.Replay)
+	results, _, err := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(entries, cfg.Capacities), cfg.Replay)
 	if err != nil {
 		return nil, nil, err
 	}

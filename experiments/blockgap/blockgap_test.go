@@ -11,13 +11,14 @@ import (
 	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 func replayOptions() blocksim.Options {
 	m := latency.Default()
-	return blocksim.Options{Xi: m.XiTokens(latency.DefaultXiMs), Model: m, SLOMs: 1000}
+	return blocksim.Options{Params: instance.Params{Xi: m.XiTokens(latency.DefaultXiMs)}, Model: m, SLOMs: 1000}
 }
 
 // randomStream is a trace of n requests over a random tree of blocks.

@@ -7,6 +7,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/blockgap"
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -26,7 +27,7 @@ func Example() {
 	}
 	m := latency.Default()
 	rows, bounds, err := blockgap.Run(context.Background(), s, blockgap.Config{Capacities: []int64{32}, Policies: lru,
-		LPSolver: "gonum", IPSolver: "gonum", Replay: blocksim.Options{Xi: 100, Model: m, SLOMs: 200}})
+		LPSolver: "gonum", IPSolver: "gonum", Replay: blocksim.Options{Params: instance.Params{Xi: 100}, Model: m, SLOMs: 200}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
+	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -23,10 +25,10 @@ func BenchmarkMooncake(b *testing.B) {
 		}
 		for _, e := range prefixcache.All() {
 			b.Run(file+"/"+e.Name, func(b *testing.B) {
-				o := blocksim.Options{BlockTokens: 512, Xi: 1900, Model: latency.Default(), SLOMs: 200}
+				o := blocksim.Options{Params: instance.Params{BlockSize: 512, Xi: 1900}, Model: latency.Default(), SLOMs: 200}
 				for i := 0; i < b.N; i++ {
 					runs := []blocksim.Run{{Name: e.Name, New: e.New, Capacity: 512 << 13}}
-					if _, _, err := blocksim.Replay(blocksim.StreamSource(s), runs, o); err != nil {
+					if _, _, err := blocksim.Replay(blocktrace.StreamSource(s), runs, o); err != nil {
 						b.Fatal(err)
 					}
 				}

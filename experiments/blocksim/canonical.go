@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -89,13 +90,25 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 
 // CanonicalSource returns a Source over a canonical trace reader, chaining
 // its turns with block size b tokens.
-func CanonicalSource(rd *trace.Reader, b int64) (Source, error) {
+func CanonicalSource(rd *trace.Reader, b int64) (blocktrace.Source, error) {
+	return chained(rd.Next, b)
+}
+
+// TurnsSource returns a Source over an in-memory trace's turns, chaining
+// them with block size b tokens.
+func TurnsSource(turns []trace.Turn, b int64) (blocktrace.Source, error) {
+	return chained(replay.SliceSource(turns), b)
+}
+
+// chained returns a Source of the turns next yields, chained with block
+// size b tokens.
+func chained(next func() (trace.Turn, error), b int64) (blocktrace.Source, error) {
 	c, err := NewChainer(b)
 	if err != nil {
 		return nil, err
 	}
 	return func() (blocktrace.Request, error) {
-		t, err := rd.Next()
+		t, err := next()
 		if err != nil {
 			return blocktrace.Request{}, err
 		}

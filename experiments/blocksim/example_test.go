@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/trace"
@@ -26,7 +27,7 @@ func Example() {
 	next, _ := blocksim.CanonicalSource(trace.NewReader(strings.NewReader(src), "example"), 16)
 	pols, _ := prefixcache.Parse("lru")
 	res, ideal, _ := blocksim.Replay(next, blocksim.SweepRuns(pols, []int64{32, 64}),
-		blocksim.Options{BlockTokens: 16, Xi: 0, Model: latency.Default(), SLOMs: 200})
+		blocksim.Options{Params: instance.Params{BlockSize: 16, Xi: 0}, Model: latency.Default(), SLOMs: 200})
 	fmt.Printf("ideal: block hit ratio %.3f, needs %d blocks\n", ideal.BlockHitRatio, ideal.PeakLiveBlocks)
 	for _, r := range res {
 		fmt.Printf("%s at %d tokens: %d of %d blocks hit, TEL %.0f tokens\n", r.Name, r.CapacityTokens, r.HitBlocks, r.RefBlocks, r.Summary.TELTokens)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/models/blockext"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -48,7 +49,7 @@ func SchedulePath(path, name string, several bool) string {
 // ReplayExternal is Replay of every policy in entries at every capacity
 // (tokens), with the schedules of ext scored and, if asked, the policies'
 // victims written as schedules.
-func ReplayExternal(src Source, entries []prefixcache.Entry, capacities []int64, opt Options, ext External) (_ []Result, _ Ideal, err error) {
+func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capacities []int64, opt Options, ext External) (_ []Result, _ Ideal, err error) {
 	fin := ext.Finishers
 	if fin == nil {
 		fin = &blockext.Finishers{}

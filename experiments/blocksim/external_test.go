@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -59,8 +60,8 @@ func TestBlockRoundTrip(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := c.stream(t)
 			dir := t.TempDir()
-			opt := blocksim.Options{BlockTokens: int64(s.BlockTokens), Xi: 1500, Model: latency.Default(), SLOMs: 200}
-			want, _, err := blocksim.ReplayExternal(blocksim.StreamSource(s), all, []int64{c.capacity}, opt,
+			opt := blocksim.Options{Params: instance.Params{BlockSize: int64(s.BlockTokens), Xi: 1500}, Model: latency.Default(), SLOMs: 200}
+			want, _, err := blocksim.ReplayExternal(blocktrace.StreamSource(s), all, []int64{c.capacity}, opt,
 				blocksim.External{EmitSchedule: filepath.Join(dir, "b.jsonl")})
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +74,7 @@ func TestBlockRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := blocksim.ReplayExternal(blocksim.StreamSource(s), nil, []int64{c.capacity}, opt, blocksim.External{Schedules: scheds})
+			got, _, err := blocksim.ReplayExternal(blocktrace.StreamSource(s), nil, []int64{c.capacity}, opt, blocksim.External{Schedules: scheds})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func TestBlockViolations(t *testing.T) {
 	for _, c := range cases {
 		sch, err := blockext.Read(strings.NewReader(c.text), "s.jsonl")
 		if err == nil {
-			_, _, err = blocksim.ReplayExternal(blocksim.StreamSource(tinyStream()), nil, []int64{2}, blocksim.Options{BlockTokens: 1, Model: latency.Default(), SLOMs: 200},
+			_, _, err = blocksim.ReplayExternal(blocktrace.StreamSource(tinyStream()), nil, []int64{2}, blocksim.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Default(), SLOMs: 200},
 				blocksim.External{Schedules: []*blockext.Schedule{sch}})
 		}
 		if c.want == nil {
@@ -173,8 +174,8 @@ func TestBlockExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := blocksim.Options{BlockTokens: 16, Xi: 1500, Model: latency.Default(), SLOMs: 200}
-	res, _, err := blocksim.ReplayExternal(blocksim.StreamSource(s), entries, []int64{16 * 2048}, opt, blocksim.External{Finishers: fin})
+	opt := blocksim.Options{Params: instance.Params{BlockSize: 16, Xi: 1500}, Model: latency.Default(), SLOMs: 200}
+	res, _, err := blocksim.ReplayExternal(blocktrace.StreamSource(s), entries, []int64{16 * 2048}, opt, blocksim.External{Finishers: fin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +201,8 @@ func TestBlockExecBadAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = blocksim.ReplayExternal(blocksim.StreamSource(tinyStream()), entries, []int64{2},
-			blocksim.Options{BlockTokens: 1, Model: latency.Default(), SLOMs: 200}, blocksim.External{Finishers: fin})
+		_, _, err = blocksim.ReplayExternal(blocktrace.StreamSource(tinyStream()), entries, []int64{2},
+			blocksim.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Default(), SLOMs: 200}, blocksim.External{Finishers: fin})
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want one line with %q", c.name, err, c.want)
 		}

@@ -3,12 +3,12 @@ package blocksim_test
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/tailbound/tailbound/internal/shareddata"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/blocktrace"
 )
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -40,7 +41,7 @@ func TestLibCacheSimFormats(t *testing.T) {
 			}
 			es, _ := prefixcache.Parse(c.policy)
 			res, ideal, err := blocksim.Replay(src, []blocksim.Run{{Name: c.policy, New: es[0].New, Capacity: 2 * block}},
-				blocksim.Options{BlockTokens: block, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
+				blocksim.Options{Params: instance.Params{BlockSize: block}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs})
 			f.Close()
 			if err != nil {
 				t.Fatalf("%s %s: %v", format, c.policy, err)

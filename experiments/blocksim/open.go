@@ -17,7 +17,7 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesi
 // format. The libCacheSim formats ("libcachesim-csv", "oracle-general")
 // are object traces: each reference a request of one block of block
 // tokens (1 when block is 0), no prefix chain, no conversation.
-func OpenWith(path, format string, block int64, csvParams string) (Source, int64, io.Closer, error) {
+func OpenWith(path, format string, block int64, csvParams string) (blocktrace.Source, int64, io.Closer, error) {
 	if format != "libcachesim-csv" && format != "oracle-general" {
 		if csvParams != "" {
 			return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
@@ -59,7 +59,7 @@ func OpenWith(path, format string, block int64, csvParams string) (Source, int64
 // derived, chains checked — whose own block size is used; block must then
 // be 0 or equal to it). It returns the requests as a Source, the block size
 // in tokens and the file to close.
-func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
+func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer, error) {
 	switch format {
 	case "canonical":
 		f, err := trace.Open(path)
@@ -109,7 +109,7 @@ func Open(path, format string, block int64) (Source, int64, io.Closer, error) {
 }
 
 // ReadAll drains src into an in-memory stream of block size block tokens.
-func ReadAll(src Source, block int64) (*blocktrace.Stream, error) {
+func ReadAll(src blocktrace.Source, block int64) (*blocktrace.Stream, error) {
 	s := &blocktrace.Stream{BlockTokens: int(block)}
 	for {
 		r, err := src()

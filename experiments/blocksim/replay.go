@@ -6,13 +6,14 @@
 package blocksim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -30,10 +31,11 @@ type Run struct {
 
 // Options are the settings shared by all runs.
 type Options struct {
-	// BlockTokens is the trace's block size in tokens.
-	BlockTokens int64
-	// Xi is the TEL threshold ξ, tokens.
-	Xi float64
+	// Params are the instance: BlockSize is the trace's block size and Xi
+	// the TEL threshold ξ, tokens. Capacity is ignored (each Run has its
+	// own) and Forced is not supported (a request's chain is always
+	// admitted).
+	instance.Params
 	// Model is the TTFT model.
 	Model latency.Model
 	// SLOMs is the SLO for violation counts, ms.
@@ -87,27 +89,12 @@ type Ideal struct {
 	Summary metrics.Summary
 }
 
-// Source yields a trace's requests in order and io.EOF at the end.
-type Source func() (blocktrace.Request, error)
-
-// StreamSource returns a Source over an in-memory stream.
-func StreamSource(s *blocktrace.Stream) Source {
-	i := 0
-	return func() (blocktrace.Request, error) {
-		if i == len(s.Requests) {
-			return blocktrace.Request{}, io.EOF
-		}
-		i++
-		return s.Requests[i-1], nil
-	}
-}
-
 const batchSize = 2048
 
+// batch is a batch of interned requests and the arena their chains use.
 type batch struct {
 	reqs  []prefixcache.Req
 	arena []prefixcache.BlockID
-	refs  atomic.Int32
 }
 
 type runner struct {
@@ -117,7 +104,6 @@ type runner struct {
 	reqs   int64
 	refs   int64
 	hits   int64
-	err    error
 	blockT int64
 }
 
@@ -125,61 +111,45 @@ type runner struct {
 // in the order given, and the trace's ideal figures. A malformed request or
 // a policy that breaks the cache's rules is an error; no partial result is
 // returned.
-func Replay(src Source, runs []Run, opt Options) ([]Result, Ideal, error) {
+func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, Ideal{}, err
 	}
-	if opt.BlockTokens < 1 {
-		return nil, Ideal{}, fmt.Errorf("block size %d tokens must be ≥ 1", opt.BlockTokens)
+	if opt.Forced {
+		return nil, Ideal{}, errors.New("forced caching is not supported at the block level")
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, Ideal{}, err
 	}
 	rs := make([]*runner, len(runs))
 	for i, r := range runs {
-		if r.Capacity < 0 || r.Capacity%opt.BlockTokens != 0 {
-			return nil, Ideal{}, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", r.Capacity, opt.BlockTokens)
+		in := opt.Params
+		in.Capacity = r.Capacity
+		if err := in.Validate(); err != nil {
+			return nil, Ideal{}, err
 		}
-		blocks := int(r.Capacity / opt.BlockTokens)
-		p, err := r.New(prefixcache.Config{Capacity: blocks, BlockTokens: opt.BlockTokens, Xi: opt.Xi,
-			QHat: opt.QHat, Options: opt.PolicyOptions})
+		p, err := r.New(prefixcache.Config{Params: in, QHat: opt.QHat, Options: opt.PolicyOptions})
 		if err != nil {
 			return nil, Ideal{}, fmt.Errorf("policy %s: %w", r.Name, err)
 		}
-		c, err := prefixcache.New(blocks, p)
+		c, err := prefixcache.New(in.Capacity, in.BlockSize, p)
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockTokens}
-	}
-	pool := sync.Pool{New: func() any {
-		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
-	}}
-	chans := make([]chan *batch, len(rs))
-	var wg sync.WaitGroup
-	for i, r := range rs {
-		chans[i] = make(chan *batch, 4)
-		wg.Add(1)
-		go func(r *runner, in chan *batch) {
-			defer wg.Done()
-			for b := range in {
-				if r.err == nil {
-					r.err = r.serve(b.reqs)
-				}
-				if b.refs.Add(-1) == 0 {
-					b.reqs, b.arena = b.reqs[:0], b.arena[:0]
-					pool.Put(b)
-				}
-			}
-		}(r, chans[i])
+		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize}
 	}
 	f := newFeeder(opt)
-	readErr := f.feed(src, chans, &pool)
-	wg.Wait()
+	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
+		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
+	}, func(b *batch) (int, bool, error) { return f.fill(src, b) },
+		func(i int, b *batch) error { return rs[i].serve(b.reqs) })
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
 	out := make([]Result, len(rs))
 	for i, r := range rs {
-		if r.err != nil {
-			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, r.err)
+		if errs[i] != nil {
+			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, errs[i])
 		}
 		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
 			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.cache.Evictions(),
@@ -219,47 +189,37 @@ func newFeeder(opt Options) *feeder {
 	return &feeder{opt: opt, in: prefixcache.NewInterner(), acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
 }
 
-func (f *feeder) feed(src Source, chans []chan *batch, pool *sync.Pool) error {
-	defer func() {
-		for _, c := range chans {
-			close(c)
-		}
-	}()
-	for done := false; !done; {
-		b := pool.Get().(*batch)
-		for len(b.reqs) < batchSize {
-			r, err := src()
-			if err == io.EOF {
-				done = true
-				break
-			}
-			if err != nil {
-				return err
-			}
-			r.Index = int(f.reqs)
-			q, arena, err := f.in.Intern(&r, b.arena)
-			if err != nil {
-				return err
-			}
-			b.arena = arena
-			f.observe(&q)
-			b.reqs = append(b.reqs, q)
-		}
-		if len(b.reqs) == 0 {
+// fill reads the next batch of requests from src into b, interned, and
+// reports how many it holds and whether src is exhausted.
+func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
+	b.reqs, b.arena = b.reqs[:0], b.arena[:0]
+	done := false
+	for len(b.reqs) < batchSize {
+		r, err := src()
+		if err == io.EOF {
+			done = true
 			break
 		}
-		b.refs.Store(int32(len(chans)))
-		for _, c := range chans {
-			c <- b
+		if err != nil {
+			return 0, false, err
 		}
-		if f.opt.Progress != nil && f.reqs%(32*batchSize) < batchSize {
+		r.Index = int(f.reqs)
+		q, arena, err := f.in.Intern(&r, b.arena)
+		if err != nil {
+			return 0, false, err
+		}
+		b.arena = arena
+		f.observe(&q)
+		b.reqs = append(b.reqs, q)
+	}
+	if f.opt.Progress != nil {
+		if done {
+			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
+		} else if f.reqs%(32*batchSize) < batchSize {
 			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.reqs)
 		}
 	}
-	if f.opt.Progress != nil {
-		fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
-	}
-	return nil
+	return len(b.reqs), done, nil
 }
 
 func (f *feeder) observe(q *prefixcache.Req) {
@@ -274,7 +234,7 @@ func (f *feeder) observe(q *prefixcache.Req) {
 	}
 	f.reqs++
 	f.refs += int64(len(q.Blocks))
-	x := min(int64(q.Seen)*f.opt.BlockTokens, q.Input)
+	x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
 	f.acc.Add(x, x, q.Input)
 }
 

@@ -7,21 +7,24 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-var opts = blocksim.Options{BlockTokens: 16, Xi: 40, Model: latency.Default(), SLOMs: 13}
+var opts = blocksim.Options{Params: instance.Params{BlockSize: 16, Xi: 40}, Model: latency.Default(), SLOMs: 13}
 
 // direct serves s through one cache, request by request, and returns the
 // hits (blocks) and the cache.
 func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Stream) ([]int, *prefixcache.Cache) {
 	t.Helper()
-	p, err := e.New(prefixcache.Config{Capacity: capacity, BlockTokens: opts.BlockTokens, Xi: opts.Xi})
+	par := opts.Params
+	par.Capacity = int64(capacity) * par.BlockSize
+	p, err := e.New(prefixcache.Config{Params: par})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := prefixcache.New(capacity, p)
+	c, _ := prefixcache.New(par.Capacity, par.BlockSize, p)
 	in := prefixcache.NewInterner()
 	var hits []int
 	for i := range s.Requests {
@@ -43,7 +46,7 @@ func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Strea
 func TestReplayMatchesDirect(t *testing.T) {
 	s := randomStream(3, 3000, 5)
 	capacities := []int64{0, 16 * 7, 16 * 60}
-	results, _, err := blocksim.Replay(blocksim.StreamSource(s), blocksim.SweepRuns(prefixcache.All(), capacities), opts)
+	results, _, err := blocksim.Replay(blocktrace.StreamSource(s), blocksim.SweepRuns(prefixcache.All(), capacities), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +99,7 @@ func TestIdealHandWorked(t *testing.T) {
 		{Time: 2, Input: 40, Hashes: []int64{a, b, d}}, {Time: 3, Input: 10, Hashes: []int64{e}},
 		{Time: 4, Input: 16, Hashes: []int64{a}},
 	}}
-	_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+	_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +114,7 @@ func TestIdealHandWorked(t *testing.T) {
 func TestPeakLiveBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		s := randomStream(seed, 200, 4)
-		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, opts)
+		_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,8 +156,8 @@ func TestIdealMooncake(t *testing.T) {
 	for _, tc := range cases {
 		s := loadMooncake(t, tc.file)
 		o := opts
-		o.BlockTokens = 512
-		_, id, err := blocksim.Replay(blocksim.StreamSource(s), nil, o)
+		o.BlockSize = 512
+		_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,8 +180,32 @@ func TestReplayErrors(t *testing.T) {
 		{"time going back", &blocktrace.Stream{Requests: []blocktrace.Request{{Time: 2, Input: 1}, {Time: 1, Input: 1}}}, nil},
 	}
 	for _, tc := range cases {
-		if _, _, err := blocksim.Replay(blocksim.StreamSource(tc.s), tc.runs, opts); err == nil {
+		if _, _, err := blocksim.Replay(blocktrace.StreamSource(tc.s), tc.runs, opts); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+}
+
+// The instance is checked before the trace is read: a block size below one
+// token, a capacity that is not a whole number of blocks, and forced
+// caching (which the block level does not have) are errors.
+func TestReplayRejectsBadInstance(t *testing.T) {
+	s := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Input: 10, Hashes: []int64{1}}}}
+	lru := prefixcache.All()[0]
+	bad := func(o blocksim.Options, capacity int64) error {
+		_, _, err := blocksim.Replay(blocktrace.StreamSource(s), []blocksim.Run{{Name: lru.Name, New: lru.New, Capacity: capacity}}, o)
+		return err
+	}
+	zeroBlock, forced := opts, opts
+	zeroBlock.BlockSize = 0
+	forced.Forced = true
+	for name, err := range map[string]error{"block 0": bad(zeroBlock, 0), "capacity 20 of 16-token blocks": bad(opts, 20),
+		"forced": bad(forced, 32)} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if err := bad(opts, 32); err != nil {
+		t.Errorf("a valid instance: %v", err)
 	}
 }

@@ -194,21 +194,6 @@ type node struct {
 	refs, kids, depth int32
 }
 
-// Source yields requests in trace order and io.EOF at the end.
-type Source func() (blocktrace.Request, error)
-
-// StreamSource returns a Source over an in-memory stream.
-func StreamSource(s *blocktrace.Stream) Source {
-	i := 0
-	return func() (blocktrace.Request, error) {
-		if i == len(s.Requests) {
-			return blocktrace.Request{}, io.EOF
-		}
-		i++
-		return s.Requests[i-1], nil
-	}
-}
-
 type catKey struct {
 	typ  string
 	turn int
@@ -216,7 +201,7 @@ type catKey struct {
 
 // Run characterizes the requests of src, whose hashes stand for blocks of
 // blockTokens tokens. Requests must come in arrival order.
-func Run(src Source, blockTokens int, opt Options) (*Report, error) {
+func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 	opt.defaults()
 	if blockTokens < 1 {
 		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", blockTokens)

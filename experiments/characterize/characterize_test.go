@@ -24,7 +24,7 @@ func TestHandWorked(t *testing.T) {
 		req(6, 2, "text", 2),       // e new
 		req(10, 0, "text", 1, 2),   // a (5 s, prev text-2), b (5 s, prev text-2)
 	}}
-	rep, err := Run(StreamSource(s), 16, Options{MaxTurn: 2})
+	rep, err := Run(blocktrace.StreamSource(s), 16, Options{MaxTurn: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +70,8 @@ func TestHandWorked(t *testing.T) {
 	if len(rep.Hubs) != 1 || rep.Hubs[0] != (Hub{Depth: 1, DepthTokens: 16, Fanout: 2, Requests: 4, Hash: 1}) {
 		t.Errorf("hubs %+v", rep.Hubs)
 	}
-	rep2, _ := Run(StreamSource(s), 16, Options{SharedShare: 0.7})
-	rep3, _ := Run(StreamSource(s), 16, Options{SharedShare: 0.5})
+	rep2, _ := Run(blocktrace.StreamSource(s), 16, Options{SharedShare: 0.7})
+	rep3, _ := Run(blocktrace.StreamSource(s), 16, Options{SharedShare: 0.5})
 	if rep2.SharedPrefixBlocks != 1 || rep3.SharedPrefixBlocks != 2 {
 		t.Errorf("shared prefix %d blocks at share 0.7, %d at 0.5; want 1, 2", rep2.SharedPrefixBlocks, rep3.SharedPrefixBlocks)
 	}
@@ -86,11 +86,11 @@ func TestRejects(t *testing.T) {
 		{Requests: []blocktrace.Request{{Input: -1}}},
 	}
 	for i, s := range bad {
-		if _, err := Run(StreamSource(s), 16, Options{}); err == nil {
+		if _, err := Run(blocktrace.StreamSource(s), 16, Options{}); err == nil {
 			t.Errorf("stream %d accepted", i)
 		}
 	}
-	if _, err := Run(StreamSource(&blocktrace.Stream{}), 0, Options{}); err == nil {
+	if _, err := Run(blocktrace.StreamSource(&blocktrace.Stream{}), 0, Options{}); err == nil {
 		t.Error("block size 0 accepted")
 	}
 }
@@ -183,7 +183,7 @@ func TestCapacityIsMinimal(t *testing.T) {
 			continue
 		}
 		tried++
-		rep, err := Run(StreamSource(&blocktrace.Stream{BlockTokens: 1, Requests: reqs}), 1, Options{})
+		rep, err := Run(blocktrace.StreamSource(&blocktrace.Stream{BlockTokens: 1, Requests: reqs}), 1, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

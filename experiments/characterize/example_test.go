@@ -17,7 +17,7 @@ func ExampleRun() {
 		{Time: 4, Input: 20, Hashes: []int64{8}, Conv: 1, Category: "text"},
 		{Time: 9, Input: 32, Hashes: []int64{7, 9}, Conv: 0, Category: "text"},
 	}}
-	rep, err := characterize.Run(characterize.StreamSource(s), s.BlockTokens, characterize.Options{})
+	rep, err := characterize.Run(blocktrace.StreamSource(s), s.BlockTokens, characterize.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

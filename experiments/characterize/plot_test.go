@@ -32,7 +32,7 @@ func TestPlot(t *testing.T) {
 	s := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{
 		req(0, 0, "text", 1), req(0, 1, "search", 1, 2), req(3, 0, "text", 1, 3), req(8, 1, "search", 1, 2, 4),
 	}}
-	rep, err := Run(StreamSource(s), 16, Options{})
+	rep, err := Run(blocktrace.StreamSource(s), 16, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

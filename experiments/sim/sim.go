@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/schedule"
@@ -143,6 +144,19 @@ func closeAll(runs []replay.Named) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// FileOrWorkload replays the canonical trace at path, or, when path is
+// empty, the embedded birth–death workload (birthdeath.Default) of seed.
+func FileOrWorkload(path string, seed uint64, entries []policies.Entry, s Settings) ([]replay.Result, error) {
+	if path != "" {
+		return File(path, entries, s)
+	}
+	tr, err := birthdeath.Trace(birthdeath.Default(), seed)
+	if err != nil {
+		return nil, err
+	}
+	return Trace(tr, entries, s)
 }
 
 // File replays the canonical trace at path ("-" for standard input),

@@ -9,7 +9,9 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/trace"
@@ -128,7 +130,7 @@ func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var src blocksim.Source
+	var src blocktrace.Source
 	var block int64
 	if p["block"] == "native" {
 		path, err := mooncakePath(env, p["trace"])
@@ -159,8 +161,8 @@ func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 		}
 	}
 	lat := latency.Default()
-	res, ideal, err := blocksim.Replay(src, blocksim.SweepRuns(entries, caps), blocksim.Options{BlockTokens: block,
-		Xi: lat.XiTokens(xiMs), Model: lat, SLOMs: latency.DefaultSLOMs})
+	res, ideal, err := blocksim.Replay(src, blocksim.SweepRuns(entries, caps), blocksim.Options{Params: instance.Params{BlockSize: block,
+		Xi: lat.XiTokens(xiMs)}, Model: lat, SLOMs: latency.DefaultSLOMs})
 	if err != nil {
 		return nil, err
 	}

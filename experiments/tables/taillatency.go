@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -56,12 +57,14 @@ func TailLatency(tr *trace.Trace, xisMs []float64, s sim.Settings) ([]Row, error
 	return rows, nil
 }
 
-// improvement is (base − v)/base, or NaN when base is 0.
+// improvement formats metrics.Improvement of v over base ("n/a" when base
+// is 0).
 func improvement(base, v float64) string {
-	if base == 0 {
+	x, ok := metrics.Improvement(base, v)
+	if !ok {
 		return "n/a"
 	}
-	return report.Pct((base - v) / base)
+	return report.Pct(x)
 }
 
 // Tables renders the paper's Tables 1–3 (T-LRU against LRU, against

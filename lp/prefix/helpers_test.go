@@ -137,7 +137,7 @@ func bitsSet(s uint64) int {
 // p and returns its misses.
 func policyMisses(t testing.TB, reqs []prefixcache.Req, capacity int, p prefixcache.Policy) int {
 	t.Helper()
-	c, err := prefixcache.New(capacity, p)
+	c, err := prefixcache.New(int64(capacity), 1, p) // 1-token blocks: capacity in blocks
 	if err != nil {
 		t.Fatal(err)
 	}

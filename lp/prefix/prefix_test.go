@@ -9,6 +9,7 @@ import (
 	bprefix "github.com/tailbound/tailbound/belady/prefix"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -136,7 +137,7 @@ func TestBoundsOrder(t *testing.T) {
 			t.Fatalf("trial %d: heuristic misses %d < IP %v", trial, hm, ip.MissBlocks)
 		}
 		for _, e := range prefixcache.All() {
-			p, err := e.New(prefixcache.Config{Capacity: c, BlockTokens: 1, Xi: 2})
+			p, err := e.New(prefixcache.Config{Params: instance.Params{Capacity: int64(c), BlockSize: 1, Xi: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}

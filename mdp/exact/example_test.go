@@ -22,3 +22,19 @@ func Example() {
 	fmt.Printf("%.4f tokens, keep %v\n", res.Value, res.Decision)
 	// Output: 0.9796 tokens, keep [2]
 }
+
+// The policies mdp solve evaluates, by name.
+func ExampleDeciders() {
+	ds, err := exact.Deciders("lru,etlru-bayes", 0)
+	for _, d := range ds {
+		fmt.Println(d.Name())
+	}
+	fmt.Println(err)
+	_, err = exact.Deciders("mru", 0)
+	fmt.Println(err)
+	// Output:
+	// lru
+	// etlru-bayes
+	// <nil>
+	// unknown policy "mru" (want lru, tlru, etlru-paper, etlru-bayes)
+}

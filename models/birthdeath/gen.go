@@ -175,3 +175,13 @@ func Trace(p Params, seed uint64) (*trace.Trace, error) {
 	})
 	return tr, err
 }
+
+// ReadOrGenerate returns the canonical trace at path ("-" for standard
+// input) or, when path is empty, the embedded workload: the trace of
+// Default with seed.
+func ReadOrGenerate(path string, seed uint64) (*trace.Trace, error) {
+	if path == "" {
+		return Trace(Default(), seed)
+	}
+	return trace.ReadFile(path)
+}

@@ -123,3 +123,22 @@ func (c ClassDist) String() string {
 	}
 	return "classes(" + strings.Join(parts, ",") + ")"
 }
+
+// FormatRates writes rate classes as ParseRates reads them:
+// RATE:WEIGHT,… (rates per second, relative weights).
+func FormatRates(cs []RateClass) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = strconv.FormatFloat(c.Rate, 'g', -1, 64) + ":" + strconv.FormatFloat(c.Weight, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// RateLabel describes p's turn-rate distribution: Rates when set, else the
+// rate classes.
+func (p Params) RateLabel() string {
+	if p.Rates != nil {
+		return p.Rates.String()
+	}
+	return ClassDist(p.Classes).String()
+}

@@ -3,6 +3,7 @@ package birthdeath
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tailbound/tailbound/models/trace"
@@ -110,5 +111,18 @@ func TestTimestamps(t *testing.T) {
 	}
 	if _, err := Timestamps(in, 0, classes, 1); err == nil {
 		t.Error("λ_conv = 0 accepted")
+	}
+}
+
+// FormatRates writes what ParseRates reads back.
+func TestFormatRatesRoundTrip(t *testing.T) {
+	for _, cs := range [][]RateClass{Default().Classes, {{Rate: 0.5, Weight: 1}}, {{Rate: 1.0 / 3, Weight: 2}, {Rate: 2, Weight: 0.25}}} {
+		back, err := ParseRates(FormatRates(cs))
+		if err != nil || !slices.Equal(back, cs) {
+			t.Errorf("%v: read back %v, %v", cs, back, err)
+		}
+	}
+	if got := FormatRates([]RateClass{{Rate: 0.5, Weight: 1}, {Rate: 2, Weight: 3}}); got != "0.5:1,2:3" {
+		t.Errorf("FormatRates = %q, want 0.5:1,2:3", got)
 	}
 }

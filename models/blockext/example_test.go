@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -23,8 +24,8 @@ func Example() {
 outer:
 	for _, text := range []string{"{}\n{\"evict\":[1]}\n{\"evict\":[2]}\n", "{}\n{\"evict\":[0]}\n{\"evict\":[2]}\n"} {
 		s, _ := blockext.Read(strings.NewReader(text), "b.jsonl")
-		p, _ := s.Factory(nil)(prefixcache.Config{Capacity: 2, BlockTokens: 1})
-		c, _ := prefixcache.New(2, p)
+		p, _ := s.Factory(nil)(prefixcache.Config{Params: instance.Params{Capacity: 2, BlockSize: 1}})
+		c, _ := prefixcache.New(2, 1, p)
 		in := prefixcache.NewInterner()
 		hits := 0
 		for i := range reqs {

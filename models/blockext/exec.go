@@ -31,12 +31,12 @@ func NewExec(command string, opt execpolicy.Options, keep func(*Exec)) prefixcac
 			opts = map[string]string{}
 		}
 		proc, err := execpolicy.Start(command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "block",
-			"capacity": cfg.Capacity, "block_tokens": cfg.BlockTokens, "xi": cfg.Xi, "qhat": cfg.QHat, "options": opts})
+			"capacity": cfg.Blocks(), "block_tokens": cfg.BlockSize, "xi": cfg.Xi, "qhat": cfg.QHat, "options": opts})
 		if err != nil {
 			return nil, err
 		}
 		e := &Exec{proc: proc}
-		e.adapter = newAdapter(cfg.Capacity, e.ask)
+		e.adapter = newAdapter(int(cfg.Blocks()), e.ask)
 		if keep != nil {
 			keep(e)
 		}

@@ -113,7 +113,7 @@ type Player struct {
 func (s *Schedule) Factory(keep func(*Player)) prefixcache.Factory {
 	return func(cfg prefixcache.Config) (prefixcache.Policy, error) {
 		p := &Player{s: s}
-		p.adapter = newAdapter(cfg.Capacity, p.victims)
+		p.adapter = newAdapter(int(cfg.Blocks()), p.victims)
 		if keep != nil {
 			keep(p)
 		}

@@ -4,6 +4,8 @@
 // shared across requests, not only within a conversation.
 package blocktrace
 
+import "io"
+
 // Request is one request of a block-level trace.
 type Request struct {
 	// Index is the request's 0-based position in the trace.
@@ -29,4 +31,19 @@ type Request struct {
 type Stream struct {
 	BlockTokens int
 	Requests    []Request
+}
+
+// Source yields a trace's requests in order and io.EOF at the end.
+type Source func() (Request, error)
+
+// StreamSource returns a Source over an in-memory stream.
+func StreamSource(s *Stream) Source {
+	i := 0
+	return func() (Request, error) {
+		if i == len(s.Requests) {
+			return Request{}, io.EOF
+		}
+		i++
+		return s.Requests[i-1], nil
+	}
 }

@@ -81,3 +81,27 @@ func BestCandidate(cs []Candidate) Candidate {
 	}
 	return b
 }
+
+// RooflineComparison is the roofline's r0 and the intercept-aware crossover
+// against the best confirmed candidate of one measurement.
+type RooflineComparison struct {
+	// R0, Intercepts and Best are the confirmed candidates "r0",
+	// "r0 intercepts" and the one of least mean TTFT.
+	R0, Intercepts, Best Candidate
+	// RegretR0 = TTFT(r0)/TTFT(best) − 1 and RegretIntercepts likewise for
+	// the intercept-aware crossover, fractions.
+	RegretR0, RegretIntercepts float64
+}
+
+// CompareRoofline compares r's confirmed r0 and intercept-aware crossover
+// with its best confirmed candidate; false when either was not confirmed.
+func CompareRoofline(r Result) (RooflineComparison, bool) {
+	c0, ok0 := FindCandidate(r.Confirmed, "r0")
+	cb, okb := FindCandidate(r.Confirmed, "r0 intercepts")
+	if !ok0 || !okb {
+		return RooflineComparison{}, false
+	}
+	best := BestCandidate(r.Confirmed)
+	return RooflineComparison{R0: c0, Intercepts: cb, Best: best,
+		RegretR0: c0.TTFT/best.TTFT - 1, RegretIntercepts: cb.TTFT/best.TTFT - 1}, true
+}

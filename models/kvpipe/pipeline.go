@@ -46,6 +46,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tailbound/tailbound/models/namelist"
 )
 
 // Tier is the cache state the KV file is read in.
@@ -75,6 +77,18 @@ func ParseTier(s string) (Tier, error) {
 		return Disk, nil
 	}
 	return 0, fmt.Errorf("unknown measured tier %q (want page-cache|disk)", s)
+}
+
+// ParseTiers reads a comma-separated list of tiers (spaces around a name
+// are ignored); the disk tier is refused where DiskSupported is false.
+func ParseTiers(list string) ([]Tier, error) {
+	return namelist.ParseEach(list, func(name string) (Tier, error) {
+		t, err := ParseTier(name)
+		if err == nil && t == Disk && !DiskSupported {
+			return t, errors.New("the disk tier needs Linux (posix_fadvise)")
+		}
+		return t, err
+	})
 }
 
 // Config sizes a pipeline.

@@ -97,3 +97,17 @@ func Fit(points []Point) (Model, error) {
 	}
 	return m, nil
 }
+
+// RMSE is the root-mean-square error of m's TTFT against the measured
+// points, ms (0 for no points).
+func (m Model) RMSE(points []Point) float64 {
+	if len(points) == 0 {
+		return 0
+	}
+	var ss float64
+	for _, p := range points {
+		d := p.TTFTMs - m.TTFTMs(p.Uncached)
+		ss += d * d
+	}
+	return math.Sqrt(ss / float64(len(points)))
+}

@@ -96,3 +96,15 @@ func FuzzReadPoints(f *testing.F) {
 		}
 	})
 }
+
+// Hand-worked: residuals 3 and −4 ms give √((9 + 16)/2) = √12.5 ms.
+func TestRMSE(t *testing.T) {
+	m := Model{AlphaMs: 0.5, BetaMs: 10}
+	pts := []Point{{Uncached: 0, TTFTMs: 13}, {Uncached: 20, TTFTMs: 16}}
+	if got := m.RMSE(pts); math.Abs(got-math.Sqrt(12.5)) > 1e-12 {
+		t.Errorf("RMSE = %v, want √12.5", got)
+	}
+	if got := m.RMSE(nil); got != 0 {
+		t.Errorf("RMSE of no points = %v, want 0", got)
+	}
+}

@@ -152,3 +152,30 @@ func (a *Accumulator) CDF() (ms, frac []float64) {
 	a.each(add)
 	return ms, frac
 }
+
+// ImprovementKeys are the metrics Improvements compares, in table order:
+// TEL, mean TTFT, the TTFT percentiles and the SLO violations.
+var ImprovementKeys = []string{"tel", "mean", "p50", "p90", "p95", "p99", "slo_violations"}
+
+// Improvement is the relative improvement of v over base, (base − v)/base
+// (positive when v is smaller); false when base is 0.
+func Improvement(base, v float64) (float64, bool) {
+	if base == 0 {
+		return 0, false
+	}
+	return (base - v) / base, true
+}
+
+// Improvements returns the Improvement of p over base for each of
+// ImprovementKeys, omitting those where the baseline is 0.
+func Improvements(base, p Summary) map[string]float64 {
+	pairs := [][2]float64{{base.TELTokens, p.TELTokens}, {base.MeanTTFTMs, p.MeanTTFTMs}, {base.P50, p.P50}, {base.P90, p.P90},
+		{base.P95, p.P95}, {base.P99, p.P99}, {float64(base.Violations), float64(p.Violations)}}
+	out := map[string]float64{}
+	for i, k := range ImprovementKeys {
+		if v, ok := Improvement(pairs[i][0], pairs[i][1]); ok {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -46,3 +46,17 @@ func Select[E any](list string, all []E, name func(E) string, kind string) ([]E,
 	}
 	return out, nil
 }
+
+// ParseEach parses every item of a comma-separated list with parse, spaces
+// around items ignored, and stops at the first error.
+func ParseEach[T any](list string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, item := range strings.Split(list, ",") {
+		v, err := parse(strings.TrimSpace(item))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

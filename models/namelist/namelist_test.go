@@ -3,6 +3,8 @@ package namelist
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -52,4 +54,14 @@ func ExampleSelect() {
 	// Output:
 	// [tlru lru] <nil>
 	// unknown policy "lfu" (known: lru, fifo, tlru)
+}
+
+func TestParseEach(t *testing.T) {
+	got, err := ParseEach(" 1, 2 ,3", strconv.Atoi)
+	if err != nil || !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if _, err := ParseEach("1,x", strconv.Atoi); err == nil {
+		t.Error("a bad item: no error")
+	}
 }

@@ -1,6 +1,10 @@
 package prefixcache
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tailbound/tailbound/models/instance"
+)
 
 // Cache is one prefix cache of a fixed number of blocks under one policy.
 // Serve looks a request up and admits its chain; the cache enforces the
@@ -23,12 +27,13 @@ type node struct {
 	cached bool
 }
 
-// New returns an empty cache of capacity blocks under p.
-func New(capacity int, p Policy) (*Cache, error) {
-	if capacity < 0 {
-		return nil, fmt.Errorf("prefix cache: capacity %d blocks is negative", capacity)
+// New returns an empty cache of capacity tokens, in blocks of block
+// tokens, under p. The capacity must be a whole number of blocks, ≥ 0.
+func New(capacity, block int64, p Policy) (*Cache, error) {
+	if err := (instance.Params{Capacity: capacity, BlockSize: block}).Validate(); err != nil {
+		return nil, fmt.Errorf("prefix cache: %w", err)
 	}
-	c := &Cache{capacity: capacity, policy: p, pin: -1}
+	c := &Cache{capacity: int(capacity / block), policy: p, pin: -1}
 	c.observer, _ = p.(Observer)
 	c.checker, _ = p.(Checker)
 	return c, nil

@@ -17,7 +17,7 @@ func Example() {
 		{Index: 2, Input: 60, Hashes: []int64{7, 1, 2, 4}},
 	}
 	p, _ := prefixcache.NewLRU(prefixcache.Config{})
-	c, _ := prefixcache.New(3, p)
+	c, _ := prefixcache.New(3*16, 16, p) // 3 blocks of 16 tokens
 	in := prefixcache.NewInterner()
 	for i := range reqs {
 		q, _, _ := in.Intern(&reqs[i], nil)
@@ -55,7 +55,7 @@ func (p *mru) Evictable(id prefixcache.BlockID, on bool) {
 func (p *mru) Victim() prefixcache.BlockID { return p.order.Pop() }
 
 func ExamplePolicy() {
-	c, _ := prefixcache.New(2, &mru{})
+	c, _ := prefixcache.New(2*16, 16, &mru{})
 	in := prefixcache.NewInterner()
 	for i, h := range []int64{1, 2, 3, 1, 2} {
 		r := blocktrace.Request{Index: i, Input: 16, Hashes: []int64{h}}

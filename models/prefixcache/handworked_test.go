@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -23,6 +24,11 @@ func singles(ids ...int64) []blocktrace.Request {
 	return out
 }
 
+// inBlocks is a configuration of capacity n blocks of 16 tokens.
+func inBlocks(n int64) prefixcache.Config {
+	return prefixcache.Config{Params: instance.Params{Capacity: 16 * n, BlockSize: 16}}
+}
+
 func hitsUnder(t *testing.T, name string, cfg prefixcache.Config, reqs []blocktrace.Request) []int {
 	t.Helper()
 	es, err := prefixcache.Parse(name)
@@ -33,7 +39,7 @@ func hitsUnder(t *testing.T, name string, cfg prefixcache.Config, reqs []blocktr
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := prefixcache.New(cfg.Capacity, p)
+	c, _ := prefixcache.New(cfg.Capacity, cfg.BlockSize, p)
 	in := prefixcache.NewInterner()
 	var out []int
 	for i := range reqs {
@@ -69,32 +75,32 @@ func TestHandWorked(t *testing.T) {
 		// older leaf b (not a, which has a cached child), admits d. r3 hits
 		// a, evicts leaf c (used at 1; d was used at 2). r4 misses c and
 		// evicts d (used at 2; b at 3).
-		{"prefix rule", "lru", prefixcache.Config{Capacity: 3}, prefix, []int{0, 0, 1, 1, 0}},
+		{"prefix rule", "lru", inBlocks(3), prefix, []int{0, 0, 1, 1, 0}},
 		// Capacity 2, x y x z x: LRU evicts y for z and keeps x.
-		{"lru", "lru", prefixcache.Config{Capacity: 2}, singles(a, b, a, c, a), []int{0, 0, 1, 0, 1}},
+		{"lru", "lru", inBlocks(2), singles(a, b, a, c, a), []int{0, 0, 1, 0, 1}},
 		// FIFO ignores x's hit: z evicts x, the first admitted.
-		{"fifo", "fifo", prefixcache.Config{Capacity: 2}, singles(a, b, a, c, a), []int{0, 0, 1, 0, 0}},
+		{"fifo", "fifo", inBlocks(2), singles(a, b, a, c, a), []int{0, 0, 1, 0, 0}},
 		// x x y z x: LFU evicts y (1 use) rather than x (2 uses).
-		{"lfu", "lfu", prefixcache.Config{Capacity: 2}, singles(a, a, b, c, a), []int{0, 1, 0, 0, 1}},
+		{"lfu", "lfu", inBlocks(2), singles(a, a, b, c, a), []int{0, 1, 0, 0, 1}},
 		// x x x y w v x: scores uses + index of latest use. At w (4): x 3+2=5,
 		// y 1+3=4 → y goes. At v (5): x 5, w 1+4=5, tie to the older use →
 		// x goes, so the last x misses (LFU would keep x: 3 uses vs 1).
-		{"aging-lfu", "aging-lfu", prefixcache.Config{Capacity: 2}, singles(a, a, a, b, c, d, a), []int{0, 1, 1, 0, 0, 0, 0}},
-		{"lfu keeps x", "lfu", prefixcache.Config{Capacity: 2}, singles(a, a, a, b, c, d, a), []int{0, 1, 1, 0, 0, 0, 1}},
+		{"aging-lfu", "aging-lfu", inBlocks(2), singles(a, a, a, b, c, d, a), []int{0, 1, 1, 0, 0, 0, 0}},
+		{"lfu keeps x", "lfu", inBlocks(2), singles(a, a, a, b, c, d, a), []int{0, 1, 1, 0, 0, 0, 1}},
 		// x x x y w v u: H = L + uses. x 3, y 1. w evicts y (L=1), H_w=2. v
 		// evicts w (2 < 3; L=2), H_v=3. u: x 3 (used at 2) and v 3 (used at
 		// 5) tie, the older x goes (L=3).
-		{"gdsf", "gdsf", prefixcache.Config{Capacity: 2}, singles(a, a, a, b, c, d, e), []int{0, 1, 1, 0, 0, 0, 0}},
-		{"gdsf then x", "gdsf", prefixcache.Config{Capacity: 2}, singles(a, a, a, b, c, d, e, a), []int{0, 1, 1, 0, 0, 0, 0, 0}},
-		{"lfu then x", "lfu", prefixcache.Config{Capacity: 2}, singles(a, a, a, b, c, d, e, a), []int{0, 1, 1, 0, 0, 0, 0, 1}},
+		{"gdsf", "gdsf", inBlocks(2), singles(a, a, a, b, c, d, e), []int{0, 1, 1, 0, 0, 0, 0}},
+		{"gdsf then x", "gdsf", inBlocks(2), singles(a, a, a, b, c, d, e, a), []int{0, 1, 1, 0, 0, 0, 0, 0}},
+		{"lfu then x", "lfu", inBlocks(2), singles(a, a, a, b, c, d, e, a), []int{0, 1, 1, 0, 0, 0, 0, 1}},
 		// Capacity 4, B = 16, ξ = 30, Q̂ = 10: a leaf at depth d with reach R
 		// is safe iff 16·d ≥ R + 10 − 30. r0 a→b→c (R 48): c safe (32 ≥ 28).
 		// r1 d, r2 e, r3 f (R 16, depth 0: 0 ≥ −4, safe). r2 evicts the LRU
 		// safe leaf c; r3: leaves b (16 < 28, unsafe), d, e → d. r4 hits a→b
 		// (2 blocks: 16 uncached tokens ≤ ξ, no excess).
-		{"tlru", "tlru", prefixcache.Config{Capacity: 4, BlockTokens: 16, Xi: 30, QHat: 10}, tlruStream, []int{0, 0, 0, 0, 2}},
+		{"tlru", "tlru", prefixcache.Config{Params: instance.Params{Capacity: 4 * 16, BlockSize: 16, Xi: 30}, QHat: 10}, tlruStream, []int{0, 0, 0, 0, 2}},
 		// LRU evicts b at r3 (used at 0), so r4 hits a only: 32 uncached.
-		{"lru on the tlru stream", "lru", prefixcache.Config{Capacity: 4}, tlruStream, []int{0, 0, 0, 0, 1}},
+		{"lru on the tlru stream", "lru", inBlocks(4), tlruStream, []int{0, 0, 0, 0, 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,11 +124,11 @@ func TestS3FIFOHandWorked(t *testing.T) {
 	}
 	ids = append(ids, 20, 11, 1, 12)
 	want := []int{0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}
-	if got := hitsUnder(t, "s3fifo", prefixcache.Config{Capacity: 10}, singles(ids...)); !slices.Equal(got, want) {
+	if got := hitsUnder(t, "s3fifo", inBlocks(10), singles(ids...)); !slices.Equal(got, want) {
 		t.Errorf("s3fifo hits %v, want %v", got, want)
 	}
 	wantLRU := []int{0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0}
-	if got := hitsUnder(t, "lru", prefixcache.Config{Capacity: 10}, singles(ids...)); !slices.Equal(got, wantLRU) {
+	if got := hitsUnder(t, "lru", inBlocks(10), singles(ids...)); !slices.Equal(got, wantLRU) {
 		t.Errorf("lru hits %v, want %v", got, wantLRU)
 	}
 }
@@ -203,7 +209,7 @@ func TestTLRUDeadBlocks(t *testing.T) {
 		add(60, 16, 3)
 		add(60.2, 16, 4)
 		add(60.4, 16, 3)
-		got := hitsUnder(t, "tlru", prefixcache.Config{Capacity: 3, BlockTokens: 16, Xi: 30, QHat: 10}, reqs)
+		got := hitsUnder(t, "tlru", prefixcache.Config{Params: instance.Params{Capacity: 3 * 16, BlockSize: 16, Xi: 30}, QHat: 10}, reqs)
 		if got[len(got)-1] != tc.want {
 			t.Errorf("%d warm-up pairs: last request hit %d blocks, want %d", tc.pairs, got[len(got)-1], tc.want)
 		}

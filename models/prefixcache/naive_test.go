@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/tailbound/tailbound/internal/shareddata"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -123,11 +124,11 @@ func engineHits(t testing.TB, name string, capacity int, reqs []blocktrace.Reque
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := es[0].New(prefixcache.Config{Capacity: capacity, BlockTokens: 16, Xi: 100})
+	p, err := es[0].New(prefixcache.Config{Params: instance.Params{Capacity: 16 * int64(capacity), BlockSize: 16, Xi: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := prefixcache.New(capacity, p)
+	c, err := prefixcache.New(16*int64(capacity), 16, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,8 @@
 // one file and add one line to All in registry.go.
 package prefixcache
 
+import "github.com/tailbound/tailbound/models/instance"
+
 // BlockID is the dense id of a distinct block (a prefix-tree node), as
 // numbered by an Interner: 0, 1, 2, … in order of first appearance.
 type BlockID = int32
@@ -104,12 +106,10 @@ type Checker interface {
 
 // Config is what a cache tells a policy when it builds one.
 type Config struct {
-	// Capacity is the cache size in blocks.
-	Capacity int
-	// BlockTokens is the block size in tokens.
-	BlockTokens int64
-	// Xi is the TEL threshold ξ in tokens (for tail-aware policies).
-	Xi float64
+	// Params are the cache's capacity and block size (tokens) and the TEL
+	// threshold ξ (tokens, for tail-aware policies); Forced does not apply
+	// at the block level (a request's chain is always admitted).
+	instance.Params
 	// QHat is the estimate of the tokens a follow-up request adds (its new
 	// prompt), tokens; 0 means auto: the running mean, over the requests
 	// seen so far, of their tokens beyond the longest previously seen prefix.

@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -54,12 +55,12 @@ func TestCacheInvariants(t *testing.T) {
 		}
 		distinct := in.Blocks()
 		capacity := rapid.IntRange(0, distinct+2).Draw(t, "capacity")
-		p, err := entry.New(prefixcache.Config{Capacity: capacity, BlockTokens: 16,
-			Xi: rapid.Float64Range(-20, 200).Draw(t, "xi")})
+		p, err := entry.New(prefixcache.Config{Params: instance.Params{Capacity: 16 * int64(capacity), BlockSize: 16,
+			Xi: rapid.Float64Range(-20, 200).Draw(t, "xi")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := prefixcache.New(capacity, p)
+		c, _ := prefixcache.New(16*int64(capacity), 16, p)
 		for i := range qs {
 			hit, err := c.Serve(&qs[i])
 			if err != nil {

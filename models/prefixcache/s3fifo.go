@@ -1,5 +1,7 @@
 package prefixcache
 
+import "fmt"
+
 // NewS3FIFO returns S3-FIFO (Yang et al., SOSP '23) with the parameters of
 // libCacheSim's implementation: a small FIFO of 10% of the capacity, a
 // main FIFO of the rest with a 2-bit use counter, and a ghost FIFO of
@@ -15,9 +17,13 @@ package prefixcache
 // cached block of the queue. When the queue that should give has no
 // evictable block, the other one gives.
 func NewS3FIFO(cfg Config) (Policy, error) {
-	small := int(0.1 * float64(cfg.Capacity))
-	return &s3fifo{smallCap: small, mainCap: cfg.Capacity - small,
-		ghost: ghostFIFO{capacity: int(0.9 * float64(cfg.Capacity))}}, nil
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("s3fifo: %w", err)
+	}
+	blocks := int(cfg.Blocks())
+	small := int(0.1 * float64(blocks))
+	return &s3fifo{smallCap: small, mainCap: blocks - small,
+		ghost: ghostFIFO{capacity: int(0.9 * float64(blocks))}}, nil
 }
 
 const (

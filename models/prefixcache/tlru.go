@@ -46,10 +46,10 @@ import (
 // response and the new prompt). Until such a request is seen, the mean
 // over all requests is used.
 func NewTLRU(cfg Config) (Policy, error) {
-	if cfg.BlockTokens < 1 {
-		return nil, fmt.Errorf("tlru: block size %d tokens must be ≥ 1", cfg.BlockTokens)
+	if cfg.BlockSize < 1 {
+		return nil, fmt.Errorf("tlru: block size %d tokens must be ≥ 1", cfg.BlockSize)
 	}
-	p := &tlru{block: float64(cfg.BlockTokens), xi: cfg.Xi, qhat: cfg.QHat, lifeQ: 0.99, life: math.Inf(1)}
+	p := &tlru{block: float64(cfg.BlockSize), xi: cfg.Xi, qhat: cfg.QHat, lifeQ: 0.99, life: math.Inf(1)}
 	if v, ok := cfg.Options["tlru-life-quantile"]; ok {
 		q, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(q > 0 && q <= 1) {

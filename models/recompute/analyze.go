@@ -3,6 +3,8 @@ package recompute
 import (
 	"fmt"
 	"math"
+
+	"github.com/tailbound/tailbound/models/namelist"
 )
 
 // Options configure Analyze.
@@ -133,3 +135,42 @@ func (an Analysis) Best() Point {
 	}
 	return b
 }
+
+// OptionError is an Options field out of range. Option names it as the
+// command line does ("eps", "grid", "tol"; "r-min/r-max" for the bounds).
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Option + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// MaxGridIntervals bounds GridIntervals.
+const MaxGridIntervals = 10000
+
+// Validate reports the first field of o out of range as an *OptionError:
+// bounds that are not 0 ≤ RMin ≤ RMax ≤ 1, Eps outside (0, 1],
+// GridIntervals outside 0..MaxGridIntervals, or Tol not a finite fraction
+// ≥ 0.
+func (o Options) Validate() error {
+	if err := CheckBounds(o.RMin, o.RMax); err != nil {
+		return &OptionError{"r-min/r-max", err}
+	}
+	if !(o.Eps > 0) || o.Eps > 1 {
+		return &OptionError{"eps", fmt.Errorf("want a fraction in (0, 1], got %v", o.Eps)}
+	}
+	if o.GridIntervals < 0 || o.GridIntervals > MaxGridIntervals {
+		return &OptionError{"grid", fmt.Errorf("want 0..%d intervals, got %d", MaxGridIntervals, o.GridIntervals)}
+	}
+	if !(o.Tol >= 0) || math.IsInf(o.Tol, 0) {
+		return &OptionError{"tol", fmt.Errorf("want a finite fraction ≥ 0, got %v", o.Tol)}
+	}
+	return nil
+}
+
+// ParseVariants reads a comma-separated list of search variants (spaces
+// around a name are ignored).
+func ParseVariants(list string) ([]Variant, error) { return namelist.ParseEach(list, ParseVariant) }

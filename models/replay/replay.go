@@ -7,9 +7,8 @@ package replay
 import (
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 
+	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
@@ -62,12 +61,9 @@ func SliceSource(turns []trace.Turn) Source {
 	}
 }
 
+// batchSize is the number of turns read before they are handed to the
+// policies.
 const batchSize = 4096
-
-type batch struct {
-	turns []trace.Turn
-	refs  atomic.Int32
-}
 
 // Replay runs every policy over the turns of src and returns their results
 // in the order given. A policy that breaks the cache rules, or a malformed
@@ -84,32 +80,36 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 		}
 		states[i] = s
 	}
-	chans := make([]chan *batch, len(runs))
 	results := make([]Result, len(runs))
-	errs := make([]error, len(runs))
-	pool := sync.Pool{New: func() any { return &batch{turns: make([]trace.Turn, 0, batchSize)} }}
-	var wg sync.WaitGroup
 	for i := range runs {
-		chans[i] = make(chan *batch, 4)
 		results[i] = Result{Name: runs[i].Name, Metrics: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			for b := range chans[i] {
-				if errs[i] == nil {
-					errs[i] = step(states[i], runs[i].Policy, results[i].Metrics, b.turns)
-				}
-				if b.refs.Add(-1) == 0 {
-					b.turns = b.turns[:0]
-					pool.Put(b)
-				}
-			}
-		}(i)
 	}
-	readErr := feed(src, chans, &pool, opt.Progress)
-	wg.Wait()
+	n := 0
+	readErr, errs := fanout.Broadcast(len(runs), func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
+		func(b *[]trace.Turn) (int, bool, error) {
+			*b = (*b)[:0]
+			for len(*b) < batchSize {
+				t, err := src()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return 0, false, err
+				}
+				*b = append(*b, t)
+			}
+			n += len(*b)
+			if opt.Progress != nil && len(*b) > 0 && n%(64*batchSize) < batchSize {
+				fmt.Fprintf(opt.Progress, "\rreplayed %d turns", n)
+			}
+			return len(*b), len(*b) < batchSize, nil
+		},
+		func(i int, b *[]trace.Turn) error { return step(states[i], runs[i].Policy, results[i].Metrics, *b) })
 	if readErr != nil {
 		return nil, readErr
+	}
+	if opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "\rreplayed %d turns\n", n)
 	}
 	for i, err := range errs {
 		if err != nil {
@@ -122,45 +122,6 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 		results[i].EvictedTokens = states[i].EvictedTokens()
 	}
 	return results, nil
-}
-
-// feed reads src in batches and hands each batch to every runner.
-func feed(src Source, chans []chan *batch, pool *sync.Pool, progress io.Writer) error {
-	defer func() {
-		for _, c := range chans {
-			close(c)
-		}
-	}()
-	var n int
-	for done := false; !done; {
-		b := pool.Get().(*batch)
-		for len(b.turns) < batchSize {
-			t, err := src()
-			if err == io.EOF {
-				done = true
-				break
-			}
-			if err != nil {
-				return err
-			}
-			b.turns = append(b.turns, t)
-		}
-		if len(b.turns) == 0 {
-			break
-		}
-		b.refs.Store(int32(len(chans)))
-		for _, c := range chans {
-			c <- b
-		}
-		n += len(b.turns)
-		if progress != nil && n%(64*batchSize) < batchSize {
-			fmt.Fprintf(progress, "\rreplayed %d turns", n)
-		}
-	}
-	if progress != nil {
-		fmt.Fprintf(progress, "\rreplayed %d turns\n", n)
-	}
-	return nil
 }
 
 // step replays turns under one policy.

@@ -29,7 +29,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/spf13/pflag"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -41,9 +40,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -338,9 +340,9 @@ func ours(s *blocktrace.Stream, policy string, blocks int64) (blocksim.Result, t
 		return blocksim.Result{}, 0, err
 	}
 	b := int64(s.BlockTokens)
-	opt := blocksim.Options{BlockTokens: b, Xi: 0, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}
+	opt := blocksim.Options{Params: instance.Params{BlockSize: b, Xi: 0}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}
 	t0 := time.Now()
-	res, _, err := blocksim.Replay(blocksim.StreamSource(s), []blocksim.Run{{Name: policy, New: es[0].New, Capacity: blocks * b}}, opt)
+	res, _, err := blocksim.Replay(blocktrace.StreamSource(s), []blocksim.Run{{Name: policy, New: es[0].New, Capacity: blocks * b}}, opt)
 	d := time.Since(t0)
 	if err != nil {
 		return blocksim.Result{}, 0, err

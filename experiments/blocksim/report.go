@@ -1,0 +1,146 @@
+package blocksim
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailbound/tailbound/experiments/plots"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/metrics"
+)
+
+// policyJSON is one run's result: simulate's contract plus the block-level
+// figures.
+type policyJSON struct {
+	sim.PolicyJSON
+	// CapacityTokens is the run's cache size, tokens.
+	CapacityTokens int64 `json:"capacity_tokens"`
+	// Requests served (also given as "turns").
+	Requests int64 `json:"requests"`
+	// BlockHitRatio is hit blocks / referenced blocks.
+	BlockHitRatio float64 `json:"block_hit_ratio"`
+	HitBlocks     int64   `json:"hit_blocks"`
+	RefBlocks     int64   `json:"ref_blocks"`
+}
+
+// idealJSON is what an infinite cache achieves on the trace.
+type idealJSON struct {
+	Requests       int64              `json:"requests"`
+	RefBlocks      int64              `json:"ref_blocks"`
+	DistinctBlocks int64              `json:"distinct_blocks"`
+	BlockHitRatio  float64            `json:"block_hit_ratio"`
+	HitRatio       float64            `json:"hit_ratio"`
+	CapacityNeeded int64              `json:"capacity_needed_tokens"`
+	TELTokens      float64            `json:"tel_tokens"`
+	TELMs          float64            `json:"tel_ms"`
+	TTFTMs         map[string]float64 `json:"ttft_ms"`
+}
+
+type reportJSON struct {
+	Units    string         `json:"units"`
+	Settings map[string]any `json:"settings"`
+	Baseline string         `json:"baseline,omitempty"`
+	Ideal    idealJSON      `json:"ideal"`
+	Policies []policyJSON   `json:"policies"`
+}
+
+// Labels are what a report names besides the options: the trace and its
+// format, the Q̂ given, the baseline policy ("" for none) and whether the
+// runs sweep several capacities.
+type Labels struct {
+	Trace, TraceFormat, QHat, Baseline string
+	Sweep                              bool
+}
+
+// Report returns the JSON document and the tables of a block-level replay
+// with options opt: the ideal (infinite-cache) figures, every run's and,
+// with a baseline, each run's relative improvement over the baseline at the
+// same capacity. A baseline that is not among results is an error.
+func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report.Table, error) {
+	im := ideal.Summary
+	doc := reportJSON{
+		Units: "lengths in tokens, times in ms, ratios in [0,1]; hit_ratio = cached tokens / input tokens; " +
+			"history_hit_ratio = cached tokens / tokens an infinite cache hits; improvement = (baseline − policy)/baseline at the same capacity",
+		Settings: map[string]any{"level": "block", "block_size_tokens": opt.BlockSize, "xi_tokens": opt.Xi,
+			"xi_ms": opt.Model.XiMs(opt.Xi), "alpha_ms_per_token": opt.Model.AlphaMs, "beta_ms": opt.Model.BetaMs,
+			"slo_ms": opt.SLOMs, "qhat": l.QHat, "trace": l.Trace, "trace_format": l.TraceFormat},
+		Baseline: l.Baseline,
+		Ideal: idealJSON{Requests: ideal.Requests, RefBlocks: ideal.RefBlocks, DistinctBlocks: ideal.Distinct,
+			BlockHitRatio: ideal.BlockHitRatio, HitRatio: im.HitRatio, CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockSize,
+			TELTokens: im.TELTokens, TELMs: im.TELMs, TTFTMs: sim.TTFTMs(im)},
+	}
+	if !l.Sweep && len(results) > 0 {
+		doc.Settings["capacity_tokens"] = results[0].CapacityTokens
+	}
+	idealTable := report.Table{
+		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
+			l.Trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockSize),
+		Header: []string{"ideal block hit ratio", "ideal token hit ratio", "capacity needed (tokens)", "TEL (ms)", "mean TTFT (ms)", "P99 (ms)"},
+		Rows: [][]string{{report.F(ideal.BlockHitRatio, 4), report.F(im.HitRatio, 4), report.I(ideal.PeakLiveBlocks * opt.BlockSize),
+			report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}},
+	}
+	main := report.Table{
+		Title: fmt.Sprintf("B=%d tokens, ξ=%.1f tokens (%.1f ms), α=%g ms/token, β=%g ms, SLO %g ms",
+			opt.BlockSize, opt.Xi, opt.Model.XiMs(opt.Xi), opt.Model.AlphaMs, opt.Model.BetaMs, opt.SLOMs),
+		Header: []string{"capacity (tokens)", "policy", "block hit ratio", "token hit ratio", "TEL (ms)", "mean TTFT (ms)",
+			"P50 (ms)", "P90 (ms)", "P99 (ms)", "SLO viol.", "evictions (blocks)"},
+	}
+	impr := report.Table{Title: "relative improvement over " + l.Baseline + " at the same capacity: (baseline − policy)/baseline",
+		Header: append([]string{"capacity (tokens)", "policy"}, sim.ImprovementHeader...)}
+	base := map[int64]*Result{}
+	for i := range results {
+		if results[i].Name == l.Baseline {
+			base[results[i].CapacityTokens] = &results[i]
+		}
+	}
+	if l.Baseline != "" && len(base) == 0 {
+		return nil, nil, fmt.Errorf("flag --baseline: policy %q is not among --policies", l.Baseline)
+	}
+	for _, r := range results {
+		m := r.Summary
+		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockSize),
+			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: r.BlockHitRatio,
+			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks}
+		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4), report.F(m.HitRatio, 4),
+			report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P99, 2),
+			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.I(r.Evictions)})
+		if b := base[r.CapacityTokens]; b != nil {
+			pj.Improvement = metrics.Improvements(b.Summary, m)
+			impr.Rows = append(impr.Rows, append([]string{report.I(r.CapacityTokens), r.Name}, sim.ImprovementCells(pj.Improvement)...))
+		}
+		doc.Policies = append(doc.Policies, pj)
+	}
+	if l.Baseline == "" {
+		return doc, []report.Table{idealTable, main}, nil
+	}
+	return doc, []report.Table{idealTable, main, impr}, nil
+}
+
+// SavePlots draws the TTFT CDF of each policy (one capacity) to path or,
+// for a sweep, block hit ratio to path and mean TTFT and TEL against
+// capacity to path with "-ttft" and "-tel" before its extension; title
+// names the trace.
+func SavePlots(path, title string, results []Result, ideal Ideal, block int64, sweep bool) error {
+	if !sweep {
+		names := make([]string, len(results))
+		accs := make([]*metrics.Accumulator, len(results))
+		for i, r := range results {
+			names[i], accs[i] = r.Name, r.Metrics
+		}
+		return sim.CDFFigure("requests", names, accs).Save(path)
+	}
+	hit, ttft, tel := SweepFigures(results, ideal, block, filepath.Base(title))
+	ext := filepath.Ext(path)
+	stem := strings.TrimSuffix(path, ext)
+	for _, p := range []struct {
+		f    plots.Figure
+		path string
+	}{{hit, path}, {ttft, stem + "-ttft" + ext}, {tel, stem + "-tel" + ext}} {
+		if err := p.f.Save(p.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+package exactgap
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tailbound/tailbound/mdp/exact"
+)
+
+// Hand-worked rows: a policy 0.5 tokens above an optimum of 2 is 25% off;
+// a root between turns has no decision; a zero optimum shows a gap of "0".
+func TestReport(t *testing.T) {
+	in := exact.Default(2, exact.Paper)
+	rows := []exact.Row{{Name: "optimum", Value: 2, Decision: []int64{16, 0}, States: 9},
+		{Name: "lru", Value: 2.5, Gap: 0.5, States: 7}}
+	_, tbl := Report(in, 3, rows)
+	want := [][]string{{"optimum", "2.000000000", "0.000000000", "0.0000", "[16 0]", "9"},
+		{"lru", "2.500000000", "0.500000000", "25.0000", "none (between turns)", "7"}}
+	for i, w := range want {
+		if !slices.Equal(tbl.Rows[i], w) {
+			t.Errorf("row %d: %v, want %v", i, tbl.Rows[i], w)
+		}
+	}
+	_, tbl = Report(in, 3, []exact.Row{{Name: "optimum"}})
+	if tbl.Rows[0][3] != "0" {
+		t.Errorf("zero optimum: gap %q, want 0", tbl.Rows[0][3])
+	}
+}

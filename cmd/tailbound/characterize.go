@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 )
 
 // runCharacterize measures a block-hash trace as the workload study does.
-func runCharacterize(args []string, stdout, stderr io.Writer) error {
+func runCharacterize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("characterize", "characterize TRACE --trace-format mooncake|bailian|blocks [--plot-dir DIR] [--format F]", stdout)
 	tf := fs.String("trace-format", "", "format of TRACE: mooncake, bailian or blocks (the output of import --to blocks)")
 	plotDir := fs.String("plot-dir", "", "write the reuse-time and lifespan CDFs (SVG) into this directory")

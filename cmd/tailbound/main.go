@@ -3,11 +3,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -18,7 +22,7 @@ import (
 // results to stdout, diagnostics and progress to stderr.
 type command struct {
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // commands lists the sub-commands. Each lives in its own file.
@@ -42,12 +46,33 @@ func commands() map[string]command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT and SIGTERM cancel the context: output files being written
+	// are removed, line output stops at a line's end, and the process
+	// exits 130. A command that does not stop by itself within a grace
+	// period is ended then (its atomic outputs leave nothing behind).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		time.Sleep(2 * time.Second)
+		os.Exit(130)
+	}()
+	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
+	stop()
+	if interrupted {
+		code = 130
+	}
+	os.Exit(code)
 }
 
 // run executes one invocation and returns the process exit code: 0 on
 // success, 1 on an error (printed as one line), 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run under ctx, whose end interrupts the command.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout, cmds)
@@ -63,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
-	if err := c.run(args[1:], stamped, stderr); err != nil {
+	if err := c.run(ctx, args[1:], stamped, stderr); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}

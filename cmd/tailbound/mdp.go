@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +19,7 @@ import (
 )
 
 // runMDP is the belief-MDP command: mdp solve | mdp simulate.
-func runMDP(args []string, stdout, stderr io.Writer) error {
+func runMDP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, "Usage: tailbound mdp solve [flags]      exact optimum and policy values of a small belief MDP")
 		fmt.Fprintln(stdout, "       tailbound mdp simulate [flags]   Monte Carlo of the birth–death model, policies vs Tail-Optimized Belady")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -47,7 +48,7 @@ type simOptions struct {
 	execLimit  float64
 }
 
-func runSimulate(args []string, stdout, stderr io.Writer) error {
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o simOptions
 	fs := newFlags("simulate", "simulate [--trace FILE] [--policies lru,tlru,...] --capacity TOKENS [flags]", stdout)
 	fs.StringVar(&o.tracePath, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")

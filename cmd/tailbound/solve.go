@@ -15,7 +15,7 @@ import (
 )
 
 // runSolve computes the hindsight TEL optimum of a trace.
-func runSolve(args []string, stdout, stderr io.Writer) error {
+func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("solve", "solve --trace FILE --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	tracePath := fs.String("trace", "", "canonical trace (JSON Lines; - for stdin)")
 	capacity := fs.Int64("capacity", 0, "cache capacity C, tokens, a multiple of --block-size")
@@ -64,7 +64,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := gap.Solve(context.Background(), tr, in, gap.Spec{Formulation: f, Solver: *solver, Relax: *relax,
+	rep, err := gap.Solve(ctx, tr, in, gap.Spec{Formulation: f, Solver: *solver, Relax: *relax,
 		TimeLimit: time.Duration(*limit * float64(time.Second)), CrossCheck: *cross, Model: model})
 	if err != nil {
 		return err

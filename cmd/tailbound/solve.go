@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/trace"
@@ -73,7 +73,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if rep.Schedule == nil {
 			return fmt.Errorf("flag --schedule: no schedule to write (status %s)", rep.Status)
 		}
-		if err := writeSchedule(*schedule, in, tr.Names, rep.Schedule); err != nil {
+		if err := writeSchedule(ctx, *schedule, in, tr.Names, rep.Schedule); err != nil {
 			return err
 		}
 	}
@@ -89,14 +89,10 @@ type solveJSON struct {
 	Settings any `json:"settings"`
 }
 
-func writeSchedule(path string, in *lp.Instance, names []string, sched []int64) error {
-	f, err := os.Create(path)
+func writeSchedule(ctx context.Context, path string, in *lp.Instance, names []string, sched []int64) error {
+	err := atomicfile.Write(ctx, path, func(w io.Writer) error { return in.WriteSchedule(w, names, sched) })
 	if err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
-	if err := in.WriteSchedule(f, names, sched); err != nil {
-		f.Close()
-		return fmt.Errorf("flag --schedule: %w", err)
-	}
-	return f.Close()
+	return nil
 }

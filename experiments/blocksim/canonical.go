@@ -70,7 +70,7 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 		limit = DefaultMaxChainBlocks
 	}
 	if n > limit {
-		return blocktrace.Request{}, fmt.Errorf("turn %d: its load of %d tokens is a chain of %d blocks of %d tokens, over the limit of %d blocks per request (--max-chain-blocks raises it)",
+		return blocktrace.Request{}, fmt.Errorf("turn %d: its load of %d tokens is a chain of %d blocks of %d tokens, over the limit of %d blocks per request (simulate's --max-chain-blocks raises it)",
 			t.Index, d, n, c.block, limit)
 	}
 	r := blocktrace.Request{Index: t.Index, Time: t.Time, Input: d, Output: t.Response,
@@ -91,7 +91,29 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 // CanonicalSource returns a Source over a canonical trace reader, chaining
 // its turns with block size b tokens.
 func CanonicalSource(rd *trace.Reader, b int64) (blocktrace.Source, error) {
-	return chained(rd.Next, b)
+	return canonicalSource(rd, b, 0)
+}
+
+// canonicalSource is CanonicalSource with a bound on a request's chain,
+// blocks (0: DefaultMaxChainBlocks). A turn past it is refused with the
+// reader's file and line.
+func canonicalSource(rd *trace.Reader, b, maxChain int64) (blocktrace.Source, error) {
+	c, err := NewChainer(b)
+	if err != nil {
+		return nil, err
+	}
+	c.MaxBlocks = maxChain
+	return func() (blocktrace.Request, error) {
+		t, err := rd.Next()
+		if err != nil {
+			return blocktrace.Request{}, err
+		}
+		r, err := c.Request(t)
+		if err != nil {
+			return r, fmt.Errorf("%s:%d: %w", rd.Name(), rd.Line(), err)
+		}
+		return r, nil
+	}, nil
 }
 
 // TurnsSource returns a Source over an in-memory trace's turns, chaining

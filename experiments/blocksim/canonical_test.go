@@ -104,7 +104,7 @@ func TestChainLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Request(trace.Turn{Conv: 0, Prompt: 10_000_000_000})
-	if err == nil || !strings.Contains(err.Error(), "chain of 625000000 blocks") || !strings.Contains(err.Error(), "--max-chain-blocks") {
+	if err == nil || !strings.Contains(err.Error(), "chain of 625000000 blocks") || !strings.Contains(err.Error(), "--max-chain-blocks raises it") {
 		t.Errorf("error %v", err)
 	}
 	c.MaxBlocks = 4

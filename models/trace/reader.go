@@ -317,6 +317,10 @@ func (r *Reader) Conversations() int { return len(r.names) }
 // Line returns the number of lines consumed so far.
 func (r *Reader) Line() int { return r.line }
 
+// Name returns the name the reader gives its trace in errors (normally the
+// file path).
+func (r *Reader) Name() string { return r.name }
+
 // ReadAll reads a whole trace into memory. Use it only where the future is
 // needed (hindsight policies, solvers); replay streams.
 func ReadAll(r io.Reader, name string) (*Trace, error) {

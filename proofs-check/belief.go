@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/birthdeath"
@@ -37,7 +38,27 @@ func (b *BeliefCase) Size() int { return len(b.Classes) }
 func (b *BeliefCase) Shrink() []claim.Instance { return nil }
 
 // Export implements claim.Instance.
-func (b *BeliefCase) Export() any { return b }
+func (b *BeliefCase) Export() any {
+	return map[string]any{"belief": b.Belief, "rates": rateList(b.Classes), "mu_per_s": b.Mu, "lambda_conv_per_s": b.LambdaConv,
+		"duration_s": b.Duration, "reps": b.Reps, "seed": b.Seed, "silence_bins_s": b.Edges}
+}
+
+// Command implements claim.Runnable: the generator run of the first of
+// the case's traces, with its hidden death times (belief.Calibrate draws
+// replication r with seed Seed·1000003 + r and snapshots at Duration).
+func (b *BeliefCase) Command() string {
+	return fmt.Sprintf("tailbound gen birth-death --rates %s --mu %v --lambda-conv %v --duration %v --seed %d --deaths deaths.jsonl > trace.jsonl",
+		rateList(b.Classes), b.Mu, b.LambdaConv, b.Duration, b.Seed*1000003)
+}
+
+// rateList formats rate classes as gen's --rates RATE:WEIGHT,… (per s).
+func rateList(cs []birthdeath.RateClass) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%v:%v", c.Rate, c.Weight)
+	}
+	return strings.Join(parts, ",")
+}
 
 // zLimit is the largest |z| a bin may show: with 8 bins, a correct belief
 // fails with probability below 10⁻⁴.

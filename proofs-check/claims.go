@@ -14,10 +14,9 @@ import (
 type Family func(s Sizes) []claim.Claim
 
 // defaultFamilies registers every claim family that 'tailbound check' runs
-// by default, one line each, in the order of SPEC §6 as first written.
-// The position of a claim in this order seeds its random stream (see
-// claim.Run), so a new family goes at the end: inserting one earlier would
-// change the instances, and the output, of every claim after it.
+// by default, one line each, in the order of SPEC §6. A claim's random
+// stream depends only on the seed and its name (claim.Stream), so a family
+// may go anywhere in the list.
 func defaultFamilies() []Family {
 	return []Family{
 		theorem1Claims,    // 1: theorem1.go
@@ -60,20 +59,21 @@ func All() []claim.Claim { return gather(defaultFamilies(), DefaultSizes()) }
 // roofline optimum against live measurements on this machine.
 func OnRequest() []claim.Claim { return gather(onRequestFamilies(), DefaultSizes()) }
 
-// Select returns the claims named (all of them for no names); a name
-// matches a claim or, as a prefix followed by "-", a family of claims.
+// Select returns the claims named (all of them for no names), each once
+// and in the registration order however they were named; a name matches a
+// claim or, as a prefix followed by "-", a family of claims.
 func Select(names []string) ([]claim.Claim, error) {
 	all := All()
 	if len(names) == 0 {
 		return all, nil
 	}
 	all = append(all, OnRequest()...)
-	var out []claim.Claim
+	chosen := make([]bool, len(all))
 	for _, n := range names {
 		found := false
-		for _, c := range all {
+		for i, c := range all {
 			if c.Name == n || strings.HasPrefix(c.Name, n+"-") {
-				out = append(out, c)
+				chosen[i] = true
 				found = true
 			}
 		}
@@ -83,6 +83,12 @@ func Select(names []string) ([]claim.Claim, error) {
 				known = append(known, c.Name)
 			}
 			return nil, fmt.Errorf("unknown claim %q (known: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	var out []claim.Claim
+	for i, c := range all {
+		if chosen[i] {
+			out = append(out, c)
 		}
 	}
 	return out, nil

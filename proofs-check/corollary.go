@@ -70,20 +70,29 @@ func (p *Pair) Shrink() []claim.Instance {
 	return out
 }
 
-// Export implements claim.Instance: the pair's fields in order, the
-// parameters as Capacity, Block and Xi (the block size keeps the name
-// "Block" that 'tailbound check' has always printed), Forced only when set.
+// Export implements claim.Instance: the trace and the parameters, in
+// tokens, with ET-LRU's options and the policy it is compared with.
 func (p *Pair) Export() any {
-	return struct {
-		Turns    []trace.Record
-		Capacity int64
-		Block    int64
-		Xi       float64
-		Forced   bool `json:",omitempty"`
-		QHat     float64
-		Options  map[string]string
-		Other    string
-	}{p.Turns, p.Capacity, p.BlockSize, p.Xi, p.Forced, p.QHat, p.Options, p.Other}
+	return map[string]any{"trace": p.Turns, "capacity_tokens": p.Capacity, "block_size_tokens": p.BlockSize,
+		"xi_tokens": p.Xi, "forced": p.Forced, "qhat_tokens": p.QHat, "etlru_options": p.Options, "other_policy": p.Other}
+}
+
+// Command implements claim.Runnable: the trace piped into 'tailbound
+// simulate' with ET-LRU and the other policy side by side.
+func (p *Pair) Command() string {
+	flags := paramFlags(p.Params) + " --policies etlru," + p.Other
+	if p.QHat > 0 {
+		flags += fmt.Sprintf(" --qhat %v", p.QHat)
+	}
+	keys := make([]string, 0, len(p.Options))
+	for k := range p.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		flags += fmt.Sprintf(" --policy-opt %s=%s", k, p.Options[k])
+	}
+	return pipeTrace(p.Turns, "simulate", flags)
 }
 
 // Compare replays the trace under ET-LRU and the other policy side by side
@@ -267,8 +276,11 @@ func (u *UnitPage) Shrink() []claim.Instance {
 	return out
 }
 
-// Export implements claim.Instance.
-func (u *UnitPage) Export() any { return u }
+// Export implements claim.Instance. A one-step problem has no command
+// line; its fields are those of etlru.Problem.
+func (u *UnitPage) Export() any {
+	return map[string]any{"rates_per_s": u.Weights, "cached": u.Cached, "capacity_pages": u.Capacity}
+}
 
 // corollaryUnitPage is claim 5c: in the unit-page case ET-LRU keeps the
 // pages of the conversations most likely to return: "evict the block whose

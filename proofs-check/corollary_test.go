@@ -56,10 +56,9 @@ func TestUnitPageRule(t *testing.T) {
 	}
 }
 
-// TestPairExport: a pair's counterexample prints the parameters as
-// Capacity, Block and Xi, in the field order 'tailbound check' has always
-// printed (written out by hand here), although Pair embeds
-// instance.Params; it prints Forced only when it is set.
+// TestPairExport: a pair's counterexample prints the trace and parameters
+// under the names and units of the command-line contract (written out by
+// hand here), not as a Go struct.
 func TestPairExport(t *testing.T) {
 	turns := []trace.Record{{T: 0, Conv: "c0", Prompt: 3, Response: 1}}
 	for _, tc := range []struct {
@@ -69,9 +68,9 @@ func TestPairExport(t *testing.T) {
 	}{
 		{"pair", &Pair{Turns: turns, Params: instance.Params{Capacity: 4, BlockSize: 2, Xi: 7}, QHat: 3,
 			Options: map[string]string{"belief": "paper"}, Other: "tlru"},
-			`{"Turns":[{"t":0,"conv":"c0","prompt":3,"response":1}],"Capacity":4,"Block":2,"Xi":7,"QHat":3,"Options":{"belief":"paper"},"Other":"tlru"}`},
+			`{"block_size_tokens":2,"capacity_tokens":4,"etlru_options":{"belief":"paper"},"forced":false,"other_policy":"tlru","qhat_tokens":3,"trace":[{"t":0,"conv":"c0","prompt":3,"response":1}],"xi_tokens":7}`},
 		{"forced pair", &Pair{Turns: turns, Params: instance.Params{Capacity: 4, BlockSize: 2, Xi: 7, Forced: true}, Other: "lru"},
-			`{"Turns":[{"t":0,"conv":"c0","prompt":3,"response":1}],"Capacity":4,"Block":2,"Xi":7,"Forced":true,"QHat":0,"Options":null,"Other":"lru"}`},
+			`{"block_size_tokens":2,"capacity_tokens":4,"etlru_options":null,"forced":true,"other_policy":"lru","qhat_tokens":0,"trace":[{"t":0,"conv":"c0","prompt":3,"response":1}],"xi_tokens":7}`},
 	} {
 		got, err := json.Marshal(tc.inst.Export())
 		if err != nil {

@@ -52,7 +52,11 @@ func flowLPClaim() claim.Claim {
 		Name: "flow-lp",
 		Statement: "Claim 10: the plain LP relaxation of the compact IP equals the min-cost-flow optimum, B = 1–4, optional and forced caching " +
 			"(failures show where the relaxation falls below it)",
-		Generate: func(r *rand.Rand) claim.Instance { return drawOptimum(r, []int64{1, 2, 3, 4}, lp.Compact) },
+		Generate: func(r *rand.Rand) claim.Instance {
+			in := drawOptimum(r, []int64{1, 2, 3, 4}, lp.Compact)
+			in.Solve = "" // the flow solver, with the LP bound beside it
+			return in
+		},
 		Check: func(i claim.Instance) (bool, string, error) {
 			inst := i.(*TraceInstance)
 			flow, err := flowTEL(inst)

@@ -1,6 +1,7 @@
 package proofscheck
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 
@@ -14,6 +15,10 @@ import (
 type TraceInstance struct {
 	Turns []TinyTurn
 	instance.Params
+	// Solve holds the flags of 'tailbound solve' that reproduce the
+	// claim's check (formulation, solver, --relax); empty: the flow solver,
+	// which also reports Tail-Optimized Belady's TEL.
+	Solve string
 }
 
 // TinyTurn is one turn of a TraceInstance.
@@ -83,13 +88,28 @@ func (in *TraceInstance) Shrink() []claim.Instance {
 	return out
 }
 
-// Export is the instance as a ready-to-run trace plus parameters.
-func (in *TraceInstance) Export() any {
+// Command implements claim.Runnable: the trace piped into 'tailbound
+// solve' with the instance's parameters.
+func (in *TraceInstance) Command() string {
+	solve := in.Solve
+	if solve == "" {
+		solve = "--solver flow"
+	}
+	return pipeTrace(in.records(), "solve", fmt.Sprintf("%s %s", paramFlags(in.Params), solve))
+}
+
+// records is the instance's trace in the canonical format.
+func (in *TraceInstance) records() []trace.Record {
 	var recs []trace.Record
 	tr := in.Trace()
 	for _, t := range tr.Turns {
 		recs = append(recs, trace.Record{T: t.Time, Conv: tr.Names[t.Conv], Prompt: t.Prompt, Response: t.Response})
 	}
-	return map[string]any{"trace": recs, "capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize,
+	return recs
+}
+
+// Export is the instance as a ready-to-run trace plus parameters.
+func (in *TraceInstance) Export() any {
+	return map[string]any{"trace": in.records(), "capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize,
 		"xi_tokens": in.Xi, "forced": in.Forced}
 }

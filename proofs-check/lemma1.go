@@ -102,17 +102,9 @@ func (o *OneStep) Shrink() []claim.Instance {
 // parameters as Capacity, Block and Xi (the block size keeps the name
 // "Block" that 'tailbound check' has always printed).
 func (o *OneStep) Export() any {
-	return struct {
-		Weights  []float64
-		History  []int64
-		Upper    []int64
-		Fixed    []bool
-		Capacity int64
-		Block    int64
-		Xi       float64
-		Prompt   []int64
-		Probs    []float64
-	}{o.Weights, o.History, o.Upper, o.Fixed, o.Capacity, o.BlockSize, o.Xi, o.Prompt, o.Probs}
+	return map[string]any{"rates_per_s": o.Weights, "history_tokens": o.History, "upper_tokens": o.Upper, "fixed": o.Fixed,
+		"capacity_tokens": o.Capacity, "block_size_tokens": o.BlockSize, "xi_tokens": o.Xi,
+		"prompt_tokens": o.Prompt, "prompt_probs": o.Probs}
 }
 
 // dropAtom removes atom k of a distribution of lengths (tokens) with

@@ -8,10 +8,9 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 )
 
-// TestOneStepExport: a one-step counterexample prints the parameters as
-// Capacity, Block and Xi, in the field order 'tailbound check' has always
-// printed (written out by hand here), although OneStep embeds
-// instance.Params; Forced, which one step does not use, is not printed.
+// TestOneStepExport: a one-step counterexample prints its fields with
+// their units (written out by hand here), not as a Go struct; Forced,
+// which one step does not use (an item is Fixed instead), is not printed.
 func TestOneStepExport(t *testing.T) {
 	o := &OneStep{Weights: []float64{0.5}, History: []int64{4}, Upper: []int64{2}, Fixed: []bool{false},
 		Params: instance.Params{Capacity: 2, BlockSize: 2, Xi: 1.5, Forced: true}, Prompt: []int64{3}, Probs: []float64{1}}
@@ -19,7 +18,7 @@ func TestOneStepExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"Weights":[0.5],"History":[4],"Upper":[2],"Fixed":[false],"Capacity":2,"Block":2,"Xi":1.5,"Prompt":[3],"Probs":[1]}`
+	want := `{"block_size_tokens":2,"capacity_tokens":2,"fixed":[false],"history_tokens":[4],"prompt_probs":[1],"prompt_tokens":[3],"rates_per_s":[0.5],"upper_tokens":[2],"xi_tokens":1.5}`
 	if string(got) != want {
 		t.Errorf("exported\n%s\nwant\n%s", got, want)
 	}

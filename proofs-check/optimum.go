@@ -24,7 +24,9 @@ import (
 // (the printed program is optional caching only).
 func drawOptimum(r *rand.Rand, blocks []int64, f lp.Formulation) *TraceInstance {
 	forced := r.IntN(2) == 1 && f != lp.PaperAsWritten
-	return RandomInstance(r, 6, 3, 4, blocks[r.IntN(len(blocks))], false, forced)
+	in := RandomInstance(r, 6, 3, 4, blocks[r.IntN(len(blocks))], false, forced)
+	in.Solve = fmt.Sprintf("--formulation %s --solver gonum", f)
+	return in
 }
 
 // modes names the caching modes a formulation's claims draw.

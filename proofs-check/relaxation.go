@@ -32,7 +32,11 @@ func relaxationClaim(f lp.Formulation, scope string, blocks []int64) claim.Claim
 		Name: "relaxation-" + string(f) + "-" + scope,
 		Statement: fmt.Sprintf("Claim 3: the LP relaxation of the %s program equals the integer optimum (no integrality gap), B ∈ %v, %s; "+
 			"LP by gonum, integer optimum by exhaustive search", f, blocks, modes(f)),
-		Generate: func(r *rand.Rand) claim.Instance { return drawOptimum(r, blocks, f) },
+		Generate: func(r *rand.Rand) claim.Instance {
+			in := drawOptimum(r, blocks, f)
+			in.Solve += " --relax"
+			return in
+		},
 		Check: func(i claim.Instance) (bool, string, error) {
 			inst := i.(*TraceInstance)
 			bound, _, err := solveTiny(inst, f, true)

@@ -49,23 +49,31 @@ func PolicyTEL(inst *TraceInstance, f policy.Factory) (float64, error) {
 // optional and forced caching (the proof's scope), and fractional ξ and
 // B > 1 (outside it, where a block can be worth less than a whole unit).
 func theorem1Claims(Sizes) []claim.Claim {
+	// Block sizes, tokens: the proof's B = 1, and B = 2–4 outside it, one
+	// drawn per instance.
+	one, blocks := []int64{1}, []int64{2, 3, 4}
 	return []claim.Claim{
-		theorem1("theorem1", "B = 1 token, whole-token ξ, optional caching", 1, false, false),
-		theorem1("theorem1-forced", "B = 1 token, whole-token ξ, forced caching", 1, false, true),
-		theorem1("theorem1-fractional-xi", "B = 1 token, ξ = integer + 0.5 tokens, optional caching", 1, true, false),
-		theorem1("theorem1-blocks", "B = 2 tokens, whole-token ξ, optional caching", 2, false, false),
-		theorem1("theorem1-blocks-forced", "B = 3 tokens, whole-token ξ, forced caching", 3, false, true),
+		theorem1("theorem1", "B = 1 token, whole-token ξ, optional caching", one, false, false),
+		theorem1("theorem1-forced", "B = 1 token, whole-token ξ, forced caching", one, false, true),
+		theorem1("theorem1-fractional-xi", "B = 1 token, ξ = integer + 0.5 tokens, optional caching", one, true, false),
+		theorem1("theorem1-blocks", "B = 2, 3 or 4 tokens (drawn per instance), whole-token ξ, optional caching", blocks, false, false),
+		theorem1("theorem1-blocks-forced", "B = 2, 3 or 4 tokens (drawn per instance), whole-token ξ, forced caching", blocks, false, true),
 	}
 }
 
 // theorem1 is Theorem 1 on one scope of instances: Tail-Optimized Belady's
-// TEL equals the exhaustive optimum.
-func theorem1(name, scope string, block int64, fractional, forced bool) claim.Claim {
+// TEL equals the exhaustive optimum. Each instance draws its block size
+// from sizes.
+func theorem1(name, scope string, sizes []int64, fractional, forced bool) claim.Claim {
 	return claim.Claim{
 		Name: name,
 		Statement: "Theorem 1 (tail-latency paper): Tail-Optimized Belady attains the hindsight TEL optimum; " + scope +
 			"; checked against exhaustive search over all schedules",
 		Generate: func(r *rand.Rand) claim.Instance {
+			block := sizes[0]
+			if len(sizes) > 1 {
+				block = sizes[r.IntN(len(sizes))]
+			}
 			return RandomInstance(r, 6, 3, 4, block, fractional, forced)
 		},
 		Check: func(i claim.Instance) (bool, string, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/proofs-check/claim"
@@ -112,10 +113,57 @@ func copyDist(d birthdeath.Atoms) birthdeath.Atoms {
 	return birthdeath.Atoms{Values: append([]int64(nil), d.Values...), Probs: append([]float64(nil), d.Probs...)}
 }
 
-// Export implements claim.Instance: the instance with its world and belief named.
+// Export implements claim.Instance: the instance by the names and units of
+// the flags of 'tailbound mdp solve' (see Command).
 func (m *MDP) Export() any {
-	return map[string]any{"world": m.Instance.World.String(), "etlru_belief": m.Belief.String(), "instance": m.Instance,
-		"units": "rates and μ per second, step in seconds, lengths in tokens, silences in steps"}
+	in := &m.Instance
+	return map[string]any{"world": in.World.String(), "etlru_belief": m.Belief.String(), "seats": seatList(in.Seats),
+		"served": in.Served, "mu_per_s": in.Mu, "birth_per_s": in.Birth, "step_s": in.Step, "horizon_steps": in.Horizon,
+		"max_turns": in.MaxTurns, "capacity_tokens": in.Capacity, "block_size_tokens": in.BlockSize, "xi_tokens": in.Xi,
+		"prompt": in.Prompt.String(), "response": in.Response.String(), "forced": in.Forced, "discount_per_step": discount(in.Discount)}
+}
+
+// Command implements claim.Runnable: the 'tailbound mdp solve' command
+// line of the instance, evaluating ET-LRU with the claim's belief. The
+// claims draw no prefix turns, which have no flag; an instance with them
+// has no command.
+func (m *MDP) Command() string {
+	in := &m.Instance
+	if len(in.Prefix) > 0 {
+		return ""
+	}
+	cmd := fmt.Sprintf("tailbound mdp solve --world %s --seats %s --served %d --mu %v --birth %v --step %v --horizon %d --max-turns %d "+
+		"--capacity %d --block-size %d --xi-tokens %v --prompt %s --response %s --discount %v --policies etlru-%s",
+		in.World, seatList(in.Seats), in.Served, in.Mu, in.Birth, in.Step, in.Horizon, in.MaxTurns,
+		in.Capacity, in.BlockSize, in.Xi, in.Prompt, in.Response, discount(in.Discount), m.Belief)
+	if in.Forced {
+		cmd += " --forced"
+	}
+	for _, v := range in.Prompt.Values {
+		if v == 0 {
+			cmd += " --allow-empty-prompts"
+			break
+		}
+	}
+	return cmd
+}
+
+// seatList formats seats as mdp solve's --seats RATE:HISTORY:CACHED:SILENCE,….
+func seatList(seats []exact.Seat) string {
+	parts := make([]string, len(seats))
+	for i, s := range seats {
+		parts[i] = fmt.Sprintf("%v:%d:%d:%d", s.Rate, s.History, s.Cached, s.Silence)
+	}
+	return strings.Join(parts, ",")
+}
+
+// discount is the per-step discount as the flag takes it (the instance's
+// 0 means 1, no discount).
+func discount(d float64) float64 {
+	if d == 0 {
+		return 1
+	}
+	return d
 }
 
 // MDPShape says which random MDP instances a Theorem 2 claim draws.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +16,7 @@ import (
 )
 
 // runCharacterize measures a block-hash trace as the workload study does.
-func runCharacterize(args []string, stdout, stderr io.Writer) error {
+func runCharacterize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("characterize", "characterize TRACE --trace-format canonical|mooncake|bailian|blocks [--block-size B] [--window S] [--spatial] [--gpu G] [--plot-dir DIR] [--format F]", stdout)
 	tf := fs.String("trace-format", "", "format of TRACE: canonical (turn and token distributions; chained in --block-size blocks), mooncake, bailian or blocks (the output of import --to blocks)")
 	block := fs.Int64("block-size", 16, "canonical traces: block size B the conversations are chained in, tokens")

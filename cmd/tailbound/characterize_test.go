@@ -48,7 +48,7 @@ func TestCharacterizeMooncake(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	_, again, _ := runCLI("characterize", path, "--trace-format", "mooncake", "--format", "json")
+	_, again, _ := runCLI("characterize", path, "--trace-format", "mooncake", "--format", "json", "--plot-dir", dir)
 	if again != out {
 		t.Error("second run differs")
 	}

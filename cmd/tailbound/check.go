@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 )
 
 // runCheck checks the literature's claims on random instances.
-func runCheck(args []string, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("check", "check [CLAIM...] [--instances N] [--seed S] [--format F]", stdout)
 	instances := fs.Int("instances", 200, "random instances per claim")
 	seed := fs.Uint64("seed", 1, "seed of the instance generators")

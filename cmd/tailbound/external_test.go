@@ -57,24 +57,33 @@ func TestBlockScheduleFlags(t *testing.T) {
 		fmt.Fprintf(&tr, "{\"t\":%d,\"conv\":\"%c\",\"prompt\":30,\"response\":10}\n", i, 'a'+i%4)
 	}
 	path := writeFile(t, "tr.jsonl", tr.String())
-	code, out1, errs := runCLI("simulate", "--level", "block", "--trace", path, "--policies", "lru", "--capacity", "160", "--emit-schedule", em, "--format", "csv")
+	code, out1, errs := runCLI("simulate", "--level", "block", "--trace", path, "--policies", "lru", "--capacity", "160", "--emit-schedule", em, "--format", "json")
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	code, out2, errs := runCLI("simulate", "--level", "block", "--trace", path, "--schedule", em, "--capacity", "160", "--format", "csv")
+	code, out2, errs := runCLI("simulate", "--level", "block", "--trace", path, "--schedule", em, "--capacity", "160", "--format", "json")
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	row := func(out, name string) string {
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(l, "160,"+name+",") {
-				return strings.TrimPrefix(l, "160,"+name+",")
+	// run returns a policy's metrics as JSON, without its name and its
+	// improvement over a baseline (the schedule runs alone).
+	run := func(out, name string) string {
+		var doc struct{ Policies []map[string]any }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range doc.Policies {
+			if p["name"] == name {
+				delete(p, "name")
+				delete(p, "improvement_vs_baseline")
+				b, _ := json.Marshal(p)
+				return string(b)
 			}
 		}
 		return "missing"
 	}
-	if a, b := row(out1, "lru"), row(out2, "schedule:"+em); a != b || a == "missing" {
-		t.Errorf("lru %q, its schedule %q", a, b)
+	if a, b := run(out1, "lru"), run(out2, "schedule:"+em); a != b || a == "missing" {
+		t.Errorf("lru %s, its schedule %s", a, b)
 	}
 	bad := writeFile(t, "bad.jsonl", "{\"evict\":[5]}\n")
 	code, _, errs = runCLI("simulate", "--level", "block", "--trace", path, "--schedule", bad, "--capacity", "160")

@@ -19,7 +19,7 @@ import (
 
 // runGap measures every policy's TEL against the hindsight optimum over a
 // sweep of capacities and thresholds.
-func runGap(args []string, stdout, stderr io.Writer) error {
+func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("gap", "gap --trace FILE --policies lru,tlru,... --capacities C1,C2 --xis X1,X2 [--thresholds T1,T2] [flags]", stdout)
 	tracePath := fs.String("trace", "", "canonical trace (JSON Lines; - for stdin)")
 	pols := fs.String("policies", "", "comma-separated policies (default: all of "+joinNames(policies.Names())+")")
@@ -133,7 +133,7 @@ func runGap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := gap.Run(context.Background(), tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
+	rows, err := gap.Run(ctx, tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
 		Xis: xiList, Thresholds: thr, Policies: entries, Schedules: schedules, Solver: *solver, QHat: q, Model: model,
 		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)})
 	if err != nil {

@@ -1,19 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tailbound/tailbound/internal/atomicfile"
+	"github.com/tailbound/tailbound/internal/lineout"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
 // runGen generates traces: gen birth-death | gen timestamps.
-func runGen(args []string, stdout, stderr io.Writer) error {
+func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)")
 		fmt.Fprintln(stdout, "       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)")
@@ -21,9 +23,9 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "birth-death":
-		return runGenBirthDeath(args[1:], stdout, stderr)
+		return runGenBirthDeath(ctx, args[1:], stdout, stderr)
 	case "timestamps":
-		return runGenTimestamps(args[1:], stdout)
+		return runGenTimestamps(ctx, args[1:], stdout)
 	}
 	return fmt.Errorf("unknown generator %q (want birth-death or timestamps)", args[0])
 }
@@ -95,7 +97,7 @@ func (r *rateFlags) resolve() (birthdeath.RateDist, []birthdeath.RateClass, erro
 	return birthdeath.ClassDist(c), c, nil
 }
 
-func runGenBirthDeath(args []string, stdout, stderr io.Writer) error {
+func runGenBirthDeath(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	def := birthdeath.Default()
 	fs := newFlags("gen birth-death", "gen birth-death [--lambda-conv R] [--mu R] [--rates R:W,…|--gamma K:M] [--prompt D] [--response D] (--duration S|--turns N) [--seed S] [--deaths FILE]", stdout)
 	var mf modelFlags
@@ -132,24 +134,31 @@ func runGenBirthDeath(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var convs *birthdeath.Deaths
+	var df *atomicfile.File
+	var err error
 	if *deaths != "" {
+		// Opened before the trace is written, so that a bad path fails
+		// with nothing on stdout.
+		if df, err = atomicfile.Create(ctx, *deaths); err != nil {
+			return fmt.Errorf("flag --deaths: %w", err)
+		}
+		defer df.Abort()
 		convs = &birthdeath.Deaths{}
 	}
-	if err := birthdeath.Write(stdout, p, *seed, convs); err != nil || convs == nil {
+	lines := lineout.New(ctx, stdout)
+	if err := birthdeath.Write(lines, p, *seed, convs); err != nil {
 		return err
 	}
-	f, err := os.Create(*deaths)
-	if err != nil {
-		return fmt.Errorf("flag --deaths: %w", err)
+	if err := lines.Close(); err != nil || df == nil {
+		return err
 	}
-	if err := birthdeath.WriteDeaths(f, convs.List()); err != nil {
-		f.Close()
+	if err := birthdeath.WriteDeaths(df, convs.List()); err != nil {
 		return fmt.Errorf("%s: %w", *deaths, err)
 	}
-	return f.Close()
+	return df.Commit()
 }
 
-func runGenTimestamps(args []string, stdout io.Writer) error {
+func runGenTimestamps(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("gen timestamps", "gen timestamps --trace FILE [--lambda-conv R] [--rates R:W,…|--gamma K:M] [--seed S]", stdout)
 	path := fs.String("trace", "", "canonical trace whose turns get synthetic times, with or without \"t\" (- for stdin)")
 	lambda := fs.Float64("lambda-conv", birthdeath.Default().LambdaConv, "conversation births per second")
@@ -174,5 +183,9 @@ func runGenTimestamps(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return trace.WriteTrace(stdout, out)
+	lines := lineout.New(ctx, stdout)
+	if err := trace.WriteTrace(lines, out); err != nil {
+		return err
+	}
+	return lines.Close()
 }

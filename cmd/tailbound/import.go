@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
+
 	"github.com/tailbound/tailbound/experiments/characterize"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
+	"github.com/tailbound/tailbound/internal/lineout"
 	"github.com/tailbound/tailbound/models/importer"
 )
 
@@ -40,7 +42,7 @@ func (f *importFlags) options() (importer.Options, error) {
 
 // runImport converts a Mooncake or Bailian trace into the canonical
 // conversation trace or the blocks format.
-func runImport(args []string, stdout, stderr io.Writer) error {
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("import", "import mooncake|bailian --in FILE [--to canonical|blocks] [--out FILE] [--format F]", stdout)
 	in := fs.String("in", "", "trace file to import (\"-\" for standard input)")
 	to := fs.String("to", "canonical", "output: canonical (conversation trace: t in s, prompt and response in tokens) or blocks (block-level JSONL: t in s, input/output in tokens, block size in tokens, hashes)")
@@ -76,7 +78,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closer.Close()
 	var canon *importer.Canonicalizer
-	err = writeOutput(*out, stdout, func(w io.Writer) error {
+	err = writeOutput(ctx, *out, stdout, func(w io.Writer) error {
 		if *to == "blocks" {
 			return importer.WriteBlocks(w, src)
 		}
@@ -91,28 +93,18 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	return report.Emit(stderr, *format, doc, t)
 }
 
-// writeOutput runs write on path ("-" is stdout). A file is written under
-// a temporary name and renamed only when write succeeds, so that a failed
-// import leaves no partial file.
-func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+// writeOutput runs write on path ("-" is stdout, whole lines only). A file
+// is written whole or not at all (atomicfile): a failed or interrupted
+// import leaves no partial or temporary file.
+func writeOutput(ctx context.Context, path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
-		return write(stdout)
+		lines := lineout.New(ctx, stdout)
+		if err := write(lines); err != nil {
+			return err
+		}
+		return lines.Close()
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("flag --out: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(ctx, path, write); err != nil {
 		return fmt.Errorf("flag --out: %w", err)
 	}
 	return nil

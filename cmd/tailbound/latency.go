@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,7 @@ import (
 )
 
 // runLatency fits the linear TTFT model to measured points.
-func runLatency(args []string, stdout, stderr io.Writer) error {
+func runLatency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "fit" {
 		return fmt.Errorf("usage: tailbound latency fit --csv FILE (columns uncached_tokens,ttft_ms)")
 	}

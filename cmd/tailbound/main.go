@@ -3,11 +3,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -19,7 +23,7 @@ import (
 // results to stdout, diagnostics and progress to stderr.
 type command struct {
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // commands lists the sub-commands. Each lives in its own file.
@@ -43,15 +47,40 @@ func commands() map[string]command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// SIGINT and SIGTERM cancel the context: output files being written
+	// are removed, line output stops at a line's end, and the process
+	// exits 130. A command that does not stop by itself within a grace
+	// period is ended then (its atomic outputs leave nothing behind).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		time.Sleep(2 * time.Second)
+		os.Exit(130)
+	}()
+	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
+	stop()
+	if interrupted {
+		code = 130
+	}
+	os.Exit(code)
 }
 
 // run executes one invocation and returns the process exit code: 0 on
 // success, 1 on an error (printed as one line), 2 on a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run under ctx, whose end interrupts the command.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout, cmds)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, "tailbound", version())
 		return 0
 	}
 	c, ok := cmds[args[0]]
@@ -59,7 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
+	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
+	if err := c.run(ctx, args[1:], stamped, stderr); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0
 		}
@@ -71,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "tailbound: exact bounds and theorem checks for KV-cache eviction in LLM serving")
-	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags)\n\nCommands:")
+	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags; tailbound --version)\n\nCommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
@@ -86,6 +116,7 @@ func usage(w io.Writer, cmds map[string]command) {
 // return value (never exits) and prints --help to stdout.
 func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	stampFlags(stdout, name, fs)
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
@@ -107,7 +138,7 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w (see --help)", err)
 	}
-	return nil
+	return finiteFloats(fs)
 }
 
 // parseFormat registers --format (the output format), parses args and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +19,7 @@ import (
 )
 
 // runMDP is the belief-MDP command: mdp solve | mdp simulate.
-func runMDP(args []string, stdout, stderr io.Writer) error {
+func runMDP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, "Usage: tailbound mdp solve [flags]      exact optimum and policy values of a small belief MDP")
 		fmt.Fprintln(stdout, "       tailbound mdp simulate [flags]   Monte Carlo of the birth–death model, policies vs Tail-Optimized Belady")
@@ -53,11 +54,19 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	discount := fs.Float64("discount", 1, "discount per step, in (0, 1]")
 	pols := fs.String("policies", strings.Join(exact.DeciderNames(), ","), "policies to evaluate: "+strings.Join(exact.DeciderNames(), ", "))
 	qhat := fs.Float64("qhat", 0, "T-LRU's Q̂, tokens (0: the prompt distribution's mean)")
+	emptyPrompts := fs.Bool("allow-empty-prompts", false, "admit prompt lengths of 0 tokens (the unit-page idealization Q = 0 of the theorem checks; a real prompt is ≥ 1 token)")
+	maxStates := fs.Int("max-states", exact.DefaultMaxStates, "stop when the belief MDP passes this many memoized states (memory and time grow with it)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
-	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns,
+	if *qhat < 0 {
+		return fmt.Errorf("flag --qhat: must be ≥ 0 tokens (0: the prompt distribution's mean), got %v", *qhat)
+	}
+	if *maxStates < 1 {
+		return fmt.Errorf("flag --max-states: must be ≥ 1, got %d", *maxStates)
+	}
+	in := exact.Instance{Served: *served, Mu: *mu, Birth: *birth, Step: *step, Horizon: *horizon, MaxTurns: *maxTurns, MaxStates: *maxStates,
 		Params: instance.Params{Capacity: *capacity, BlockSize: *block, Xi: *xi, Forced: *forced}}
 	if in.World, err = exact.ParseWorld(*world); err != nil {
 		return fmt.Errorf("flag --world: %w", err)
@@ -67,6 +76,13 @@ func runMDPSolve(args []string, stdout io.Writer) error {
 	}
 	if in.Prompt, err = exact.ParseDist(*prompt); err != nil {
 		return fmt.Errorf("flag --prompt: %w", err)
+	}
+	if !*emptyPrompts {
+		for _, v := range in.Prompt.Values {
+			if v == 0 {
+				return fmt.Errorf("flag --prompt: a prompt of 0 tokens (want ≥ 1; --allow-empty-prompts admits the unit-page idealization)")
+			}
+		}
 	}
 	if in.Response, err = exact.ParseDist(*response); err != nil {
 		return fmt.Errorf("flag --response: %w", err)

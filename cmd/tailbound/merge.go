@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,7 @@ import (
 
 // runMerge combines the result files of a suite's shards and prints the
 // unsharded run's output.
-func runMerge(args []string, stdout, stderr io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "merge FILE... [--format F] [--out FILE]", stdout)
 	format := fs.String("format", "table", suite.FormatHelp)
 	out := fs.String("out", "", "also write the merged result file here (for plot --results)")
@@ -32,7 +33,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := writeOutput(*out, stdout, f.Write); err != nil {
+		if err := writeOutput(ctx, *out, stdout, f.Write); err != nil {
 			return err
 		}
 	}

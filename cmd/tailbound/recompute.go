@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +21,7 @@ import (
 )
 
 // runRecompute dispatches "tailbound recompute SUB".
-func runRecompute(args []string, stdout, stderr io.Writer) error {
+func runRecompute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	subs := []struct {
 		name, summary string
 		run           func([]string, io.Writer, io.Writer) error

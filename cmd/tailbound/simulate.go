@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -41,6 +43,7 @@ type simOptions struct {
 	plot       string
 	capacities string
 	typeParams string
+	maxChain   int64
 	policyOpts []string
 	schedules  []string
 	emit       string
@@ -48,7 +51,7 @@ type simOptions struct {
 	studies    blockStudyFlags
 }
 
-func runSimulate(args []string, stdout, stderr io.Writer) error {
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o simOptions
 	fs := newFlags("simulate", "simulate [--trace FILE] [--policies lru,tlru,...] --capacity TOKENS [flags]", stdout)
 	fs.StringVar(&o.tracePath, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
@@ -66,6 +69,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.plot, "plot", "", "also draw the TTFT CDF of each policy to this .svg/.png file")
 	fs.StringVar(&o.level, "level", "turn", "turn (conversation cache) or block (prefix cache over block-hash traces)")
 	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian|blocks|libcachesim-csv|oracle-general (all but canonical: block level)")
+	fs.Int64Var(&o.maxChain, "max-chain-blocks", blocksim.DefaultMaxChainBlocks, "block level, canonical traces: refuse a request whose chain passes this many blocks (work and memory grow with it)")
 	fs.StringVar(&o.typeParams, "trace-type-params", "", "libcachesim-csv: libCacheSim's csv options, e.g. \"time-col=1,obj-id-col=2,obj-size-col=3,delimiter=,,has-header=false\"")
 	fs.StringVar(&o.capacities, "capacities", "", "block level: capacity sweep, comma-separated tokens (multiples of the block size)")
 	fs.StringVar(&o.format, "format", "table", report.FormatHelp)
@@ -98,6 +102,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.typeParams != "" {
 		return fmt.Errorf("flag --trace-type-params: for --level block --trace-format libcachesim-csv only")
+	}
+	if fs.Changed("max-chain-blocks") {
+		return fmt.Errorf("flag --max-chain-blocks: for --level block only")
 	}
 	model, xi, err := o.lat.resolve(fs.Changed)
 	if err != nil {

@@ -129,7 +129,10 @@ func blockSource(o *simOptions, changed func(string) bool) (blocktrace.Source, i
 	if o.traceFmt != "canonical" && !changed("block-size") {
 		block = 0
 	}
-	src, b, f, err := blocksim.OpenWith(o.tracePath, o.traceFmt, block, o.typeParams)
+	if o.maxChain < 1 {
+		return nil, 0, nop, fmt.Errorf("flag --max-chain-blocks: must be ≥ 1, got %d", o.maxChain)
+	}
+	src, b, f, err := blocksim.OpenWith(o.tracePath, o.traceFmt, block, o.typeParams, o.maxChain)
 	if err != nil {
 		return nil, 0, nop, err
 	}

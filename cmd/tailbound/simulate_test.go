@@ -143,12 +143,16 @@ func TestLatencyFit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var doc map[string]float64
+	var doc struct {
+		Alpha float64 `json:"alpha_ms_per_token"`
+		Beta  float64 `json:"beta_ms"`
+		Xi    float64 `json:"xi_tokens"`
+	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	const eps = 1e-9 // exact data
-	if abs(doc["alpha_ms_per_token"]-0.2) > eps || abs(doc["beta_ms"]-5) > eps || abs(doc["xi_tokens"]-1000) > 1e-6 {
+	if abs(doc.Alpha-0.2) > eps || abs(doc.Beta-5) > eps || abs(doc.Xi-1000) > 1e-6 {
 		t.Errorf("fit %v", doc)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/instance"
@@ -16,7 +16,7 @@ import (
 )
 
 // runSolve computes the hindsight TEL optimum of a trace.
-func runSolve(args []string, stdout, stderr io.Writer) error {
+func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("solve", "solve --trace FILE --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	tracePath := fs.String("trace", "", "canonical trace (JSON Lines; - for stdin)")
 	capacity := fs.Int64("capacity", 0, "cache capacity C, tokens, a multiple of --block-size")
@@ -65,7 +65,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := gap.Solve(context.Background(), tr, in, gap.Spec{Formulation: f, Solver: *solver, Relax: *relax,
+	rep, err := gap.Solve(ctx, tr, in, gap.Spec{Formulation: f, Solver: *solver, Relax: *relax,
 		TimeLimit: time.Duration(*limit * float64(time.Second)), CrossCheck: *cross, Model: model})
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if rep.Schedule == nil {
 			return fmt.Errorf("flag --schedule: no schedule to write (status %s)", rep.Status)
 		}
-		if err := writeSchedule(*schedule, in, tr.Names, rep.Schedule); err != nil {
+		if err := writeSchedule(ctx, *schedule, in, tr.Names, rep.Schedule); err != nil {
 			return err
 		}
 	}
@@ -90,14 +90,10 @@ type solveJSON struct {
 	Settings any `json:"settings"`
 }
 
-func writeSchedule(path string, in *lp.Instance, names []string, sched []int64) error {
-	f, err := os.Create(path)
+func writeSchedule(ctx context.Context, path string, in *lp.Instance, names []string, sched []int64) error {
+	err := atomicfile.Write(ctx, path, func(w io.Writer) error { return in.WriteSchedule(w, names, sched) })
 	if err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
-	if err := in.WriteSchedule(f, names, sched); err != nil {
-		f.Close()
-		return fmt.Errorf("flag --schedule: %w", err)
-	}
-	return f.Close()
+	return nil
 }

@@ -55,7 +55,7 @@ func suiteArgs(cmd string, args []string) (*suite.Suite, []string, error) {
 }
 
 // runTables runs an experiment suite and prints its tables.
-func runTables(args []string, stdout, stderr io.Writer) error {
+func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "--list" {
 		return listSuites(args[1:], stdout)
 	}
@@ -96,7 +96,7 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 	} else if *out != "" {
 		return fmt.Errorf("flag --out: only with --shard (the result file of a shard)")
 	}
-	f, err := suite.Run(context.Background(), s, sf.options(fs, stderr), sh)
+	f, err := suite.Run(ctx, s, sf.options(fs, stderr), sh)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func runTables(args []string, stdout, stderr io.Writer) error {
 		if dst == "" {
 			dst = "-"
 		}
-		return writeOutput(dst, stdout, f.Write)
+		return writeOutput(ctx, dst, stdout, f.Write)
 	}
 	return suite.Render(stdout, s, f, *format)
 }
@@ -129,7 +129,7 @@ func listSuites(args []string, stdout io.Writer) error {
 }
 
 // runPlot runs a suite (or reads its result files) and draws its figures.
-func runPlot(args []string, stdout, stderr io.Writer) error {
+func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s, rest, err := suiteArgs("plot", args)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		if f, err = readResults(strings.Split(*results, ",")); err != nil {
 			return err
 		}
-	} else if f, err = suite.Run(context.Background(), s, sf.options(fs, stderr), suite.Shard{I: 1, N: 1}); err != nil {
+	} else if f, err = suite.Run(ctx, s, sf.options(fs, stderr), suite.Shard{I: 1, N: 1}); err != nil {
 		return err
 	}
 	figs, err := suite.Figures(s, f)

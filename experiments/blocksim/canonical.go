@@ -27,10 +27,19 @@ import (
 // response of turn k is not part of its chain: it is cached (as part of
 // the next turn's prompt) only when the next turn is served.
 type Chainer struct {
-	block int64
-	hist  []int64
-	ids   map[blockKey]int64
+	// MaxBlocks bounds one request's chain, blocks (0: DefaultMaxChainBlocks).
+	// A conversation whose load passes it is refused up front rather than
+	// chained block by block for minutes.
+	MaxBlocks int64
+	block     int64
+	hist      []int64
+	ids       map[blockKey]int64
 }
+
+// DefaultMaxChainBlocks is the default bound on one request's chain, blocks
+// (2^24: 268 M tokens at B = 16, far past any context window; chaining it
+// takes about a second).
+const DefaultMaxChainBlocks = 1 << 24
 
 type blockKey struct {
 	conv      int
@@ -56,6 +65,14 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 	}
 	d := c.hist[t.Conv] + t.Prompt
 	n := (d + c.block - 1) / c.block
+	limit := c.MaxBlocks
+	if limit <= 0 {
+		limit = DefaultMaxChainBlocks
+	}
+	if n > limit {
+		return blocktrace.Request{}, fmt.Errorf("turn %d: its load of %d tokens is a chain of %d blocks of %d tokens, over the limit of %d blocks per request (simulate's --max-chain-blocks raises it)",
+			t.Index, d, n, c.block, limit)
+	}
 	r := blocktrace.Request{Index: t.Index, Time: t.Time, Input: d, Output: t.Response,
 		Category: t.Category, Conv: t.Conv, Hashes: make([]int64, n)}
 	for j := int64(0); j < n; j++ {
@@ -74,7 +91,29 @@ func (c *Chainer) Request(t trace.Turn) (blocktrace.Request, error) {
 // CanonicalSource returns a Source over a canonical trace reader, chaining
 // its turns with block size b tokens.
 func CanonicalSource(rd *trace.Reader, b int64) (blocktrace.Source, error) {
-	return chained(rd.Next, b)
+	return canonicalSource(rd, b, 0)
+}
+
+// canonicalSource is CanonicalSource with a bound on a request's chain,
+// blocks (0: DefaultMaxChainBlocks). A turn past it is refused with the
+// reader's file and line.
+func canonicalSource(rd *trace.Reader, b, maxChain int64) (blocktrace.Source, error) {
+	c, err := NewChainer(b)
+	if err != nil {
+		return nil, err
+	}
+	c.MaxBlocks = maxChain
+	return func() (blocktrace.Request, error) {
+		t, err := rd.Next()
+		if err != nil {
+			return blocktrace.Request{}, err
+		}
+		r, err := c.Request(t)
+		if err != nil {
+			return r, fmt.Errorf("%s:%d: %w", rd.Name(), rd.Line(), err)
+		}
+		return r, nil
+	}, nil
 }
 
 // TurnsSource returns a Source over an in-memory trace's turns, chaining

@@ -94,3 +94,24 @@ func FuzzChainer(f *testing.F) {
 		}
 	})
 }
+
+// TestChainLimit: a turn whose chain would pass the limit is refused with
+// its size, before anything is allocated for it (10^10 tokens at B = 16 is
+// 625,000,000 blocks, which once ran for minutes).
+func TestChainLimit(t *testing.T) {
+	c, err := blocksim.NewChainer(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Request(trace.Turn{Conv: 0, Prompt: 10_000_000_000})
+	if err == nil || !strings.Contains(err.Error(), "chain of 625000000 blocks") || !strings.Contains(err.Error(), "--max-chain-blocks raises it") {
+		t.Errorf("error %v", err)
+	}
+	c.MaxBlocks = 4
+	if _, err := c.Request(trace.Turn{Index: 1, Conv: 1, Prompt: 64}); err != nil {
+		t.Errorf("64 tokens = 4 blocks at the limit of 4: %v", err)
+	}
+	if _, err := c.Request(trace.Turn{Index: 2, Conv: 2, Prompt: 65}); err == nil {
+		t.Error("65 tokens = 5 blocks passed a limit of 4")
+	}
+}

@@ -1,12 +1,13 @@
 package blocksim
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -57,16 +58,18 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	defer func() { err = errors.Join(err, fin.Finish()) }()
 	runs := SweepRuns(entries, capacities)
 	var recs []*blockext.Recorder
+	var files []*atomicfile.File // whole or nothing: committed after the replay
 	if ext.EmitSchedule != "" {
 		if len(capacities) != 1 {
 			return nil, Ideal{}, fmt.Errorf("--emit-schedule: give one capacity (a schedule is for one cache size)")
 		}
 		for i := range runs {
-			f, err := os.Create(SchedulePath(ext.EmitSchedule, runs[i].Name, len(runs) > 1))
+			f, err := atomicfile.Create(context.Background(), SchedulePath(ext.EmitSchedule, runs[i].Name, len(runs) > 1))
 			if err != nil {
 				return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
 			}
-			defer f.Close()
+			defer f.Abort()
+			files = append(files, f)
 			inner := runs[i].New
 			runs[i].New = func(cfg prefixcache.Config) (prefixcache.Policy, error) {
 				p, err := inner(cfg)
@@ -93,6 +96,11 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	}
 	for _, r := range recs {
 		if err := r.Flush(); err != nil {
+			return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
+		}
+	}
+	for _, f := range files {
+		if err := f.Commit(); err != nil {
 			return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
 		}
 	}

@@ -35,7 +35,7 @@ func TestLibCacheSimFormats(t *testing.T) {
 			policy string
 			hits   int64
 		}{{"lru", 1}, {"fifo", 2}} {
-			src, block, f, err := blocksim.OpenWith(path, format, 0, params[format])
+			src, block, f, err := blocksim.OpenWith(path, format, 0, params[format], 0)
 			if err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
@@ -52,7 +52,7 @@ func TestLibCacheSimFormats(t *testing.T) {
 			}
 		}
 	}
-	if _, _, _, err := blocksim.OpenWith(files["oracle-general"], "mooncake", 0, "obj-id-col=1"); err == nil {
+	if _, _, _, err := blocksim.OpenWith(files["oracle-general"], "mooncake", 0, "obj-id-col=1", 0); err == nil {
 		t.Error("csv options with the mooncake format: no error")
 	}
 }

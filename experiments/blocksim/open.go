@@ -17,12 +17,12 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesi
 // format. The libCacheSim formats ("libcachesim-csv", "oracle-general")
 // are object traces: each reference a request of one block of block
 // tokens (1 when block is 0), no prefix chain, no conversation.
-func OpenWith(path, format string, block int64, csvParams string) (blocktrace.Source, int64, io.Closer, error) {
+func OpenWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
 	if format != "libcachesim-csv" && format != "oracle-general" {
 		if csvParams != "" {
 			return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 		}
-		return Open(path, format, block)
+		return open(path, format, block, maxChain)
 	}
 	if block == 0 {
 		block = 1
@@ -60,13 +60,19 @@ func OpenWith(path, format string, block int64, csvParams string) (blocktrace.So
 // be 0 or equal to it). It returns the requests as a Source, the block size
 // in tokens and the file to close.
 func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer, error) {
+	return open(path, format, block, 0)
+}
+
+// open is Open with a bound on a canonical request's chain, blocks (0: the
+// default, DefaultMaxChainBlocks).
+func open(path, format string, block, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
 	switch format {
 	case "canonical":
 		f, err := trace.Open(path)
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		src, err := CanonicalSource(trace.NewReader(f, path), block)
+		src, err := canonicalSource(trace.NewReader(f, path), block, maxChain)
 		if err != nil {
 			f.Close()
 			return nil, 0, nil, err
@@ -103,7 +109,7 @@ func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer
 		}
 		return next, b, f, nil
 	case "libcachesim-csv", "oracle-general":
-		return OpenWith(path, format, block, "")
+		return OpenWith(path, format, block, "", maxChain)
 	}
 	return nil, 0, nil, fmt.Errorf("trace format %q: want one of %v", format, Formats)
 }

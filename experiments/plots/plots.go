@@ -4,7 +4,9 @@
 package plots
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/tailbound/tailbound/internal/atomicfile"
 )
 
 // Series is one named line of (X, Y) points.
@@ -91,7 +95,17 @@ func (f Figure) Save(path string) error {
 		p.Add(l)
 		p.Legend.Add(m.Name, l)
 	}
-	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, path); err != nil {
+	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, ext[1:])
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	// Whole or nothing: a failed or interrupted write leaves no partial
+	// image, and the file gets the process umask.
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil

@@ -4,7 +4,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,9 +46,18 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 		return err
 	}
 	if format == "json" {
+		if sw, ok := w.(*Stamped); ok && sw.Stamp != nil {
+			if sw.Settings != nil {
+				sw.Stamp.Settings = sw.Settings()
+			}
+			return stampJSON(sw.Writer, sw.Stamp, doc)
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
+	}
+	if format == "csv" {
+		return writeCSV(w, tables)
 	}
 	for i, t := range tables {
 		if i > 0 {
@@ -61,8 +69,6 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 			err = writeTable(w, t)
 		case "markdown":
 			err = writeMarkdown(w, t)
-		case "csv":
-			err = writeCSV(w, t)
 		}
 		if err != nil {
 			return err
@@ -116,20 +122,6 @@ func writeMarkdown(w io.Writer, t Table) error {
 	fmt.Fprintf(w, "| %s |\n", strings.Join(sep, " | "))
 	for _, r := range t.Rows {
 		row(r)
-	}
-	return nil
-}
-
-func writeCSV(w io.Writer, t Table) error {
-	if t.Title != "" {
-		fmt.Fprintf(w, "# %s\n", t.Title)
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Header); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }

@@ -4,14 +4,15 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
@@ -96,14 +97,16 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 		return nil, err
 	}
 	var recs []*schedule.Recorder
+	var files []*atomicfile.File // whole or nothing: committed after the replay
 	if s.EmitSchedule != "" {
 		names := func(c int) string { return tr.Names[c] }
 		for i := range runs {
-			file, err := os.Create(SchedulePath(s.EmitSchedule, runs[i].Name, len(runs) > 1))
+			file, err := atomicfile.Create(context.Background(), SchedulePath(s.EmitSchedule, runs[i].Name, len(runs) > 1))
 			if err != nil {
 				return nil, fmt.Errorf("--emit-schedule: %w", err)
 			}
-			defer file.Close()
+			defer file.Abort()
+			files = append(files, file)
 			r := schedule.NewRecorder(runs[i].Policy, names, file)
 			recs = append(recs, r)
 			runs[i].Policy = r
@@ -123,8 +126,11 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range recs {
+	for i, r := range recs {
 		if err := r.Flush(); err != nil {
+			return nil, fmt.Errorf("--emit-schedule: %w", err)
+		}
+		if err := files[i].Commit(); err != nil {
 			return nil, fmt.Errorf("--emit-schedule: %w", err)
 		}
 	}

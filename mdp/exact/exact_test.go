@@ -1,8 +1,10 @@
 package exact
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +183,24 @@ func BenchmarkSolve(b *testing.B) {
 				b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/solve")
 			})
 		}
+	}
+}
+
+// TestStateBound: a solve whose memo passes MaxStates stops with an error
+// naming the bound, promptly; under the bound the value is unchanged.
+func TestStateBound(t *testing.T) {
+	in := Default(1, Paper)
+	full, err := Solve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.MaxStates = full.States // exactly enough
+	again, err := Solve(in)
+	if err != nil || again.Value != full.Value {
+		t.Errorf("at the bound %d: %v, %v; want %v", full.States, again.Value, err, full.Value)
+	}
+	in.MaxStates = full.States - 1
+	if _, err := Solve(in); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("passed %d states", full.States-1)) {
+		t.Errorf("one state short: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package exact
 
 import (
-	"encoding/json"
 	"testing"
 )
 
@@ -46,20 +45,4 @@ func FuzzParse(f *testing.F) {
 		}
 		_, _ = ParseSeats(spec)
 	})
-}
-
-// TestJSONBlockKey: an instance is written with its block size under
-// "Block" and no "BlockSize" key, as before its parameters were embedded.
-func TestJSONBlockKey(t *testing.T) {
-	b, err := json.Marshal(Default(1, Paper))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if _, has := m["BlockSize"]; has || m["Block"] != 1.0 || m["Capacity"] != 6.0 || m["Xi"] != 2.0 || m["Forced"] != false {
-		t.Errorf("instance written as %s", b)
-	}
 }

@@ -27,19 +27,35 @@ type key struct {
 }
 
 type solver struct {
-	in   *Instance
-	haz  [][]float64
-	dec  Decider // nil: optimize
-	memo map[key]float64
-	gam  float64
+	in    *Instance
+	haz   [][]float64
+	dec   Decider // nil: optimize
+	memo  map[key]float64
+	gam   float64
+	limit int // bound on len(memo)
+}
+
+// tooLarge stops a solve whose memo passes its bound; root recovers it.
+type tooLarge struct{ states int }
+
+// remember stores a state's value, stopping the solve past the bound.
+func (s *solver) remember(k key, v float64) {
+	s.memo[k] = v
+	if len(s.memo) > s.limit {
+		panic(tooLarge{len(s.memo)})
+	}
 }
 
 func newSolver(in *Instance, dec Decider) (*solver, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
+	limit := in.MaxStates
+	if limit == 0 {
+		limit = DefaultMaxStates
+	}
 	return &solver{in: in, haz: in.hazards(in.World, in.maxSilence()), dec: dec,
-		memo: map[key]float64{}, gam: in.discount()}, nil
+		memo: map[key]float64{}, gam: in.discount(), limit: limit}, nil
 }
 
 // Solve returns the optimal expected TEL over all admissible decisions and
@@ -61,7 +77,16 @@ func Evaluate(in *Instance, d Decider) (Result, error) {
 	return s.root()
 }
 
-func (s *solver) root() (Result, error) {
+func (s *solver) root() (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, ok := r.(tooLarge)
+			if !ok {
+				panic(r)
+			}
+			res, err = Result{}, fmt.Errorf("exact: the belief MDP passed %d states (the bound; --max-states raises it, a shorter --horizon or a --max-turns cap shrinks the MDP)", t.states-1)
+		}
+	}()
 	in := s.in
 	seats := append([]Seat(nil), in.Seats...)
 	if len(in.Prefix) > 0 {
@@ -162,7 +187,7 @@ func (s *solver) pre(t, k int, seats []Seat, served int) float64 {
 		return v
 	}
 	v, _ := s.decide(t, k, seats, served)
-	s.memo[kk] = v
+	s.remember(kk, v)
 	return v
 }
 
@@ -210,7 +235,7 @@ func (s *solver) post(t, k int, seats []Seat) float64 {
 		v += nothing * s.post(t+1, k, next)
 	}
 	v *= s.gam
-	s.memo[kk] = v
+	s.remember(kk, v)
 	return v
 }
 

@@ -35,7 +35,7 @@ func TestParseAtoms(t *testing.T) {
 		{"pmf:1", `atom "1"`},
 		{"pmf:1:NaN", `atom "1:NaN"`},
 		{"pmf:1:+Inf,2:0", `atom "1:+Inf"`},
-		{"fixed:0", "N must be an integer ≥ 1"},
+		{"fixed:0", "N must be an integer from 1 to 2^40 tokens"},
 		{"uniform:3", "unknown kind"},
 	} {
 		if _, err := ParseAtoms(bad.spec, "prompt", 1, 1e-9); err == nil || !strings.Contains(err.Error(), bad.want) {

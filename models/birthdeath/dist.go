@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // Dist is a distribution of lengths in tokens.
@@ -15,6 +17,15 @@ type Dist interface {
 	// String names the distribution and its parameters.
 	String() string
 }
+
+// MaxLength bounds every drawn length, tokens: trace.MaxTurnTokens (2^40),
+// the bound the trace reader enforces, so that a generated trace is always
+// readable. ParseDist refuses a distribution whose upper tail (its
+// 1 − 10⁻⁹ quantile) passes it, and Sample clamps the rest of the tail.
+const MaxLength = trace.MaxTurnTokens
+
+// tailZ is the standard normal's 1 − 10⁻⁹ quantile, for the tail checks.
+const tailZ = 5.998
 
 // Fixed is a constant length N tokens.
 type Fixed struct{ N int64 }
@@ -36,7 +47,7 @@ func (d Geometric) Sample(r *rand.Rand) int64 {
 	}
 	p := 1 / (extra + 1) // success probability: mean failures (1−p)/p = extra
 	u := 1 - r.Float64() // (0, 1]
-	return d.Min + int64(math.Floor(math.Log(u)/math.Log1p(-p)))
+	return d.Min + int64(min(math.Floor(math.Log(u)/math.Log1p(-p)), MaxLength-float64(d.Min)))
 }
 func (d Geometric) Mean() float64 { return math.Max(d.MeanTokens, float64(d.Min)) }
 func (d Geometric) String() string {
@@ -50,8 +61,10 @@ type LogNormal struct {
 }
 
 func (d LogNormal) Sample(r *rand.Rand) int64 {
-	v := int64(math.Round(math.Exp(d.Mu + d.Sigma*r.NormFloat64())))
-	return max(v, d.Min)
+	// Clamp before converting: exp can pass the int64 range (which gave
+	// lengths of 1 or 9.2·10^18 tokens).
+	v := math.Min(math.Round(math.Exp(d.Mu+d.Sigma*r.NormFloat64())), MaxLength)
+	return max(int64(v), d.Min)
 }
 
 // Mean is the mean before rounding and clipping, exp(μ + σ²/2).

@@ -31,8 +31,8 @@ func ParseDist(spec, field string, min int64) (Dist, error) {
 	switch kind {
 	case "fixed":
 		n, err := strconv.ParseInt(strings.TrimSpace(arg), 10, 64)
-		if err != nil || n < min {
-			return nil, fmt.Errorf("%s distribution %q: N must be an integer ≥ %d tokens", field, spec, min)
+		if err != nil || n < min || n > MaxLength {
+			return nil, fmt.Errorf("%s distribution %q: N must be an integer from %d to 2^40 tokens", field, spec, min)
 		}
 		return Fixed{N: n}, nil
 	case "geometric":
@@ -42,6 +42,10 @@ func ParseDist(spec, field string, min int64) (Dist, error) {
 		}
 		if m < float64(min) {
 			return nil, fmt.Errorf("%s distribution %q: MEAN must be ≥ %d tokens", field, spec, min)
+		}
+		// The 1 − 10⁻⁹ quantile of a geometric is about 20.7 means.
+		if q := float64(min) + 20.8*(m-float64(min)); q > MaxLength {
+			return nil, fmt.Errorf("%s distribution %q: its upper tail reaches %.3g tokens, past the 2^40-token bound of a turn", field, spec, q)
 		}
 		return Geometric{Min: min, MeanTokens: m}, nil
 	case "lognormal":
@@ -59,6 +63,9 @@ func ParseDist(spec, field string, min int64) (Dist, error) {
 		}
 		if sigma < 0 {
 			return nil, fmt.Errorf("%s distribution %q: SIGMA must be ≥ 0", field, spec)
+		}
+		if q := mu + tailZ*sigma; q > math.Log(MaxLength) {
+			return nil, fmt.Errorf("%s distribution %q: its upper tail reaches e^%.4g tokens, past the 2^40-token bound of a turn (e^%.4g)", field, spec, q, math.Log(MaxLength))
 		}
 		return LogNormal{Mu: mu, Sigma: sigma, Min: min}, nil
 	case "empirical":

@@ -126,3 +126,43 @@ func FuzzParseDist(f *testing.F) {
 		_, _ = ParseGamma(spec)
 	})
 }
+
+// TestLengthBounds: distributions whose draws would pass the 2^40-token
+// bound of a turn are refused where parsed (lognormal:43,1 drew lengths up
+// to 9.2·10^18 and lognormal:200,1 overflowed to 1 token), and a draw far
+// in an accepted tail is clamped to the bound.
+func TestLengthBounds(t *testing.T) {
+	for _, spec := range []string{"lognormal:200,1", "lognormal:43,1", "lognormal:0,7", "geometric:1e11", "fixed:1099511627777"} {
+		if d, err := ParseDist(spec, "prompt", 1); err == nil {
+			t.Errorf("%s accepted as %v", spec, d)
+		}
+	}
+	// e^(21.7 + 5.998) ≈ 1.07·10^12 < 2^40 ≈ 1.0995·10^12: accepted.
+	d, err := ParseDist("lognormal:21.7,1", "prompt", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 100000; i++ {
+		if v := d.Sample(r); v < 1 || v > MaxLength {
+			t.Fatalf("draw %d outside [1, 2^40]", v)
+		}
+	}
+	if v := (LogNormal{Mu: 40, Sigma: 0, Min: 1}).Sample(r); v != MaxLength {
+		t.Errorf("e^40 tokens clamped to %d, want 2^40", v)
+	}
+}
+
+// TestPMFAtomBound: a log-normal with a wide tail is refused by PMF rather
+// than enumerated atom by atom (lognormal:0,7 ran for hours; lognormal:15,1
+// is within the length bound but needs e^(15+4.3) ≈ 2.4·10^8 atoms at
+// tail mass 10⁻⁵).
+func TestPMFAtomBound(t *testing.T) {
+	if _, err := PMF(LogNormal{Mu: 15, Sigma: 1, Min: 1}, 1e-5); err == nil {
+		t.Error("lognormal(15, 1) enumerated")
+	}
+	a, err := PMF(LogNormal{Mu: 3, Sigma: 0.5, Min: 1}, 1e-6)
+	if err != nil || len(a.Values) == 0 {
+		t.Errorf("lognormal(3, 0.5): %v", err)
+	}
+}

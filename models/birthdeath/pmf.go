@@ -6,11 +6,16 @@ import (
 	"sort"
 )
 
+// maxAtoms bounds the atoms PMF enumerates (a million: a belief MDP or an
+// ET-LRU expectation over more is not small anyway).
+const maxAtoms = 1_000_000
+
 // PMF returns the distribution d as atoms: increasing lengths in tokens
 // and their probabilities, summing to 1 (Atoms are returned as given).
 // Unbounded distributions (geometric, log-normal) are cut where their
 // remaining tail mass falls below tail, and that mass is added to the last
-// atom, so the result is within total-variation distance tail of d.
+// atom, so the result is within total-variation distance tail of d. A
+// distribution that would need more than a million atoms is an error.
 func PMF(d Dist, tail float64) (Atoms, error) {
 	values, probs, err := pmf(d, tail)
 	return Atoms{Values: values, Probs: probs}, err
@@ -31,6 +36,9 @@ func pmf(d Dist, tail float64) (values []int64, probs []float64, err error) {
 			return []int64{d.Min}, []float64{1}, nil
 		}
 		p := 1 / (extra + 1)
+		if n := math.Log(tail) / math.Log1p(-p); n > maxAtoms {
+			return nil, nil, fmt.Errorf("pmf: %s needs about %.3g atoms to leave a tail of %g, more than %d", d, n, tail, maxAtoms)
+		}
 		rest := 1.0
 		for k := int64(0); ; k++ {
 			pk := p * math.Pow(1-p, float64(k))
@@ -51,6 +59,11 @@ func pmf(d Dist, tail float64) (values []int64, probs []float64, err error) {
 				return 0
 			}
 			return 0.5 * math.Erfc(-(math.Log(x)-d.Mu)/(d.Sigma*math.Sqrt2))
+		}
+		// The enumeration below visits every integer up to the upper
+		// quantile at tail mass; refuse before it runs for hours.
+		if hi := math.Exp(d.Mu + d.Sigma*math.Sqrt2*math.Erfinv(1-2*tail)); hi-float64(d.Min) > maxAtoms {
+			return nil, nil, fmt.Errorf("pmf: %s reaches %.3g tokens before its tail mass falls to %g: more than %d atoms", d, hi, tail, maxAtoms)
 		}
 		prev := cdf(float64(d.Min) + 0.5) // all of it rounds to ≤ Min
 		values, probs = append(values, d.Min), append(probs, prev)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // BailianBlockTokens is the Bailian traces' block size in tokens.
@@ -107,6 +108,8 @@ func (b *Bailian) Next() (blocktrace.Request, error) {
 		return fail("timestamp", "%v s goes back before the previous request's %v s (the trace must be in arrival order)", *rec.Timestamp, b.last)
 	case *rec.Input < 0:
 		return fail("input_length", "must be ≥ 0 tokens, got %d", *rec.Input)
+	case *rec.Input > trace.MaxTurnTokens || *rec.Output > trace.MaxTurnTokens:
+		return fail("input_length", "lengths past 2^40 tokens are refused (input %d, output %d tokens)", *rec.Input, *rec.Output)
 	case *rec.Output < 0:
 		return fail("output_length", "must be ≥ 0 tokens, got %d", *rec.Output)
 	case *rec.Turn < 1 || *rec.Turn > 1<<30:

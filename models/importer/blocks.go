@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // blockRecord is one line of the blocks format (package documentation).
@@ -77,6 +78,8 @@ func (s *Blocks) Next() (blocktrace.Request, error) {
 		return fail("conv", "%d is not an earlier conversation or the next new one (%d)", *rec.Conv, s.sum.Conversations)
 	case *rec.Input < 0:
 		return fail("input", "must be ≥ 0 tokens, got %d", *rec.Input)
+	case *rec.Input > trace.MaxTurnTokens || *rec.Output > trace.MaxTurnTokens:
+		return fail("input", "lengths past 2^40 tokens are refused (input %d, output %d tokens)", *rec.Input, *rec.Output)
 	case *rec.Output < 0:
 		return fail("output", "must be ≥ 0 tokens, got %d", *rec.Output)
 	case *rec.Block < 1 || *rec.Block > 1<<30:

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // MooncakeBlockTokens is the Mooncake traces' block size in tokens.
@@ -67,6 +68,8 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 		return blocktrace.Request{}, l.fail("timestamp", "%d ms goes back before the previous request's %d ms (the trace must be in arrival order)", *rec.Timestamp, m.lastMs)
 	case *rec.Input < 0:
 		return blocktrace.Request{}, l.fail("input_length", "must be ≥ 0 tokens, got %d", *rec.Input)
+	case *rec.Input > trace.MaxTurnTokens || *rec.Output > trace.MaxTurnTokens:
+		return blocktrace.Request{}, l.fail("input_length", "lengths past 2^40 tokens are refused (input %d, output %d tokens)", *rec.Input, *rec.Output)
 	case *rec.Output < 0:
 		return blocktrace.Request{}, l.fail("output_length", "must be ≥ 0 tokens, got %d", *rec.Output)
 	}

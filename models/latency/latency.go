@@ -70,7 +70,10 @@ type Point struct {
 }
 
 // Fit returns the least-squares line TTFT = β + α·b through points. It
-// needs two distinct b values.
+// needs two distinct b values, and refuses a fit that is not a usable model
+// (Model.Validate): a slope α ≤ 0 (TTFT not growing with uncached tokens)
+// or an intercept β < 0, naming the fitted values, rather than return a
+// model that every command would reject later.
 func Fit(points []Point) (Model, error) {
 	n := float64(len(points))
 	if len(points) < 2 {
@@ -88,7 +91,11 @@ func Fit(points []Point) (Model, error) {
 		return Model{}, errors.New("latency fit: all points have the same uncached-token count")
 	}
 	a := (n*sxy - sx*sy) / den
-	return Model{AlphaMs: a, BetaMs: (sy - a*sx) / n}, nil
+	m := Model{AlphaMs: a, BetaMs: (sy - a*sx) / n}
+	if err := m.Validate(); err != nil {
+		return Model{}, fmt.Errorf("latency fit: the least-squares line (α = %.6g ms/token, β = %.6g ms) is not a TTFT model: %w", m.AlphaMs, m.BetaMs, err)
+	}
+	return m, nil
 }
 
 // RMSE is the root-mean-square error of m's TTFT against the measured

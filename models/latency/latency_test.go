@@ -27,6 +27,23 @@ func TestFitRecoversLine(t *testing.T) {
 	}
 }
 
+// TestFitRefusesUnusableLines: points whose least-squares line falls
+// (α = −0.1 ms/token through (100,50),(200,40),(300,30)) or crosses zero
+// below b = 0 (β = −10 ms through (100,0),(200,10)) are refused, since
+// no command accepts such a model.
+func TestFitRefusesUnusableLines(t *testing.T) {
+	for _, pts := range [][]Point{
+		{{100, 50}, {200, 40}, {300, 30}},
+		{{100, 0}, {200, 10}},
+		{{100, 7}, {200, 7}},
+	} {
+		m, err := Fit(pts)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Fit(%v) = %+v, %v; want a one-line error", pts, m, err)
+		}
+	}
+}
+
 func TestXiRoundTrip(t *testing.T) {
 	m := Default()
 	if got := m.XiTokens(200); got != 1900 {

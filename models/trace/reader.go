@@ -20,9 +20,16 @@ type ParseError struct {
 	Line  int
 	Field string
 	Msg   string
+	err   error // the cause, for errors.Is (ErrNoTurns), or nil
 }
 
+// Unwrap returns the cause of the error, if one was recorded.
+func (e *ParseError) Unwrap() error { return e.err }
+
 func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
 	if e.Field == "" {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -32,6 +39,18 @@ func (e *ParseError) Error() string {
 // maxLine bounds one trace line (bytes); longer lines are rejected rather
 // than buffered without limit.
 const maxLine = 1 << 20
+
+// Bounds on lengths, so that every sum the engines form (a history, a
+// prefill load, the trace's total load, a TTFT histogram index) fits in an
+// int64 with room to spare. A real turn is far below them: 2^40 tokens is
+// about 10^12, four orders of magnitude beyond any model's context.
+const (
+	// MaxTurnTokens bounds a prompt or a response, tokens (2^40).
+	MaxTurnTokens = 1 << 40
+	// MaxTotalLoadTokens bounds the trace's total prefill load Σ_k D_k,
+	// tokens (2^60); a conversation's history is bounded by it too.
+	MaxTotalLoadTokens = 1 << 60
+)
 
 // Reader streams a canonical trace, validating every line. It interns
 // conversation names into dense ids, so memory grows with the number of
@@ -50,6 +69,8 @@ type Reader struct {
 	ids          map[string]int
 	names        []string
 	cats         map[string]string
+	hist         []int64 // per conversation id: history H, tokens
+	load         int64   // Σ D_k so far, tokens
 	js           jsonscan.Scanner
 	// slow turns the fast path off, so that tests can compare the two.
 	slow bool
@@ -63,8 +84,11 @@ func NewReader(r io.Reader, name string) *Reader {
 	return &Reader{name: name, sc: sc, ids: make(map[string]int), cats: make(map[string]string), last: math.Inf(-1)}
 }
 
-// Next returns the next turn. It returns io.EOF at the end of the trace and a
-// *ParseError for a malformed line. Blank lines are skipped.
+// Next returns the next turn. It returns io.EOF at the end of the trace, a
+// *ParseError for a malformed line, and ErrNoTurns (wrapped in a
+// *ParseError naming the file) when the trace ends before its first turn:
+// an empty trace has no metrics to report, and zeros would read as results.
+// Blank lines are skipped.
 func (r *Reader) Next() (Turn, error) {
 	for r.sc.Scan() {
 		r.line++
@@ -80,8 +104,15 @@ func (r *Reader) Next() (Turn, error) {
 		}
 		return Turn{}, fmt.Errorf("%s: %w", r.name, err)
 	}
+	if r.index == 0 {
+		return Turn{}, &ParseError{File: r.name, Msg: ErrNoTurns.Error(), err: ErrNoTurns}
+	}
 	return Turn{}, io.EOF
 }
+
+// ErrNoTurns is the error of a trace with no turn (empty, or blank lines
+// only).
+var ErrNoTurns = errors.New("no turns (the trace is empty)")
 
 // rawRecord uses pointers to tell a missing field from a zero one.
 type rawRecord struct {
@@ -227,15 +258,33 @@ func (r *Reader) parse(b []byte) (Turn, error) {
 		return r.fail("prompt", "must be ≥ 1 token, got %d", rec.prompt)
 	case rec.response < 0:
 		return r.fail("response", "must be ≥ 0 tokens, got %d", rec.response)
+	case rec.prompt > MaxTurnTokens:
+		return r.fail("prompt", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", rec.prompt, int64(MaxTurnTokens))
+	case rec.response > MaxTurnTokens:
+		return r.fail("response", "%d tokens exceeds the bound of 2^40 = %d tokens per turn", rec.response, int64(MaxTurnTokens))
 	}
-	r.last = t
 	id, ok := r.ids[string(rec.conv)]
 	if !ok {
-		name := string(rec.conv)
 		id = len(r.names)
+	}
+	// Both terms are ≤ MaxTotalLoadTokens + MaxTurnTokens, far from
+	// overflowing, so the comparisons are exact.
+	h := int64(0)
+	if ok {
+		h = r.hist[id]
+	}
+	if d := h + rec.prompt; d > MaxTotalLoadTokens-r.load {
+		return r.fail("prompt", "the trace's total prefill load (history + prompt summed over turns) passes the bound of 2^60 = %d tokens here", int64(MaxTotalLoadTokens))
+	}
+	r.last = t
+	if !ok {
+		name := string(rec.conv)
 		r.ids[name] = id
 		r.names = append(r.names, name)
+		r.hist = append(r.hist, 0)
 	}
+	r.load += h + rec.prompt
+	r.hist[id] = h + rec.prompt + rec.response
 	var user string
 	if len(rec.user) > 0 {
 		user = string(rec.user)
@@ -267,6 +316,10 @@ func (r *Reader) Conversations() int { return len(r.names) }
 
 // Line returns the number of lines consumed so far.
 func (r *Reader) Line() int { return r.line }
+
+// Name returns the name the reader gives its trace in errors (normally the
+// file path).
+func (r *Reader) Name() string { return r.name }
 
 // ReadAll reads a whole trace into memory. Use it only where the future is
 // needed (hindsight policies, solvers); replay streams.

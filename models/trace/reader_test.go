@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -117,6 +118,55 @@ func FuzzReader(f *testing.F) {
 			last = turn.Time
 		}
 	})
+}
+
+// TestLengthBounds: lengths past 2^40 tokens per turn, or a trace whose
+// total prefill load passes 2^60 tokens, are refused at their line and
+// field (two 5·10^18-token prompts once overflowed the engines' sums).
+func TestLengthBounds(t *testing.T) {
+	big := int64(1) << 40
+	cases := []struct {
+		in, want string
+	}{
+		{`{"t":0,"conv":"a","prompt":5000000000000000000,"response":0}`, `x:1: field "prompt": 5000000000000000000 tokens exceeds`},
+		{`{"t":0,"conv":"a","prompt":1,"response":1099511627777}`, `x:1: field "response": 1099511627777 tokens exceeds`},
+		{fmt.Sprintf(`{"t":0,"conv":"a","prompt":%d,"response":0}`, big), ""},
+	}
+	for _, c := range cases {
+		_, err := ReadAll(strings.NewReader(c.in+"\n"), "x")
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want accepted (exactly at the bound)", c.in, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want prefix %q", c.in, err, c.want)
+		}
+	}
+	// Turns of one conversation, each 2^40 prompt tokens: turn k's load is
+	// D_k = k·2^40, so k turns sum to 2^40·k(k+1)/2, which passes 2^60 at
+	// the first k with k(k+1)/2 > 2^20 = 1,048,576: 1447·1448/2 =
+	// 1,047,628 is below, 1448·1449/2 = 1,049,076 above, so line 1448.
+	var sb strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&sb, `{"t":%d,"conv":"a","prompt":%d,"response":0}`+"\n", i, big)
+	}
+	_, err := ReadAll(strings.NewReader(sb.String()), "x")
+	if err == nil || !strings.HasPrefix(err.Error(), `x:1448: field "prompt": the trace's total prefill load`) {
+		t.Errorf("load bound: %v, want it at line 1448", err)
+	}
+}
+
+// TestNoTurns: an empty or blank-only trace is an error naming the file,
+// not a trace of zero turns whose metrics would print as zeros.
+func TestNoTurns(t *testing.T) {
+	for _, in := range []string{"", "\n\n  \n"} {
+		_, err := ReadAll(strings.NewReader(in), "e.jsonl")
+		if !errors.Is(err, ErrNoTurns) || !strings.HasPrefix(err.Error(), "e.jsonl") {
+			t.Errorf("%q: error %v, want ErrNoTurns naming e.jsonl", in, err)
+		}
+	}
 }
 
 // TestOptionalTime: with OptionalTime a line without t takes the previous

@@ -10,6 +10,7 @@ package claim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -37,9 +38,9 @@ type Claim struct {
 	// Check returns whether the claim holds on inst, with a detail that
 	// explains a failure (values on both sides).
 	Check func(inst Instance) (ok bool, detail string, err error)
-	// Fixed is the number of instances the claim always runs (for a
-	// single worked example or an expensive statistical check); 0 means
-	// as many as asked.
+	// Fixed is the number of instances the claim has (a single worked
+	// example, or the settings of an expensive statistical check): it runs
+	// min(Fixed, asked). 0 means as many as asked.
 	Fixed int
 }
 
@@ -60,11 +61,32 @@ type Counterexample struct {
 	Instance any    `json:"instance"`
 	Detail   string `json:"detail"`
 	Size     int    `json:"size"`
+	// Command is a shell command line that reproduces the counterexample
+	// with tailbound itself (the trace inline), when the instance can say
+	// one (see Runnable).
+	Command string `json:"command,omitempty"`
+}
+
+// Runnable is an Instance that can say how to reproduce it from the
+// command line: a trace piped into a tailbound command, or the flags of
+// 'tailbound mdp solve'.
+type Runnable interface {
+	Command() string
+}
+
+// newCounterexample exports inst with its detail and, if it has one, its
+// command line.
+func newCounterexample(inst Instance, detail string) *Counterexample {
+	ce := &Counterexample{Instance: inst.Export(), Detail: detail, Size: inst.Size()}
+	if r, ok := inst.(Runnable); ok {
+		ce.Command = r.Command()
+	}
+	return ce
 }
 
 // Run checks every claim on instances random instances each, drawn from
 // seed. Claims run in parallel on up to two goroutines; each claim's
-// instances come from its own stream seeded by (seed, claim index), so the
+// instances come from its own stream seeded by (seed, claim name) (see Stream), so the
 // result does not depend on scheduling.
 func Run(claims []Claim, instances int, seed uint64) ([]Report, error) {
 	reports := make([]Report, len(claims))
@@ -76,7 +98,7 @@ func Run(claims []Claim, instances int, seed uint64) ([]Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				reports[i], errs[i] = runClaim(claims[i], instances, rand.New(rand.NewPCG(seed, uint64(i))))
+				reports[i], errs[i] = runClaim(claims[i], instances, Stream(seed, claims[i].Name))
 			}
 		}()
 	}
@@ -93,10 +115,20 @@ func Run(claims []Claim, instances int, seed uint64) ([]Report, error) {
 	return reports, nil
 }
 
+// Stream returns the random stream of the claim named name under seed: a
+// PCG keyed by the seed and the FNV-1a hash of the name, so a claim draws
+// the same instances whichever other claims run with it and in whatever
+// order.
+func Stream(seed uint64, name string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
 func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
 	rep := Report{Name: c.Name, Statement: c.Statement}
 	n := instances
-	if c.Fixed > 0 {
+	if c.Fixed > 0 && c.Fixed < n {
 		n = c.Fixed
 	}
 	var worst Instance
@@ -122,7 +154,7 @@ func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		rep.Counterexample = &Counterexample{Instance: small.Export(), Detail: detail, Size: small.Size()}
+		rep.Counterexample = newCounterexample(small, detail)
 	}
 	return rep, nil
 }
@@ -139,7 +171,7 @@ func Once(c Claim, r *rand.Rand) (passed bool, counterexample *Counterexample, e
 	if err != nil {
 		return false, nil, err
 	}
-	return false, &Counterexample{Instance: small.Export(), Detail: detail, Size: small.Size()}, nil
+	return false, newCounterexample(small, detail), nil
 }
 
 // Shrink greedily replaces a failing instance by a smaller failing variant

@@ -40,7 +40,7 @@ func TestRunShrinksToSmallest(t *testing.T) {
 		t.Errorf("counterexample %+v, want 10", r.Counterexample)
 	}
 	// Passed counts the draws below 10, recomputed from the same stream.
-	g := rand.New(rand.NewPCG(7, 0))
+	g := Stream(7, "below10")
 	want := 0
 	for i := 0; i < 50; i++ {
 		if g.IntN(100) < 10 {

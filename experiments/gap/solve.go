@@ -101,6 +101,9 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 	r := &Report{Formulation: string(s.Formulation), Relax: s.Relax, IntegralityTolBlocks: lp.IntegralityTol,
 		Disagreements: []string{}, Notes: []string{}, ScheduleCheck: "not computed"}
 	opt := lp.Options{TimeLimit: s.TimeLimit}
+	if s.Solver == solvers.Flow && s.Formulation != lp.Compact {
+		return nil, fmt.Errorf("formulation %s: solver flow solves only the compact formulation (its min-cost flow is the compact integer program); for %s use --solver %s, or drop --formulation", s.Formulation, s.Formulation, ipSolvers())
+	}
 	if s.Relax {
 		if e, ok := solvers.Find(s.Solver); ok && e.Solves&solvers.LP == 0 {
 			return nil, fmt.Errorf("solver %s solves the integer program (its own LP is integral); for the plain LP relaxation use --solver %s", s.Solver, lpSolvers())
@@ -248,6 +251,21 @@ func lpSolvers() string {
 	var n []string
 	for _, e := range solvers.Default().Entries() {
 		if e.Solves&solvers.LP != 0 && e.RelaxBy == "" {
+			n = append(n, e.Name)
+		}
+	}
+	if len(n) < 2 {
+		return strings.Join(n, "")
+	}
+	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+}
+
+// ipSolvers lists the solvers of integer programs other than flow, "auto,
+// cbc or gonum": those that solve every formulation.
+func ipSolvers() string {
+	var n []string
+	for _, e := range solvers.Default().Entries() {
+		if e.Solves&solvers.IP != 0 && e.Name != solvers.Flow {
 			n = append(n, e.Name)
 		}
 	}

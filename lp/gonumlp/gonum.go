@@ -34,10 +34,23 @@ import (
 // LP solves (status lp.IterationLimit) or at the time limit (lp.TimeLimit), with
 // the best integer point found, if any. Integrality tolerance:
 // lp.IntegralityTol.
+//
+// Magnitudes: gonum's simplex finds its first basis with an artificial
+// column b − Σ(basis columns), and when a problem mixes entries near 1 with
+// right-hand sides or bounds near 2^26 (e.g. a capacity of 2^26 blocks
+// beside prompts of 100 tokens) that basis is numerically singular: gonum
+// then fails with "matrix singular", or panics when the singular basis is
+// the one it supplies to its own phase II. Solve therefore refuses, with
+// status lp.TooLarge and the value found, a problem with any finite
+// coefficient, bound or right-hand side above MaxMagnitude in absolute
+// value, before gonum sees it.
 type Backend struct {
 	// MaxRows and MaxCells bound the standard form (0: DefaultMaxRows
 	// and DefaultMaxCells).
 	MaxRows, MaxCells int
+	// MaxMagnitude bounds the absolute value of every finite number of
+	// the problem (0: DefaultMaxMagnitude).
+	MaxMagnitude float64
 	// MaxNodes bounds branch-and-bound LP solves (0: DefaultMaxNodes).
 	MaxNodes int
 }
@@ -48,6 +61,10 @@ const (
 	DefaultMaxRows  = 400
 	DefaultMaxCells = 400 * 1200
 	DefaultMaxNodes = 20000
+	// DefaultMaxMagnitude is 2^24: on the example trace (prompts of 100
+	// tokens, B = 1) gonum solves a capacity of 2^24 blocks and fails from
+	// 2^26 on, with basis condition numbers above 10^16.
+	DefaultMaxMagnitude = 1 << 24
 )
 
 // Name returns "gonum".
@@ -92,7 +109,35 @@ func (g Backend) Fits(p *lp.Problem) (bool, string) {
 		return false, fmt.Sprintf("gonum's dense simplex handles standard forms up to %d rows and %d entries; this one is %d×%d (use --solver flow, or clp/cbc built with -tags coin)",
 			maxRows, maxCells, sf.rows(), sf.cols())
 	}
+	maxMag := g.MaxMagnitude
+	if maxMag <= 0 {
+		maxMag = DefaultMaxMagnitude
+	}
+	if what, v := largest(p); v > maxMag {
+		return false, fmt.Sprintf("gonum's dense simplex handles numbers up to %g in magnitude; this problem has %s %g (use --solver flow, or clp/cbc built with -tags coin)",
+			maxMag, what, v)
+	}
 	return true, ""
+}
+
+// largest returns the largest finite absolute value among p's objective,
+// matrix, column bounds and row bounds, and which of those holds it.
+func largest(p *lp.Problem) (string, float64) {
+	what, best := "", 0.0
+	scan := func(name string, vs []float64) {
+		for _, v := range vs {
+			if a := math.Abs(v); !math.IsInf(a, 0) && a > best {
+				what, best = name, a
+			}
+		}
+	}
+	scan("an objective coefficient", p.Obj)
+	scan("a matrix entry", p.Value)
+	scan("a column bound", p.ColLo)
+	scan("a column bound", p.ColUp)
+	scan("a row bound", p.RowLo)
+	scan("a row bound", p.RowUp)
+	return what, best
 }
 
 func orDefault(v, d int) int {

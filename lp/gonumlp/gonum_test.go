@@ -55,3 +55,24 @@ func TestHandWorked(t *testing.T) {
 		})
 	}
 }
+
+// TestMagnitudeRefused: a right-hand side of 2^58 beside unit entries
+// (issue 17: gonum panicked, "subcolumns of A for supplied initial basic
+// singular") is refused with status TooLarge before gonum sees it; the same
+// problem at a right-hand side of 4 is solved (hand value −2.8 above).
+func TestMagnitudeRefused(t *testing.T) {
+	for _, c := range []struct {
+		rhs    float64
+		status lp.Status
+	}{{4, lp.Optimal}, {1 << 26, lp.TooLarge}, {1 << 58, lp.TooLarge}} {
+		p := twoByTwo(false)
+		p.RowUp[0] = c.rhs
+		sol, err := gonumlp.Backend{}.Solve(context.Background(), p, lp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status != c.status {
+			t.Errorf("rhs %g: status %v (%s), want %v", c.rhs, sol.Status, sol.Detail, c.status)
+		}
+	}
+}

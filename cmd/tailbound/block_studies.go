@@ -93,22 +93,22 @@ func (f *blockStudyFlags) sweepBlockSizes(o *simOptions, entries []prefixcache.E
 		}
 	}
 	type row struct {
-		BlockTokens    int64   `json:"block_size_tokens"`
-		CapacityTokens int64   `json:"capacity_tokens"`
-		Policy         string  `json:"policy"`
-		BlockHitRatio  float64 `json:"block_hit_ratio"`
-		HitRatio       float64 `json:"hit_ratio"`
-		IdealHitRatio  float64 `json:"ideal_hit_ratio"`
-		MeanTTFTMs     float64 `json:"mean_ttft_ms"`
-		P90Ms          float64 `json:"p90_ms"`
-		P99Ms          float64 `json:"p99_ms"`
-		TELMs          float64 `json:"tel_ms"`
+		BlockTokens    int64    `json:"block_size_tokens"`
+		CapacityTokens int64    `json:"capacity_tokens"`
+		Policy         string   `json:"policy"`
+		BlockHitRatio  *float64 `json:"block_hit_ratio"`
+		HitRatio       *float64 `json:"hit_ratio"`
+		IdealHitRatio  *float64 `json:"ideal_hit_ratio"`
+		MeanTTFTMs     float64  `json:"mean_ttft_ms"`
+		P90Ms          float64  `json:"p90_ms"`
+		P99Ms          float64  `json:"p99_ms"`
+		TELMs          float64  `json:"tel_ms"`
 	}
 	var rows []row
 	var plain []blocksim.Result
 	for _, r := range res {
 		m := r.Summary
-		rows = append(rows, row{r.BlockTokens, r.CapacityTokens, r.Name, r.BlockHitRatio, m.HitRatio, r.Ideal.Summary.HitRatio,
+		rows = append(rows, row{r.BlockTokens, r.CapacityTokens, r.Name, report.Ratio(r.HitBlocks, r.RefBlocks), report.Value(m.HitRatio), report.Value(r.Ideal.Summary.HitRatio),
 			m.MeanTTFTMs, m.P90, m.P99, m.TELMs})
 		plain = append(plain, r.Result)
 	}

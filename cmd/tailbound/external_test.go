@@ -35,7 +35,7 @@ func TestScheduleFlags(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		p, s := doc.Policies[i], doc.Policies[i+2]
-		if p.TELTokens != s.TELTokens || p.TTFTMs["p99"] != s.TTFTMs["p99"] || p.Evictions != s.Evictions || p.HitRatio != s.HitRatio {
+		if p.TELTokens != s.TELTokens || p.TTFTMs["p99"] != s.TTFTMs["p99"] || p.Evictions != s.Evictions || p.HitRatio == nil || s.HitRatio == nil || *p.HitRatio != *s.HitRatio {
 			t.Errorf("%s %+v, %s %+v", p.Name, p, s.Name, s)
 		}
 	}

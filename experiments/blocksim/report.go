@@ -20,10 +20,11 @@ type policyJSON struct {
 	CapacityTokens int64 `json:"capacity_tokens"`
 	// Requests served (also given as "turns").
 	Requests int64 `json:"requests"`
-	// BlockHitRatio is hit blocks / referenced blocks.
-	BlockHitRatio float64 `json:"block_hit_ratio"`
-	HitBlocks     int64   `json:"hit_blocks"`
-	RefBlocks     int64   `json:"ref_blocks"`
+	// BlockHitRatio is hit blocks / referenced blocks (null when none
+	// were referenced).
+	BlockHitRatio *float64 `json:"block_hit_ratio"`
+	HitBlocks     int64    `json:"hit_blocks"`
+	RefBlocks     int64    `json:"ref_blocks"`
 	// Queued is the queued TTFT (Options.Queue; absent otherwise).
 	Queued *queue.Summary `json:"queued_ttft,omitempty"`
 }
@@ -33,8 +34,8 @@ type idealJSON struct {
 	Requests       int64              `json:"requests"`
 	RefBlocks      int64              `json:"ref_blocks"`
 	DistinctBlocks int64              `json:"distinct_blocks"`
-	BlockHitRatio  float64            `json:"block_hit_ratio"`
-	HitRatio       float64            `json:"hit_ratio"`
+	BlockHitRatio  *float64           `json:"block_hit_ratio"`
+	HitRatio       *float64           `json:"hit_ratio"`
 	CapacityNeeded int64              `json:"capacity_needed_tokens"`
 	TELTokens      float64            `json:"tel_tokens"`
 	TELMs          float64            `json:"tel_ms"`
@@ -73,7 +74,7 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 			"slo_ms": opt.SLOMs, "qhat": l.QHat, "trace": l.Trace, "trace_format": l.TraceFormat},
 		Baseline: l.Baseline,
 		Ideal: idealJSON{Requests: ideal.Requests, RefBlocks: ideal.RefBlocks, DistinctBlocks: ideal.Distinct,
-			BlockHitRatio: ideal.BlockHitRatio, HitRatio: im.HitRatio, CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockSize,
+			BlockHitRatio: report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), HitRatio: report.Value(im.HitRatio), CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockSize,
 			TELTokens: im.TELTokens, TELMs: im.TELMs, TTFTMs: sim.TTFTMs(im)},
 	}
 	if !l.Sweep && len(results) > 0 {
@@ -86,7 +87,7 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
 			l.Trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockSize),
 		Header: []string{"ideal block hit ratio", "ideal token hit ratio", "capacity needed (tokens)", "TEL (ms)", "mean TTFT (ms)", "P99 (ms)"},
-		Rows: [][]string{{report.F(ideal.BlockHitRatio, 4), report.F(im.HitRatio, 4), report.I(ideal.PeakLiveBlocks * opt.BlockSize),
+		Rows: [][]string{{report.FV(report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), 4), report.FV(report.Value(im.HitRatio), 4), report.I(ideal.PeakLiveBlocks * opt.BlockSize),
 			report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}},
 	}
 	main := report.Table{
@@ -109,9 +110,9 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 	for _, r := range results {
 		m := r.Summary
 		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockSize),
-			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: r.BlockHitRatio,
+			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: report.Ratio(r.HitBlocks, r.RefBlocks),
 			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks, Queued: r.Queued}
-		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4), report.F(m.HitRatio, 4),
+		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.FV(report.Ratio(r.HitBlocks, r.RefBlocks), 4), report.FV(report.Value(m.HitRatio), 4),
 			report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P99, 2),
 			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.I(r.Evictions)})
 		if b := base[r.CapacityTokens]; b != nil {

@@ -75,3 +75,59 @@ func TestReportHandWorked(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNoInput: a Mooncake request with input_length 0 references no
+// block and no token (issue 17: its 0/0 token hit ratio made the JSON fail
+// with "unsupported value: NaN"). Every ratio with no value is null; the
+// JSON encodes; tables print "—".
+func TestReportNoInput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	if err := os.WriteFile(path, []byte(`{"timestamp": 0, "input_length": 0, "output_length": 5, "hash_ids": []}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, block, f, err := blocksim.Open(path, "mooncake", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, _ := prefixcache.Parse("lru,fifo")
+	opt := blocksim.Options{Params: instance.Params{BlockSize: block, Xi: 20}, Model: latency.Model{AlphaMs: 0.1, BetaMs: 10}, SLOMs: 200}
+	results, ideal, err := blocksim.Replay(src, blocksim.SweepRuns(entries, []int64{block * 4}), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, tables, err := blocksim.Report(results, ideal, opt, blocksim.Labels{Trace: path, TraceFormat: "mooncake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	var doc struct {
+		Ideal    map[string]any   `json:"ideal"`
+		Policies []map[string]any `json:"policies"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"block_hit_ratio", "hit_ratio"} {
+		if v, ok := doc.Ideal[k]; !ok || v != nil {
+			t.Errorf("ideal %s = %v (present %v), want null", k, v, ok)
+		}
+		for _, p := range doc.Policies {
+			if v, ok := p[k]; !ok || v != nil {
+				t.Errorf("%v %s = %v (present %v), want null", p["name"], k, v, ok)
+			}
+		}
+	}
+	for _, tb := range tables {
+		for _, row := range tb.Rows {
+			for _, c := range row {
+				if c == "NaN" {
+					t.Errorf("table %q prints NaN: %q", tb.Title, row)
+				}
+			}
+		}
+	}
+}

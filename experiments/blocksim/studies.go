@@ -154,8 +154,8 @@ func SizedTable(res []SizedResult) report.Table {
 			"mean TTFT (ms)", "P90 (ms)", "P99 (ms)", "TEL (ms)"}}
 	for _, r := range res {
 		m := r.Summary
-		t.Rows = append(t.Rows, []string{report.I(r.BlockTokens), report.I(r.CapacityTokens), r.Name, report.F(r.BlockHitRatio, 4),
-			report.F(m.HitRatio, 4), report.F(r.Ideal.Summary.HitRatio, 4), report.F(m.MeanTTFTMs, 2), report.F(m.P90, 2),
+		t.Rows = append(t.Rows, []string{report.I(r.BlockTokens), report.I(r.CapacityTokens), r.Name, report.FV(report.Ratio(r.HitBlocks, r.RefBlocks), 4),
+			report.FV(report.Value(m.HitRatio), 4), report.FV(report.Value(r.Ideal.Summary.HitRatio), 4), report.F(m.MeanTTFTMs, 2), report.F(m.P90, 2),
 			report.F(m.P99, 2), report.F(m.TELMs, 1)})
 	}
 	return t

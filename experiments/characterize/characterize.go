@@ -20,6 +20,8 @@
 package characterize
 
 import (
+	"github.com/tailbound/tailbound/experiments/report"
+
 	"fmt"
 	"io"
 	"slices"
@@ -168,8 +170,9 @@ type Report struct {
 	RefBlocks      int64 `json:"ref_blocks"`
 	DistinctBlocks int64 `json:"distinct_blocks"`
 	// IdealHitRatio = 1 − DistinctBlocks/RefBlocks: the block hit ratio of
-	// an infinite cache, where every use but the first of a block hits.
-	IdealHitRatio float64  `json:"ideal_block_hit_ratio"`
+	// an infinite cache, where every use but the first of a block hits
+	// (nil, JSON null, when no block is referenced).
+	IdealHitRatio *float64 `json:"ideal_block_hit_ratio"`
 	Capacity      Capacity `json:"capacity_for_ideal"`
 	// Categories in order of type name, then turn; Overall pools them.
 	Categories []Category `json:"categories"`
@@ -306,9 +309,7 @@ func Run(src blocktrace.Source, blockTokens int, opt Options) (*Report, error) {
 	}
 	rep.SpanS = last - first
 	rep.DistinctBlocks = int64(len(nodes))
-	if rep.RefBlocks > 0 {
-		rep.IdealHitRatio = 1 - float64(rep.DistinctBlocks)/float64(rep.RefBlocks)
-	}
+	rep.IdealHitRatio = report.Ratio(rep.RefBlocks-rep.DistinctBlocks, rep.RefBlocks)
 	rep.Capacity = capacity(nodes, times, int64(blockTokens))
 	rep.Categories, rep.Overall = categories(catKeys, samples, uses, opt.MaxTurn)
 	rep.Lifespan = lifespan(nodes)

@@ -29,8 +29,8 @@ func TestHandWorked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2+2+3+1+2 = 10 uses, 5 distinct blocks: ideal hit ratio 1/2.
-	if rep.RefBlocks != 10 || rep.DistinctBlocks != 5 || math.Abs(rep.IdealHitRatio-0.5) > 1e-15 {
-		t.Errorf("refs %d distinct %d ratio %v, want 10, 5, 1/2", rep.RefBlocks, rep.DistinctBlocks, rep.IdealHitRatio)
+	if rep.RefBlocks != 10 || rep.DistinctBlocks != 5 || math.Abs(*rep.IdealHitRatio-0.5) > 1e-15 {
+		t.Errorf("refs %d distinct %d ratio %v, want 10, 5, 1/2", rep.RefBlocks, rep.DistinctBlocks, *rep.IdealHitRatio)
 	}
 	// Live after each request: {a,b}; {a,b} (d dead); {a,b} (c dead); {a,b}; {}.
 	if c := rep.Capacity; c.PeakLiveBlocks != 2 || c.PeakLiveTokens != 32 || c.PeakAfter != 0 || c.PeakTime != 0 || c.MeanLiveBlocks != 8.0/5 {

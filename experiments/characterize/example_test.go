@@ -22,7 +22,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("ideal hit ratio %.2f, capacity %d blocks (%d tokens)\n", rep.IdealHitRatio,
+	fmt.Printf("ideal hit ratio %.2f, capacity %d blocks (%d tokens)\n", *rep.IdealHitRatio,
 		rep.Capacity.PeakLiveBlocks, rep.Capacity.PeakLiveTokens)
 	for _, c := range rep.Categories {
 		fmt.Printf("%s: %d uses, %d reuses, median reuse time %g s\n", c.Name, c.Uses, c.Reuses, c.ReuseTime.P50)

@@ -68,7 +68,7 @@ func (r *Report) Plot(dir, label string) ([]string, error) {
 		hit := plots.Figure{Title: fmt.Sprintf("%s: ideal block hit ratio (%g s windows)", label, r.WindowS), XLabel: "time (s)", YLabel: "block hit ratio (infinite cache)"}
 		var xs, rs, hs []float64
 		for _, w := range r.Series {
-			xs, rs, hs = append(xs, w.StartS), append(rs, w.RatePerS), append(hs, w.HitRatio)
+			xs, rs, hs = append(xs, w.StartS), append(rs, w.RatePerS), append(hs, orZero(w.HitRatio))
 		}
 		rate.Series = []plots.Series{{Name: "rate", X: xs, Y: rs}}
 		hit.Series = []plots.Series{{Name: "ideal hit ratio", X: xs, Y: hs}}
@@ -83,7 +83,7 @@ func (r *Report) Plot(dir, label string) ([]string, error) {
 				sp.Series = append(sp.Series, plots.Series{Name: name})
 			}
 			s := &sp.Series[len(sp.Series)-1]
-			s.X, s.Y = append(s.X, c.Stride), append(s.Y, c.HitRatio)
+			s.X, s.Y = append(s.X, c.Stride), append(s.Y, orZero(c.HitRatio))
 		}
 		figs, names = append(figs, sp), append(names, label+"-spatial.svg")
 	}
@@ -151,4 +151,13 @@ func (t *Turns) Plot(dir, label string) ([]string, error) {
 		}
 	}
 	return saveFigures(dir, []plots.Figure{turns, tokens}, []string{label + "-turns.svg", label + "-tokens.svg"})
+}
+
+// orZero is *x, or 0 where there is no value (a window or trace with no
+// block references: nothing hit).
+func orZero(x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	return *x
 }

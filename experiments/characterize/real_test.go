@@ -100,12 +100,12 @@ func TestMooncakeIdeal(t *testing.T) {
 		if refs != c.refs || distinct != c.distinct || fmt.Sprintf("%.3f", 1-float64(distinct)/float64(refs)) != c.ratio {
 			t.Errorf("%s: independent count %d refs, %d distinct disagrees with the README", c.file, refs, distinct)
 		}
-		if rep.RefBlocks != refs || rep.DistinctBlocks != distinct || rep.IdealHitRatio != 1-float64(distinct)/float64(refs) {
-			t.Errorf("%s: %d refs, %d distinct, ratio %v; want %d, %d, %s", c.file, rep.RefBlocks, rep.DistinctBlocks, rep.IdealHitRatio, refs, distinct, c.ratio)
+		if rep.RefBlocks != refs || rep.DistinctBlocks != distinct || *rep.IdealHitRatio != 1-float64(distinct)/float64(refs) {
+			t.Errorf("%s: %d refs, %d distinct, ratio %v; want %d, %d, %s", c.file, rep.RefBlocks, rep.DistinctBlocks, *rep.IdealHitRatio, refs, distinct, c.ratio)
 		}
 		if rep.Capacity.PeakLiveBlocks != peak || rep.Capacity.PeakLiveTokens != 512*peak {
 			t.Errorf("%s: peak live %d blocks, independent sweep %d", c.file, rep.Capacity.PeakLiveBlocks, peak)
 		}
-		t.Logf("%s: ideal %.4f, peak live %d blocks, shared prefix %d blocks", c.file, rep.IdealHitRatio, peak, rep.SharedPrefixBlocks)
+		t.Logf("%s: ideal %.4f, peak live %d blocks, shared prefix %d blocks", c.file, *rep.IdealHitRatio, peak, rep.SharedPrefixBlocks)
 	}
 }

@@ -1,6 +1,8 @@
 package characterize
 
 import (
+	"github.com/tailbound/tailbound/experiments/report"
+
 	"fmt"
 	"math"
 )
@@ -18,8 +20,9 @@ type Window struct {
 	// those used before (by any earlier request, in any window).
 	RefBlocks int64 `json:"ref_blocks"`
 	HitBlocks int64 `json:"hit_blocks"`
-	// HitRatio = HitBlocks / RefBlocks (0 for an empty window).
-	HitRatio float64 `json:"ideal_block_hit_ratio"`
+	// HitRatio = HitBlocks / RefBlocks (nil, JSON null, for a window
+	// with no block references).
+	HitRatio *float64 `json:"ideal_block_hit_ratio"`
 }
 
 // SpatialCell is the ideal hit ratio when each request stores only part
@@ -36,9 +39,10 @@ type Window struct {
 // is the ideal block hit ratio.
 type SpatialCell struct {
 	// Offset and Stride are shares of the request's chain, in tenths.
-	Offset   float64 `json:"offset"`
-	Stride   float64 `json:"stride"`
-	HitRatio float64 `json:"ideal_block_hit_ratio"`
+	Offset float64 `json:"offset"`
+	Stride float64 `json:"stride"`
+	// HitRatio is nil (JSON null) when the trace references no block.
+	HitRatio *float64 `json:"ideal_block_hit_ratio"`
 }
 
 // spatialGrid lists the (offset, stride) pairs in tenths: offsets 0..9,
@@ -135,17 +139,13 @@ func (t *tracker) finish(rep *Report) {
 	for i := range t.series {
 		w := &t.series[i]
 		w.RatePerS = float64(w.Requests) / t.window
-		if w.RefBlocks > 0 {
-			w.HitRatio = float64(w.HitBlocks) / float64(w.RefBlocks)
-		}
+		w.HitRatio = report.Ratio(w.HitBlocks, w.RefBlocks)
 	}
 	rep.Series, rep.WindowS = t.series, t.window
 	if t.spatial {
 		for k, g := range t.grid {
 			c := SpatialCell{Offset: float64(g[0]) / 10, Stride: float64(g[1]) / 10}
-			if rep.RefBlocks > 0 {
-				c.HitRatio = float64(t.hits[k]) / float64(rep.RefBlocks)
-			}
+			c.HitRatio = report.Ratio(t.hits[k], rep.RefBlocks)
 			rep.Spatial = append(rep.Spatial, c)
 		}
 	}

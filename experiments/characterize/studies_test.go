@@ -27,15 +27,20 @@ func TestSeriesHandWorked(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Window{
-		{StartS: 0, Requests: 2, RatePerS: 0.4, RefBlocks: 4, HitBlocks: 1, HitRatio: 0.25},
-		{StartS: 5, Requests: 2, RatePerS: 0.4, RefBlocks: 4, HitBlocks: 2, HitRatio: 0.5},
-		{StartS: 10, Requests: 1, RatePerS: 0.2, RefBlocks: 2, HitBlocks: 2, HitRatio: 1},
+		{StartS: 0, Requests: 2, RatePerS: 0.4, RefBlocks: 4, HitBlocks: 1, HitRatio: ptr(0.25)},
+		{StartS: 5, Requests: 2, RatePerS: 0.4, RefBlocks: 4, HitBlocks: 2, HitRatio: ptr(0.5)},
+		{StartS: 10, Requests: 1, RatePerS: 0.2, RefBlocks: 2, HitBlocks: 2, HitRatio: ptr(1.0)},
 	}
 	if len(rep.Series) != len(want) {
 		t.Fatalf("series %+v, want %+v", rep.Series, want)
 	}
 	for i := range want {
-		if rep.Series[i] != want[i] {
+		got, w := rep.Series[i], want[i]
+		if got.HitRatio == nil || *got.HitRatio != *w.HitRatio {
+			t.Errorf("window %d: ratio %v, want %v", i, got.HitRatio, *w.HitRatio)
+		}
+		got.HitRatio, w.HitRatio = nil, nil
+		if got != w {
 			t.Errorf("window %d: %+v, want %+v", i, rep.Series[i], want[i])
 		}
 	}
@@ -57,7 +62,7 @@ func TestSpatialHandWorked(t *testing.T) {
 	}
 	got := map[[2]float64]float64{}
 	for _, c := range rep.Spatial {
-		got[[2]float64{c.Offset, c.Stride}] = c.HitRatio
+		got[[2]float64{c.Offset, c.Stride}] = *c.HitRatio
 	}
 	for _, c := range []struct {
 		offset, stride, want float64
@@ -115,5 +120,32 @@ func TestStudiesPlots(t *testing.T) {
 		if !got[want] {
 			t.Errorf("%s not written (wrote %v)", want, got)
 		}
+	}
+}
+
+// TestNoBlocksNull: a trace whose only request references no block (a
+// Mooncake line with input_length 0) has no ideal hit ratio, no window
+// ratio and no spatial ratios: nil, JSON null, not 0.
+func TestNoBlocksNull(t *testing.T) {
+	s := &blocktrace.Stream{BlockTokens: 16, Requests: []blocktrace.Request{{Time: 0, Input: 0, Output: 5, Conv: -1}}}
+	rep, err := Run(blocktrace.StreamSource(s), 16, Options{WindowS: 1, Spatial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.IdealHitRatio != nil {
+		t.Errorf("ideal hit ratio %v, want nil", *rep.IdealHitRatio)
+	}
+	for _, w := range rep.Series {
+		if w.HitRatio != nil {
+			t.Errorf("window %+v: ratio %v, want nil", w, *w.HitRatio)
+		}
+	}
+	for _, c := range rep.Spatial {
+		if c.HitRatio != nil {
+			t.Errorf("cell %+v: ratio %v, want nil", c, *c.HitRatio)
+		}
+	}
+	if len(rep.Series) == 0 || len(rep.Spatial) == 0 {
+		t.Errorf("series %d windows, spatial %d cells; want both computed", len(rep.Series), len(rep.Spatial))
 	}
 }

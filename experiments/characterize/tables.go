@@ -16,7 +16,7 @@ func (r *Report) Tables(path string, s importer.Summary, model string, gib float
 		Header: []string{"requests", "span (s)", "block (tokens)", "block refs (blocks)", "distinct (blocks)",
 			"ideal block hit ratio", "linked (requests)", "conversations", "shared prefix (blocks)"},
 		Rows: [][]string{{report.I(r.Requests), f3(r.SpanS), fmt.Sprint(r.BlockTokens), report.I(r.RefBlocks),
-			report.I(r.DistinctBlocks), report.F(r.IdealHitRatio, 4), report.I(s.Linked), report.I(s.Conversations),
+			report.I(r.DistinctBlocks), report.FV(r.IdealHitRatio, 4), report.I(s.Linked), report.I(s.Conversations),
 			fmt.Sprint(r.SharedPrefixBlocks)}}}
 	c := r.Capacity
 	capacity := report.Table{Title: "cache size for the ideal hit ratio (peak live blocks: used before and used again)",
@@ -72,7 +72,7 @@ func (r *Report) StudyTables() []report.Table {
 			Header: []string{"start (s)", "requests", "rate (req/s)", "ref (blocks)", "hit (blocks)", "ideal hit ratio"}}
 		for _, w := range r.Series {
 			t.Rows = append(t.Rows, []string{report.F(w.StartS, 0), report.I(w.Requests), report.F(w.RatePerS, 3),
-				report.I(w.RefBlocks), report.I(w.HitBlocks), report.F(w.HitRatio, 4)})
+				report.I(w.RefBlocks), report.I(w.HitBlocks), report.FV(w.HitRatio, 4)})
 		}
 		out = append(out, t)
 	}
@@ -87,7 +87,7 @@ func (r *Report) StudyTables() []report.Table {
 			for len(t.Rows) <= row {
 				t.Rows = append(t.Rows, append([]string{report.F(float64(len(t.Rows))/10, 1)}, make([]string, 10)...))
 			}
-			t.Rows[row][int(c.Stride*10+0.5)] = report.F(c.HitRatio, 4)
+			t.Rows[row][int(c.Stride*10+0.5)] = report.FV(c.HitRatio, 4)
 		}
 		out = append(out, t)
 	}

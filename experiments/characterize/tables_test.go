@@ -10,7 +10,7 @@ import (
 // The summary and capacity tables carry the report's figures as given; one
 // reuse row per category plus the overall one; one hub row per hub.
 func TestTables(t *testing.T) {
-	r := &Report{Requests: 3, SpanS: 1.5, BlockTokens: 16, RefBlocks: 9, DistinctBlocks: 4, IdealHitRatio: 5.0 / 9,
+	r := &Report{Requests: 3, SpanS: 1.5, BlockTokens: 16, RefBlocks: 9, DistinctBlocks: 4, IdealHitRatio: ptr(5.0 / 9),
 		SharedPrefixBlocks: 2, Categories: []Category{{Name: "text"}, {Name: "search"}}, Overall: Category{Name: "all"},
 		Hubs: []Hub{{Depth: 1}}}
 	r.Capacity.PeakLiveBlocks, r.Capacity.PeakLiveTokens = 3, 48
@@ -28,3 +28,5 @@ func TestTables(t *testing.T) {
 		t.Errorf("reuse rows %d (last %q), hub rows %d", len(ts[2].Rows), ts[2].Rows[2][0], len(ts[4].Rows))
 	}
 }
+
+func ptr(x float64) *float64 { return &x }

@@ -53,8 +53,8 @@ func TestTurnsHandWorked(t *testing.T) {
 	// a2 D=19 → 5 (positions 0, 1 shared; position 2 now full, a new
 	// block); a3 D=22 → 6 (positions 0–3 shared with a2). 15 references,
 	// a has 8 distinct blocks and b 1: ideal hit ratio 1 − 9/15 = 0.4.
-	if rep.RefBlocks != 15 || rep.DistinctBlocks != 9 || rep.IdealHitRatio != 1-9.0/15 {
-		t.Errorf("refs %d distinct %d ratio %v, want 15, 9, 0.4", rep.RefBlocks, rep.DistinctBlocks, rep.IdealHitRatio)
+	if rep.RefBlocks != 15 || rep.DistinctBlocks != 9 || *rep.IdealHitRatio != 1-9.0/15 {
+		t.Errorf("refs %d distinct %d ratio %v, want 15, 9, 0.4", rep.RefBlocks, rep.DistinctBlocks, *rep.IdealHitRatio)
 	}
 	dir := t.TempDir()
 	files, err := tu.Plot(dir, "hand")

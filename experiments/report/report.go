@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,32 @@ func writeMarkdown(w io.Writer, t Table) error {
 // F formats a float with prec significant decimals, without exponent for
 // ordinary magnitudes; NaN and infinities print as "NaN", "+Inf", "-Inf".
 func F(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+
+// Value returns &x, or nil when x is NaN: a ratio with no value (0/0)
+// that JSON writes as null.
+func Value(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+// Ratio returns num/den, or nil when den is 0 (no value: JSON null).
+func Ratio(num, den int64) *float64 {
+	if den == 0 {
+		return nil
+	}
+	r := float64(num) / float64(den)
+	return &r
+}
+
+// FV formats *x as F does, and a value that is not there (nil) as "—".
+func FV(x *float64, prec int) string {
+	if x == nil {
+		return "—"
+	}
+	return F(*x, prec)
+}
 
 // I formats an integer.
 func I(x int64) string { return strconv.FormatInt(x, 10) }

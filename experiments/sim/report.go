@@ -20,11 +20,12 @@ type PolicyJSON struct {
 	TTFTMs               map[string]float64 `json:"ttft_ms"`
 	SLOViolations        int64              `json:"slo_violations"`
 	SLOViolationFraction float64            `json:"slo_violation_fraction"`
-	HitRatio             float64            `json:"hit_ratio"`
-	HistoryHitRatio      *float64           `json:"history_hit_ratio"`
-	MaxUncachedTokens    int64              `json:"max_uncached_tokens"`
-	Evictions            int64              `json:"evictions"`
-	EvictedTokens        int64              `json:"evicted_tokens"`
+	// HitRatio is cached / input tokens; null when no input tokens.
+	HitRatio          *float64 `json:"hit_ratio"`
+	HistoryHitRatio   *float64 `json:"history_hit_ratio"`
+	MaxUncachedTokens int64    `json:"max_uncached_tokens"`
+	Evictions         int64    `json:"evictions"`
+	EvictedTokens     int64    `json:"evicted_tokens"`
 	// Improvement is metrics.Improvements over the baseline (absent
 	// without one).
 	Improvement map[string]float64 `json:"improvement_vs_baseline,omitempty"`
@@ -36,7 +37,7 @@ type PolicyJSON struct {
 func NewPolicyJSON(name string, turns int64, m metrics.Summary, evictions, evictedTokens int64) PolicyJSON {
 	pj := PolicyJSON{Name: name, Turns: turns, TELTokens: m.TELTokens, TELMs: m.TELMs,
 		TTFTMs:        TTFTMs(m),
-		SLOViolations: m.Violations, SLOViolationFraction: m.ViolationPct, HitRatio: m.HitRatio,
+		SLOViolations: m.Violations, SLOViolationFraction: m.ViolationPct, HitRatio: report.Value(m.HitRatio),
 		MaxUncachedTokens: m.MaxUncached, Evictions: evictions, EvictedTokens: evictedTokens}
 	if !math.IsNaN(m.HistoryHit) {
 		h := m.HistoryHit
@@ -118,7 +119,7 @@ func Report(results []replay.Result, s Settings, l Labels) (any, []report.Table,
 		pj := NewPolicyJSON(r.Name, m.Turns, m, r.Evictions, r.EvictedTokens)
 		main.Rows = append(main.Rows, []string{r.Name, report.F(m.TELTokens, 1), report.F(m.TELMs, 1),
 			report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P95, 2), report.F(m.P99, 2),
-			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.F(m.HitRatio, 4),
+			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.FV(report.Value(m.HitRatio), 4),
 			report.I(m.MaxUncached), report.I(r.Evictions)})
 		if base != nil {
 			pj.Improvement = metrics.Improvements(base.Summary, m)

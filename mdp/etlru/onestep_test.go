@@ -147,3 +147,44 @@ func TestNewKnownErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlineLongPrompts: a 10^10-token prompt (issue 17's hostile sweep:
+// the Fenwick trees grew to 160 GB and the process died out of memory) is
+// kept in the long list; excess means and gains match brute force over
+// the recorded lengths, and the trees stay below OnlineTreeTokens.
+func TestOnlineLongPrompts(t *testing.T) {
+	qs := []int64{10_000_000_000, 5, 300, OnlineTreeTokens, 2_000_000, 5, 0}
+	on := &Online{}
+	for _, q := range qs {
+		on.Add(q)
+	}
+	if len(on.count) > 2*OnlineTreeTokens+2 {
+		t.Fatalf("trees of %d entries", len(on.count))
+	}
+	n := float64(len(qs))
+	for _, c := range []float64{-1, 0, 4.5, 5, 299, 1 << 20, 3e6, 1e10, 2e10} {
+		want := 0.0
+		for _, q := range qs {
+			want += math.Max(float64(q)-c, 0)
+		}
+		want /= n
+		if got := on.ExcessMean(c); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("ExcessMean(%v) = %v, want %v", c, got, want)
+		}
+		for _, b := range []int64{1, 16, 1 << 21} {
+			wg := 0.0 // b·P(Q ≥ c) + Σ_{c−b < q < c} (q − c + b), per prompt
+			for _, q := range qs {
+				switch fq := float64(q); {
+				case fq >= c:
+					wg += float64(b)
+				case fq > c-float64(b):
+					wg += fq - c + float64(b)
+				}
+			}
+			wg /= n
+			if got := on.Gain(c, b); math.Abs(got-wg) > 1e-9*math.Max(1, wg) {
+				t.Errorf("Gain(%v, %d) = %v, want %v", c, b, got, wg)
+			}
+		}
+	}
+}

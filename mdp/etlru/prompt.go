@@ -75,15 +75,32 @@ func (a *Known) Deterministic() bool { return len(a.Values) == 1 }
 // Online is the empirical distribution of the prompt lengths seen so far,
 // updated one prompt at a time: Fenwick trees over the length in tokens
 // give counts and sums above any threshold in O(log L) for lengths up to
-// L tokens (memory grows with the largest length seen).
+// L tokens, L below OnlineTreeTokens (memory grows with the largest length
+// seen, up to 16 bytes per token of it); longer prompts are kept in a
+// sorted list, so a 10^10-token prompt costs one entry, not 160 GB.
 type Online struct {
 	count, sum []float64 // Fenwick trees, 1-based over length+1
 	n, total   float64
+	// long holds the lengths ≥ OnlineTreeTokens, ascending.
+	long []int64
 }
+
+// OnlineTreeTokens bounds the lengths the Fenwick trees of Online cover:
+// 2^20 tokens, 32 MB of trees at most.
+const OnlineTreeTokens = 1 << 20
 
 // Add records a prompt of q ≥ 0 tokens.
 func (o *Online) Add(q int64) {
 	if q < 0 {
+		return
+	}
+	o.n++
+	o.total += float64(q)
+	if q >= OnlineTreeTokens {
+		i := sort.Search(len(o.long), func(i int) bool { return o.long[i] >= q })
+		o.long = append(o.long, 0)
+		copy(o.long[i+1:], o.long[i:])
+		o.long[i] = q
 		return
 	}
 	if int(q)+1 >= len(o.count) {
@@ -93,8 +110,6 @@ func (o *Online) Add(q int64) {
 		o.count[i]++
 		o.sum[i] += float64(q)
 	}
-	o.n++
-	o.total += float64(q)
 }
 
 // grow rebuilds the trees with room for lengths below size−1 tokens.
@@ -140,12 +155,22 @@ func (o *Online) above(c float64) (cnt, sum float64) {
 	if c < 0 {
 		return o.n, o.total
 	}
+	i := sort.Search(len(o.long), func(i int) bool { return float64(o.long[i]) > c })
+	for _, v := range o.long[i:] {
+		cnt++
+		sum += float64(v)
+	}
 	f := math.Floor(c)
 	if f >= float64(len(o.count)) {
-		return 0, 0
+		return cnt, sum
 	}
 	v := int(f)
-	return o.n - o.prefix(o.count, v), o.total - o.prefix(o.sum, v)
+	// The trees hold every prompt but the long ones.
+	treeN, treeTotal := o.n-float64(len(o.long)), o.total
+	for _, l := range o.long {
+		treeTotal -= float64(l)
+	}
+	return cnt + treeN - o.prefix(o.count, v), sum + treeTotal - o.prefix(o.sum, v)
 }
 
 // Gain implements Prompt with exact integer counts for b·P(Q ≥ c).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -86,6 +87,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		canon, err = importer.WriteCanonical(w, src)
 		return err
 	})
+	if errors.Is(err, importer.ErrNoRequests) {
+		return fmt.Errorf("%s: %w", *in, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,7 +108,12 @@ func writeOutput(ctx context.Context, path string, stdout io.Writer, write func(
 		}
 		return lines.Close()
 	}
-	if err := atomicfile.Write(ctx, path, write); err != nil {
+	var werr error // the input's errors are not the output file's
+	err := atomicfile.Write(ctx, path, func(w io.Writer) error { werr = write(w); return werr })
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
 		return fmt.Errorf("flag --out: %w", err)
 	}
 	return nil

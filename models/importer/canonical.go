@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -72,14 +73,22 @@ func (c *Canonicalizer) Record(r *blocktrace.Request, conv string) (trace.Record
 	return trace.Record{T: r.Time, Conv: conv, Prompt: p, Response: q, Category: r.Category}, nil
 }
 
+// ErrNoRequests is the error of importing a trace with no request (empty,
+// or blank lines only): there is nothing to convert.
+var ErrNoRequests = errors.New("no requests (the trace is empty)")
+
 // WriteCanonical reads src to the end and writes its canonical trace to
-// w. It returns the canonicalizer's counts.
+// w. It returns the canonicalizer's counts. A source with no request is
+// ErrNoRequests, with nothing written.
 func WriteCanonical(w io.Writer, src Source) (*Canonicalizer, error) {
 	out := trace.NewWriter(w)
 	c := &Canonicalizer{}
-	for {
+	for n := 0; ; n++ {
 		r, err := src.Next()
 		if err == io.EOF {
+			if n == 0 {
+				return nil, ErrNoRequests
+			}
 			break
 		}
 		if err != nil {
@@ -97,11 +106,15 @@ func WriteCanonical(w io.Writer, src Source) (*Canonicalizer, error) {
 }
 
 // WriteBlocks reads src to the end and writes it in the blocks format to w.
+// A source with no request is ErrNoRequests, with nothing written.
 func WriteBlocks(w io.Writer, src Source) error {
 	var out *BlockWriter
 	for {
 		r, err := src.Next()
 		if err == io.EOF {
+			if out == nil {
+				return ErrNoRequests
+			}
 			break
 		}
 		if err != nil {

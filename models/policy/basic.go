@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -53,6 +55,9 @@ func (l *lfu) Key(_ *cache.State, t trace.Turn, _ Key, _ bool) Key {
 // only while its history is at least cfg.Threshold tokens (in forced mode it
 // must cache every conversation, and is LRU).
 func NewThresholdLRU(cfg Config) (Policy, error) {
+	if cfg.Threshold < 0 {
+		return nil, fmt.Errorf("threshold T %d tokens must be ≥ 0", cfg.Threshold)
+	}
 	return NewRanked(thresholdLRU{t: cfg.Threshold}), nil
 }
 

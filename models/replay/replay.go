@@ -7,6 +7,7 @@ package replay
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/cache"
@@ -71,6 +72,9 @@ const batchSize = 4096
 func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
+	}
+	if !(opt.SLOMs >= 0) || math.IsInf(opt.SLOMs, 0) {
+		return nil, fmt.Errorf("SLO (--slo-ms) %v ms must be a finite number ≥ 0", opt.SLOMs)
 	}
 	states := make([]*cache.State, len(runs))
 	for i := range runs {

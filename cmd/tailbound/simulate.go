@@ -10,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
@@ -49,6 +50,7 @@ type simOptions struct {
 	emit       string
 	execLimit  float64
 	studies    blockStudyFlags
+	seeds      string
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,6 +68,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&o.baseline, "baseline", "lru", "baseline policy of the relative-improvement table (\"\" for none)")
 	fs.StringArrayVar(&o.policyOpts, "policy-opt", nil, "policy-specific setting key=value (repeatable)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the embedded workload")
+	fs.StringVar(&o.seeds, "seeds", "", "embedded workload: run N seeds (--seed, --seed+1, …) or a range A-B in parallel and print each figure's mean ± 95% Student-t interval")
 	fs.StringVar(&o.plot, "plot", "", "also draw the TTFT CDF of each policy to this .svg/.png file")
 	fs.StringVar(&o.level, "level", "turn", "turn (conversation cache) or block (prefix cache over block-hash traces)")
 	fs.StringVar(&o.traceFmt, "trace-format", "canonical", "trace format: canonical|mooncake|bailian|blocks|libcachesim-csv|oracle-general (all but canonical: block level)")
@@ -147,6 +150,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if s.Schedules, err = schedule.ReadFiles(o.schedules); err != nil {
 		return fmt.Errorf("flag --schedule: %w", err)
 	}
+	if o.seeds != "" {
+		return simulateSeeds(o, entries, s, stdout)
+	}
 	results, err := sim.FileOrWorkload(o.tracePath, o.seed, entries, s)
 	if err != nil {
 		return err
@@ -198,4 +204,43 @@ func resolveBaseline(baseline, list string, explicit bool) string {
 		}
 	}
 	return ""
+}
+
+// simulateSeeds replays the embedded workload once per seed of --seeds (two
+// at a time) and prints the summary of experiments/seeds.
+func simulateSeeds(o simOptions, entries []policies.Entry, s sim.Settings, stdout io.Writer) error {
+	list, err := seeds.Parse(o.seeds, o.seed)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.tracePath != "":
+		return fmt.Errorf("flag --seeds: for the embedded workload only (a --trace file has no seed)")
+	case o.plot != "":
+		return fmt.Errorf("flag --seeds: not with --plot (one CDF per seed; run the seed you want to draw)")
+	case o.emit != "" || len(s.Schedules) > 0:
+		return fmt.Errorf("flag --seeds: not with --emit-schedule or --schedule (schedules belong to one seed's trace)")
+	}
+	s.Progress = nil
+	label := "embedded birth–death workload"
+	per, err := seeds.Run(list, 2, func(seed uint64) (seeds.Output, error) {
+		results, err := sim.FileOrWorkload("", seed, entries, s)
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		l := sim.Labels{Trace: label, QHat: o.qhat, Threshold: o.threshold, Baseline: o.baseline}
+		if len(list) == 1 {
+			l.Trace = traceLabel(o)
+		}
+		doc, tables, err := sim.Report(results, s, l)
+		return seeds.Output{Doc: doc, Tables: tables}, err
+	})
+	if err != nil {
+		return err
+	}
+	out, err := seeds.Summarize(list, per, o.format)
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, o.format, out.Doc, out.Tables...)
 }

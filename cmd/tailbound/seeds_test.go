@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
+)
+
+// TestSimulateSeedsAgainstReplay: each cell of simulate --seeds 3 is the
+// mean and 95% Student-t interval (t₂ = 4.3027) of LRU's P90 and TEL as
+// replayed directly through models/replay on each seed's trace.
+func TestSimulateSeedsAgainstReplay(t *testing.T) {
+	code, out, errs := runCLI("simulate", "--seeds", "3", "--policies", "lru", "--format", "json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var doc struct {
+		Seeds   []uint64 `json:"seeds"`
+		Summary struct {
+			Policies []struct {
+				TELTokens struct{ Mean, Low, High float64 } `json:"tel_tokens"`
+				TTFT      map[string]struct {
+					Mean float64 `json:"mean"`
+					Low  float64 `json:"ci95_low"`
+					High float64 `json:"ci95_high"`
+				} `json:"ttft_ms"`
+			} `json:"policies"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var p90, tel []float64
+	for seed := uint64(1); seed <= 3; seed++ {
+		tr, err := birthdeath.Trace(birthdeath.Default(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := latency.Default()
+		p, _ := policy.NewLRU(policy.Config{})
+		res, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "lru", Policy: p}},
+			replay.Options{Params: instance.Params{Capacity: defaultWorkloadCapacity, BlockSize: 16, Xi: m.XiTokens(200)}, Model: m, SLOMs: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p90 = append(p90, res[0].Summary.P90)
+		tel = append(tel, res[0].Summary.TELTokens)
+	}
+	ci := func(xs []float64) (float64, float64) {
+		m := (xs[0] + xs[1] + xs[2]) / 3
+		var ss float64
+		for _, x := range xs {
+			ss += (x - m) * (x - m)
+		}
+		return m, 4.302653 * math.Sqrt(ss/2) / math.Sqrt(3)
+	}
+	got := doc.Summary.Policies[0].TTFT["p90"]
+	m, h := ci(p90)
+	if math.Abs(got.Mean-m) > 1e-9*m || math.Abs(got.High-(m+h)) > 1e-6*m || math.Abs(got.Low-(m-h)) > 1e-6*m {
+		t.Errorf("P90: got %+v, want %v ± %v", got, m, h)
+	}
+	if mt, _ := ci(tel); math.Abs(doc.Summary.Policies[0].TELTokens.Mean-mt) > 1e-9*mt {
+		t.Errorf("TEL mean: got %v, want %v", doc.Summary.Policies[0].TELTokens.Mean, mt)
+	}
+}
+
+// TestSeedsOneIsSingleRun: --seeds 1 prints exactly the single-seed run, in
+// every format.
+func TestSeedsOneIsSingleRun(t *testing.T) {
+	for _, f := range []string{"table", "markdown", "csv", "json"} {
+		_, a, _ := runCLI("simulate", "--seed", "4", "--policies", "lru,tlru", "--format", f)
+		_, b, errs := runCLI("simulate", "--seed", "4", "--seeds", "1", "--policies", "lru,tlru", "--format", f)
+		if f == "json" { // the stamp records the flags given
+			a, b = dropLine(a, `"seeds": ""`), dropLine(b, `"seeds": "1"`)
+		}
+		if a != b || a == "" {
+			t.Errorf("%s: --seeds 1 differs from the single run (%s)", f, errs)
+		}
+	}
+}
+
+func dropLine(s, sub string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, sub) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestSeedsDeterministic: a fixed seed set gives byte-identical output.
+func TestSeedsDeterministic(t *testing.T) {
+	for _, f := range []string{"table", "csv", "json"} {
+		_, a, _ := runCLI("simulate", "--seeds", "2-4", "--policies", "lru,tlru", "--format", f)
+		_, b, _ := runCLI("simulate", "--seeds", "2-4", "--policies", "lru,tlru", "--format", f)
+		if a != b || a == "" {
+			t.Errorf("%s: two runs differ", f)
+		}
+	}
+}

@@ -106,3 +106,18 @@ func TestSeedsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestTablesSeeds: tables --seeds 1 is the single run; --seeds 3 prints
+// intervals and is reproducible.
+func TestTablesSeeds(t *testing.T) {
+	_, a, _ := runCLI("tables", "tail-latency", "--small", "--seed", "2")
+	_, b, errs := runCLI("tables", "tail-latency", "--small", "--seed", "2", "--seeds", "1")
+	if a != b || a == "" {
+		t.Errorf("--seeds 1 differs from the single run (%s)", errs)
+	}
+	_, c, errs := runCLI("tables", "tail-latency", "--small", "--seeds", "3", "--format", "markdown")
+	_, d, _ := runCLI("tables", "tail-latency", "--small", "--seeds", "3", "--format", "markdown")
+	if c != d || !strings.Contains(c, " ± ") || !strings.Contains(c, "Student-t") {
+		t.Errorf("--seeds 3: not reproducible or no interval (%s):\n%s", errs, c)
+	}
+}

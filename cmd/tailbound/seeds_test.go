@@ -121,3 +121,45 @@ func TestTablesSeeds(t *testing.T) {
 		t.Errorf("--seeds 3: not reproducible or no interval (%s):\n%s", errs, c)
 	}
 }
+
+// TestGapSeeds: gap --seeds 2-3 reports, per cell, the mean of the two
+// single-seed runs' TEL_opt and TEL.
+func TestGapSeeds(t *testing.T) {
+	args := []string{"gap", "--capacities", "65536", "--xis", "1900", "--policies", "lru", "--format", "json"}
+	single := func(seed string) (opt, tel float64) {
+		code, out, errs := runCLI(append(args, "--seed", seed)...)
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var d struct {
+			Rows []struct {
+				Opt float64 `json:"tel_opt_tokens"`
+				TEL float64 `json:"tel_tokens"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Rows) != 1 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return d.Rows[0].Opt, d.Rows[0].TEL
+	}
+	o2, t2 := single("2")
+	o3, t3 := single("3")
+	code, out, errs := runCLI(append(args, "--seeds", "2-3")...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var d struct {
+		Summary struct {
+			Rows []struct {
+				Opt struct{ Mean float64 } `json:"tel_opt_tokens"`
+				TEL struct{ Mean float64 } `json:"tel_tokens"`
+			} `json:"rows"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Summary.Rows) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r := d.Summary.Rows[0]; r.Opt.Mean != (o2+o3)/2 || r.TEL.Mean != (t2+t3)/2 {
+		t.Errorf("means %v, %v; want %v, %v", r.Opt.Mean, r.TEL.Mean, (o2+o3)/2, (t2+t3)/2)
+	}
+}

@@ -163,3 +163,20 @@ func TestGapSeeds(t *testing.T) {
 		t.Errorf("means %v, %v; want %v, %v", r.Opt.Mean, r.TEL.Mean, (o2+o3)/2, (t2+t3)/2)
 	}
 }
+
+// TestSeedsRefusals: --seeds names itself when it cannot apply.
+func TestSeedsRefusals(t *testing.T) {
+	for _, args := range [][]string{
+		{"simulate", "--trace", "../../examples/fig1.jsonl", "--capacity", "100", "--block-size", "1", "--seeds", "3"},
+		{"gap", "--trace", "../../examples/fig1.jsonl", "--capacities", "100", "--xis", "150", "--seeds", "2"},
+		{"simulate", "--seeds", "0"},
+		{"simulate", "--seeds", "5-2"},
+		{"simulate", "--seeds", "3", "--plot", "x.svg"},
+		{"tables", "tail-latency", "--seeds", "2", "--shard", "1/2"},
+	} {
+		code, out, errs := runCLI(args...)
+		if code == 0 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--seeds") {
+			t.Errorf("%v: exit %d, stderr %q, want one line naming --seeds", args, code, errs)
+		}
+	}
+}

@@ -44,10 +44,19 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	execLimit := fs.Float64("exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	seed := fs.Uint64("seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
 	seedList := fs.String("seeds", "", "with --trace omitted: N seeds (--seed, --seed+1, …) or a range A-B of the embedded workload, --workers at a time; each cell's mean ± 95% Student-t interval")
+	var wf workloadFlags
+	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	embedded := *tracePath == "" && (fs.Changed("seed") || fs.Changed("seeds"))
+	wl, customWL, err := wf.params(fs, *tracePath)
+	if err != nil {
+		return err
+	}
+	if customWL && *level != "turn" {
+		return fmt.Errorf("flags %s: turn level only (the embedded workload)", strings.Join(wf.changed, " "))
+	}
+	embedded := *tracePath == "" && (fs.Changed("seed") || fs.Changed("seeds") || customWL)
 	if *level != "turn" && (fs.Changed("seed") || fs.Changed("seeds")) {
 		return fmt.Errorf("flags --seed/--seeds: turn level only (the embedded birth–death workload)")
 	}
@@ -152,7 +161,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				return err
 			}
 		}
-		return gapSeeds(ctx, cfg, settings, list, *format, stdout)
+		return gapSeeds(ctx, cfg, settings, wl, wf.label(), list, *format, stdout)
 	}
 	tr, err := trace.ReadFile(*tracePath)
 	if err != nil {
@@ -183,19 +192,19 @@ func gapOutput(ctx context.Context, tr *trace.Trace, cfg gap.Config, label strin
 // gapSeeds measures the gap sweep on the embedded workload of each seed of
 // list (cfg.Workers seeds at a time, one sweep point each at a time) and
 // prints the summary of experiments/seeds.
-func gapSeeds(ctx context.Context, cfg gap.Config, settings map[string]any, list []uint64, format string, stdout io.Writer) error {
+func gapSeeds(ctx context.Context, cfg gap.Config, settings map[string]any, wl birthdeath.Params, wlLabel string, list []uint64, format string, stdout io.Writer) error {
 	workers := cfg.Workers
 	if len(list) > 1 {
 		cfg.Workers, cfg.Progress = 1, nil
 	}
 	per, err := seeds.Run(list, workers, func(seed uint64) (seeds.Output, error) {
-		tr, err := birthdeath.Trace(birthdeath.Default(), seed)
+		tr, err := workloadTrace(wl, seed)
 		if err != nil {
 			return seeds.Output{}, err
 		}
-		label := "embedded birth–death workload"
+		label := wlLabel
 		if len(list) == 1 {
-			label = fmt.Sprintf("embedded birth–death workload (seed %d)", seed)
+			label = fmt.Sprintf("%s (seed %d)", wlLabel, seed)
 		}
 		st := map[string]any{}
 		for k, v := range settings {

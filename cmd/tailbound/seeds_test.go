@@ -180,3 +180,51 @@ func TestSeedsRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedsGenParameters: simulate --seeds with gen birth-death's model
+// flags averages the runs of the traces gen writes for the same
+// parameters and seeds.
+func TestSeedsGenParameters(t *testing.T) {
+	model := []string{"--duration", "300", "--lambda-conv", "1", "--prompt", "geometric:150"}
+	var tel []float64
+	for _, seed := range []string{"2", "3"} {
+		code, tr, errs := runCLI(append([]string{"gen", "birth-death", "--seed", seed}, model...)...)
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		path := writeFile(t, "bd"+seed+".jsonl", tr)
+		code, out, errs := runCLI("simulate", "--trace", path, "--capacity", "16384", "--policies", "tlru", "--format", "json")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var d struct {
+			Policies []struct {
+				TEL float64 `json:"tel_tokens"`
+			} `json:"policies"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		tel = append(tel, d.Policies[0].TEL)
+	}
+	code, out, errs := runCLI(append([]string{"simulate", "--seeds", "2-3", "--capacity", "16384", "--policies", "tlru", "--format", "json"}, model...)...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var d struct {
+		Summary struct {
+			Policies []struct {
+				TEL struct{ Mean float64 } `json:"tel_tokens"`
+			} `json:"policies"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Summary.Policies[0].TEL.Mean, (tel[0]+tel[1])/2; got != want {
+		t.Errorf("TEL mean %v, want %v (per seed %v)", got, want, tel)
+	}
+	if code, _, errs := runCLI("simulate", "--trace", "../../examples/fig1.jsonl", "--capacity", "100", "--mu", "0.1"); code == 0 || !strings.Contains(errs, "--mu") {
+		t.Errorf("--mu with --trace: exit %d, %q", code, errs)
+	}
+}

@@ -53,6 +53,9 @@ type simOptions struct {
 	execLimit  float64
 	studies    blockStudyFlags
 	seeds      string
+	workload   workloadFlags
+	wl         birthdeath.Params // the workload's parameters (embedded, or as the workload flags say)
+	customWL   bool              // a workload flag was given
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,8 +85,16 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&o.emit, "emit-schedule", "", "write each policy's decisions as a schedule to FILE (several policies: FILE with .POLICY before its extension)")
 	fs.Float64Var(&o.execLimit, "exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	o.studies.add(fs)
+	o.workload.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	var err error
+	if o.wl, o.customWL, err = o.workload.params(fs, o.tracePath); err != nil {
+		return err
+	}
+	if o.customWL && o.level != "turn" {
+		return fmt.Errorf("flags %s: turn level only (the embedded workload)", strings.Join(o.workload.changed, " "))
 	}
 	if err := report.CheckFormat(o.format); err != nil {
 		return err
@@ -173,8 +184,17 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if o.seeds != "" {
 		return simulateSeeds(o, entries, s, stdout)
 	}
-	results, err := sim.FileOrWorkload(o.tracePath, o.seed, entries, s)
-	if err != nil {
+	var results []replay.Result
+	if o.customWL {
+		tr, err := workloadTrace(o.wl, o.seed)
+		if err != nil {
+			return err
+		}
+		results, err = sim.Trace(tr, entries, s)
+		if err != nil {
+			return err
+		}
+	} else if results, err = sim.FileOrWorkload(o.tracePath, o.seed, entries, s); err != nil {
 		return err
 	}
 	if o.plot != "" {
@@ -196,7 +216,7 @@ func joinNames(n []string) string { return strings.Join(n, ",") }
 
 func traceLabel(o simOptions) string {
 	if o.tracePath == "" {
-		return fmt.Sprintf("embedded birth–death workload (seed %d)", o.seed)
+		return fmt.Sprintf("%s (seed %d)", o.workload.label(), o.seed)
 	}
 	return o.tracePath
 }
@@ -242,9 +262,13 @@ func simulateSeeds(o simOptions, entries []policies.Entry, s sim.Settings, stdou
 		return fmt.Errorf("flag --seeds: not with --emit-schedule or --schedule (schedules belong to one seed's trace)")
 	}
 	s.Progress = nil
-	label := "embedded birth–death workload"
+	label := o.workload.label()
 	per, err := seeds.Run(list, 2, func(seed uint64) (seeds.Output, error) {
-		results, err := sim.FileOrWorkload("", seed, entries, s)
+		tr, err := workloadTrace(o.wl, seed)
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		results, err := sim.Trace(tr, entries, s)
 		if err != nil {
 			return seeds.Output{}, err
 		}
@@ -292,7 +316,7 @@ func simulateSweep(o simOptions, entries []policies.Entry, s sim.Settings, caps 
 	}
 	label := traceLabel(o)
 	if len(list) > 1 {
-		label = "embedded birth–death workload"
+		label = o.workload.label()
 	}
 	var sweeps []sim.Sweep
 	per, err := seeds.Run(list, 2, func(seed uint64) (seeds.Output, error) {
@@ -301,7 +325,7 @@ func simulateSweep(o simOptions, entries []policies.Entry, s sim.Settings, caps 
 		if o.tracePath != "" {
 			tr, err = trace.ReadFile(o.tracePath)
 		} else {
-			tr, err = birthdeath.Trace(birthdeath.Default(), seed)
+			tr, err = workloadTrace(o.wl, seed)
 		}
 		if err != nil {
 			return seeds.Output{}, err

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/schedule"
 )
 
 // External are the block level's doors for policies written outside
@@ -21,30 +20,11 @@ type External struct {
 	Schedules []*blockext.Schedule
 	// EmitSchedule, when not "", is the file each policy's victims are
 	// written to as a block schedule (one capacity only); with several
-	// policies, one file each at SchedulePath(EmitSchedule, name).
+	// policies, one file each at schedule.Path(EmitSchedule, name).
 	EmitSchedule string
 	// Finishers holds the exec: policies that blockext.Parse built; they
 	// are closed after the replay.
 	Finishers *blockext.Finishers
-}
-
-// SchedulePath returns the file an --emit-schedule path names for policy
-// name when several policies run: the name (characters other than
-// letters, digits, '.', '_' and '-' made '_') inserted before the
-// extension, so out.jsonl becomes out.lru.jsonl. With one policy it is
-// path itself.
-func SchedulePath(path, name string, several bool) string {
-	if !several {
-		return path
-	}
-	clean := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, name)
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "." + clean + ext
 }
 
 // ReplayExternal is Replay of every policy in entries at every capacity
@@ -64,7 +44,7 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 			return nil, Ideal{}, fmt.Errorf("--emit-schedule: give one capacity (a schedule is for one cache size)")
 		}
 		for i := range runs {
-			f, err := atomicfile.Create(context.Background(), SchedulePath(ext.EmitSchedule, runs[i].Name, len(runs) > 1))
+			f, err := atomicfile.Create(context.Background(), schedule.Path(ext.EmitSchedule, runs[i].Name, len(runs) > 1))
 			if err != nil {
 				return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
 			}

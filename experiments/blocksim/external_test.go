@@ -15,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
+	"github.com/tailbound/tailbound/models/schedule"
 )
 
 // chained returns the embedded workload (10 minutes of births) chained
@@ -68,7 +69,7 @@ func TestBlockRoundTrip(t *testing.T) {
 			}
 			var paths []string
 			for _, e := range all {
-				paths = append(paths, blocksim.SchedulePath(filepath.Join(dir, "b.jsonl"), e.Name, true))
+				paths = append(paths, schedule.Path(filepath.Join(dir, "b.jsonl"), e.Name, true))
 			}
 			scheds, err := blockext.ReadFiles(paths)
 			if err != nil {

@@ -95,7 +95,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			s.EmitSchedule = ""
 			for _, e := range all {
-				path := sim.SchedulePath(filepath.Join(dir, "s.jsonl"), e.Name, true)
+				path := schedule.Path(filepath.Join(dir, "s.jsonl"), e.Name, true)
 				dec, err := schedule.ReadFile(path)
 				if err != nil {
 					t.Fatal(err)

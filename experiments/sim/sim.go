@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
-
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/birthdeath"
@@ -31,32 +28,13 @@ type Settings struct {
 	Schedules []*schedule.Schedule
 	// EmitSchedule, when not "", is the file each policy's decisions are
 	// written to as a decision-form schedule; with several policies, one
-	// file each at SchedulePath(EmitSchedule, name).
+	// file each at schedule.Path(EmitSchedule, name).
 	EmitSchedule string
 }
 
 // wholeTrace reports whether the run needs the trace in memory.
 func (s Settings) wholeTrace(entries []policies.Entry) bool {
 	return NeedsFuture(entries) || len(s.Schedules) > 0 || s.EmitSchedule != ""
-}
-
-// SchedulePath returns the file --emit-schedule path names for policy
-// name when several policies run: the name (characters other than
-// letters, digits, '.', '_' and '-' made '_') inserted before the
-// extension, so out.jsonl becomes out.lru.jsonl. With one policy it is
-// path itself.
-func SchedulePath(path, name string, several bool) string {
-	if !several {
-		return path
-	}
-	clean := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, name)
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "." + clean + ext
 }
 
 func (s Settings) config(f *trace.Hindsight) policy.Config {
@@ -101,7 +79,7 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 	if s.EmitSchedule != "" {
 		names := func(c int) string { return tr.Names[c] }
 		for i := range runs {
-			file, err := atomicfile.Create(context.Background(), SchedulePath(s.EmitSchedule, runs[i].Name, len(runs) > 1))
+			file, err := atomicfile.Create(context.Background(), schedule.Path(s.EmitSchedule, runs[i].Name, len(runs) > 1))
 			if err != nil {
 				return nil, fmt.Errorf("--emit-schedule: %w", err)
 			}

@@ -137,6 +137,10 @@ type Capacity struct {
 	PeakTime  float64 `json:"peak_time_s"`
 	// MeanLiveBlocks is the mean over the request boundaries.
 	MeanLiveBlocks float64 `json:"mean_live_blocks"`
+	// LiveTimes and LiveBlocks are, after each request, its arrival in
+	// seconds after the first arrival and the live blocks (not in JSON;
+	// for the live-cache figure).
+	LiveTimes, LiveBlocks []float64 `json:"-"`
 }
 
 // Hub is a prefix-tree node with many distinct successors: a prefix that
@@ -337,9 +341,11 @@ func capacity(nodes []node, times []float64, block int64) Capacity {
 		}
 	}
 	var live, sum int64
+	c.LiveTimes, c.LiveBlocks = make([]float64, len(times)), make([]float64, len(times))
 	for i := range times {
 		live += diff[i]
 		sum += live
+		c.LiveTimes[i], c.LiveBlocks[i] = times[i]-times[0], float64(live)
 		if live > c.PeakLiveBlocks {
 			c.PeakLiveBlocks, c.PeakAfter, c.PeakTime = live, i, times[i]
 		}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/birthdeath"
@@ -15,6 +14,7 @@ import (
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/schedule"
 	"github.com/tailbound/tailbound/models/trace"
+	"io"
 )
 
 // Settings are the instance, policy and measurement settings of a run.

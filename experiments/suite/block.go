@@ -25,20 +25,26 @@ const idealKey = "ideal"
 // ratio, mean and P99 TTFT and TEL against capacity on both Mooncake
 // traces, at the traces' own 512-token hash blocks ("native") and at other
 // block sizes by chaining the derived conversations (canonical turns)
-// with that block size.
+// with that block size. Its characterize points (one per trace, after the
+// policy points) add the workload study's analyses of each trace at its
+// native hashes (experiments/characterize): ideal hit ratio, capacity
+// needed for it, reuse time per category, block lifespan and the
+// request-rate and ideal-hit-ratio time series, with their figures.
 func BlockPolicies() *Suite {
 	return &Suite{
 		Name:     "block-policies",
 		Source:   "workload study (seed 000) and prefix-sharing study (seed 001): hit ratio, TTFT and TEL against capacity",
 		Workload: "Mooncake conversation and synthetic traces (shared/data/mooncake, read in place)",
 		Policies: prefixcache.Names(),
-		Metrics:  []string{"block hit ratio", "mean and P99 TTFT (ms)", "TEL (s)"},
+		Metrics: []string{"block hit ratio", "mean and P99 TTFT (ms)", "TEL (s)",
+			"characterize: ideal hit ratio, capacity for it (blocks, tokens), reuse time and lifespan quantiles (s), rate (req/s) and ideal hit ratio per window"},
 		Params: []Param{
 			{"traces", "conversation,synthetic", "Mooncake traces"},
 			{"blocks", "native,128", "block sizes: native (the trace's 512-token hashes) or tokens (the derived conversations chained at that size)"},
 			{"capacities", "524288,2097152,8388608", "capacities, tokens (multiples of every block size; small: 524288)"},
 			{"policies", strings.Join(prefixcache.Names(), ","), "block-level policies"},
 			{"xi-ms", "200", "TEL threshold ξ_s, ms"},
+			{"window-s", "60", "characterize: width of the request-rate and ideal-hit-ratio time-series windows, s (0: none)"},
 			mooncakeParam(),
 		},
 		Grid:    blockGrid,
@@ -77,6 +83,12 @@ func blockGrid(env *Env) ([]Point, error) {
 			}
 			grid = append(grid, Point{"trace": t, "block": b})
 		}
+	}
+	if _, err := charOptions(env); err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		grid = append(grid, Point{"trace": t, "analysis": charAnalysis})
 	}
 	return grid, nil
 }
@@ -118,6 +130,9 @@ func canonicalBytes(env *Env, name string) ([]byte, error) {
 }
 
 func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
+	if p["analysis"] == charAnalysis {
+		return charEval(env, p)
+	}
 	caps, err := blockCaps(env)
 	if err != nil {
 		return nil, err
@@ -198,9 +213,24 @@ func blockLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		Key    string         `json:"policy"`
 		Values map[string]Num `json:"values"`
 	}
+	type charDoc struct {
+		Trace  string         `json:"trace"`
+		Key    string         `json:"key"`
+		Values map[string]Num `json:"values"`
+	}
 	var docs []doc
+	var chars []charDoc
 	for _, i := range order {
 		p := grid[i]
+		if p["analysis"] == charAnalysis {
+			for _, r := range byPoint[i] {
+				if !strings.HasPrefix(r.Key, charCDF) {
+					chars = append(chars, charDoc{p["trace"], r.Key, r.Values})
+				}
+			}
+			out.Tables = append(out.Tables, charTables(p, byPoint[i])...)
+			continue
+		}
 		var names []string
 		var caps []int64
 		cell := map[string]map[int64]Record{}
@@ -240,7 +270,7 @@ func blockLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	out.Doc = map[string]any{"rows": docs}
+	out.Doc = map[string]any{"rows": docs, "characterize": chars}
 	return out, nil
 }
 
@@ -258,6 +288,10 @@ func blockFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) 
 	var figs []NamedFigure
 	for _, i := range order {
 		p := grid[i]
+		if p["analysis"] == charAnalysis {
+			figs = append(figs, charFigures(p, byPoint[i])...)
+			continue
+		}
 		var res []blocksim.Result
 		var ideal blocksim.Ideal
 		var block int64

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/belady"
+	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/mdp/exact"
@@ -95,6 +96,15 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		{Recompute(), Options{Seed: 1, Workers: 2}},
 		{OptimalityGap(), Options{Seed: 1, Workers: 2, Params: map[string]string{"trace": path, "capacities": "512,1024", "xis": "300,600"}}},
 		{TailLatency(), Options{Seed: 3, Workers: 2, Params: map[string]string{"capacity": "16384", "xis-ms": "100,200,300,400"}, Small: true}},
+	}
+	if d := shareddata.Dir(); d != "" {
+		// block-policies with its characterize points (CDF, window and
+		// summary records) on the smaller Mooncake trace.
+		cases = append(cases, struct {
+			s *Suite
+			o Options
+		}{BlockPolicies(), Options{Seed: 1, Workers: 2, Small: true, Params: map[string]string{"mooncake-dir": filepath.Join(d, "mooncake"),
+			"traces": "synthetic", "blocks": "native,128", "policies": "lru,s3fifo"}}})
 	}
 	for _, c := range cases {
 		for _, format := range []string{"table", "json", "latex", "csv"} {

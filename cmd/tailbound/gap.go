@@ -10,7 +10,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/schedule"
@@ -40,8 +42,26 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	ipSolver := fs.String("ip-solver", "none", "block level: integer program solver, auto|cbc|gonum|none")
 	scheds := fs.StringArray("schedule", nil, "also measure this external schedule (JSON Lines; repeatable); only the schedules run unless --policies is given")
 	execLimit := fs.Float64("exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
+	seed := fs.Uint64("seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
+	seedList := fs.String("seeds", "", "with --trace omitted: N seeds (--seed, --seed+1, …) or a range A-B of the embedded workload, --workers at a time; each cell's mean ± 95% Student-t interval")
+	var wf workloadFlags
+	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	wl, customWL, err := wf.params(fs, *tracePath)
+	if err != nil {
+		return err
+	}
+	if customWL && *level != "turn" {
+		return fmt.Errorf("flags %s: turn level only (the embedded workload)", strings.Join(wf.changed, " "))
+	}
+	embedded := *tracePath == "" && (fs.Changed("seed") || fs.Changed("seeds") || customWL)
+	if *level != "turn" && (fs.Changed("seed") || fs.Changed("seeds")) {
+		return fmt.Errorf("flags --seed/--seeds: turn level only (the embedded birth–death workload)")
+	}
+	if *tracePath != "" && fs.Changed("seeds") {
+		return fmt.Errorf("flag --seeds: for the embedded workload only (omit --trace; a trace file has no seed)")
 	}
 	switch *level {
 	case "block":
@@ -67,8 +87,8 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := report.CheckFormat(*format); err != nil {
 		return err
 	}
-	if *tracePath == "" {
-		return fmt.Errorf("flag --trace: required (a canonical trace file, or - for stdin)")
+	if *tracePath == "" && !embedded {
+		return fmt.Errorf("flag --trace: required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)")
 	}
 	if *caps == "" || *xis == "" {
 		return fmt.Errorf("flags --capacities and --xis: both required (comma-separated tokens)")
@@ -129,22 +149,76 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := model.Validate(); err != nil {
 		return fmt.Errorf("flag --alpha-ms: %w", err)
 	}
+	cfg := gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
+		Xis: xiList, Thresholds: thr, Policies: entries, Schedules: schedules, Solver: *solver, QHat: q, Model: model,
+		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)}
+	settings := map[string]any{"trace": *tracePath, "block_size_tokens": *block, "forced": *forced,
+		"alpha_ms_per_token": model.AlphaMs, "solver": *solver, "qhat": *qhat}
+	if embedded {
+		list := []uint64{*seed}
+		if *seedList != "" {
+			if list, err = seeds.Parse(*seedList, *seed); err != nil {
+				return err
+			}
+		}
+		return gapSeeds(ctx, cfg, settings, wl, wf.label(), list, *format, stdout)
+	}
 	tr, err := trace.ReadFile(*tracePath)
 	if err != nil {
 		return err
 	}
-	rows, err := gap.Run(ctx, tr, gap.Config{Block: *block, Forced: *forced, Capacities: capacities,
-		Xis: xiList, Thresholds: thr, Policies: entries, Schedules: schedules, Solver: *solver, QHat: q, Model: model,
-		TimeLimit: time.Duration(*limit * float64(time.Second)), Workers: *workers, Progress: progressTo(stderr)})
+	out, err := gapOutput(ctx, tr, cfg, *tracePath, settings)
 	if err != nil {
 		return err
 	}
-	t := gap.SweepTable(*tracePath, *block, *forced, rows)
-	doc := map[string]any{
-		"units": "TEL in tokens and ms; rel_gap = (TEL − TEL_opt)/TEL_opt, null when TEL_opt = 0 (opt_zero: \"both zero\" or \"infinite\")",
-		"settings": map[string]any{"trace": *tracePath, "block_size_tokens": *block, "forced": *forced,
-			"alpha_ms_per_token": model.AlphaMs, "solver": *solver, "qhat": *qhat},
-		"rows": rows,
+	return report.Emit(stdout, *format, out.Doc, out.Tables...)
+}
+
+// gapOutput measures the gap sweep of cfg on tr, labelled label.
+func gapOutput(ctx context.Context, tr *trace.Trace, cfg gap.Config, label string, settings map[string]any) (seeds.Output, error) {
+	rows, err := gap.Run(ctx, tr, cfg)
+	if err != nil {
+		return seeds.Output{}, err
 	}
-	return report.Emit(stdout, *format, doc, t)
+	t := gap.SweepTable(label, cfg.Block, cfg.Forced, rows)
+	doc := map[string]any{
+		"units":    "TEL in tokens and ms; rel_gap = (TEL − TEL_opt)/TEL_opt, null when TEL_opt = 0 (opt_zero: \"both zero\" or \"infinite\")",
+		"settings": settings,
+		"rows":     rows,
+	}
+	return seeds.Output{Doc: doc, Tables: []report.Table{t}}, nil
+}
+
+// gapSeeds measures the gap sweep on the embedded workload of each seed of
+// list (cfg.Workers seeds at a time, one sweep point each at a time) and
+// prints the summary of experiments/seeds.
+func gapSeeds(ctx context.Context, cfg gap.Config, settings map[string]any, wl birthdeath.Params, wlLabel string, list []uint64, format string, stdout io.Writer) error {
+	workers := cfg.Workers
+	if len(list) > 1 {
+		cfg.Workers, cfg.Progress = 1, nil
+	}
+	per, err := seeds.Run(list, workers, func(seed uint64) (seeds.Output, error) {
+		tr, err := workloadTrace(wl, seed)
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		label := wlLabel
+		if len(list) == 1 {
+			label = fmt.Sprintf("%s (seed %d)", wlLabel, seed)
+		}
+		st := map[string]any{}
+		for k, v := range settings {
+			st[k] = v
+		}
+		st["trace"] = label
+		return gapOutput(ctx, tr, cfg, label, st)
+	})
+	if err != nil {
+		return err
+	}
+	out, err := seeds.Summarize(list, per, format)
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, format, out.Doc, out.Tables...)
 }

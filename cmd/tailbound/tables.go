@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/experiments/suite"
 )
 
@@ -69,11 +70,18 @@ func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	shard := fs.String("shard", "", "run part i/n of the grid and write its result file (see merge)")
 	out := fs.String("out", "", "with --shard: the result file (default standard output)")
 	slurm := fs.Int("slurm", 0, "print a Slurm array script running the grid in N shards and merging them")
+	seedList := fs.String("seeds", "", "run the suite for N seeds (--seed, --seed+1, …) or a range A-B, --workers at a time, and print each cell's mean ± 95% Student-t interval")
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
 	if err := suite.CheckFormat(*format); err != nil {
 		return err
+	}
+	if *seedList != "" {
+		if *slurm != 0 || *shard != "" {
+			return fmt.Errorf("flag --seeds: not with --shard or --slurm")
+		}
+		return tablesSeeds(ctx, s, sf.options(fs, stderr), *seedList, *format, stdout)
 	}
 	if *slurm != 0 {
 		var pass []string
@@ -168,4 +176,36 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stdout, p)
 	}
 	return nil
+}
+
+// tablesSeeds runs suite s once per seed of list (o.Workers seeds at a
+// time, each on one worker) and prints the summary of experiments/seeds.
+func tablesSeeds(ctx context.Context, s *suite.Suite, o suite.Options, list, format string, stdout io.Writer) error {
+	ss, err := seeds.Parse(list, o.Seed)
+	if err != nil {
+		return err
+	}
+	workers := o.Workers
+	o.Workers, o.Progress = 1, nil
+	per, err := seeds.Run(ss, workers, func(seed uint64) (seeds.Output, error) {
+		oo := o
+		oo.Seed = seed
+		f, err := suite.Run(ctx, s, oo, suite.Shard{I: 1, N: 1})
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		out, err := suite.Layout(s, f)
+		return seeds.Output{Doc: out.Doc, Tables: out.Tables}, err
+	})
+	if err != nil {
+		return err
+	}
+	out, err := seeds.Summarize(ss, per, format)
+	if err != nil {
+		return err
+	}
+	if format == "latex" {
+		return suite.WriteLaTeX(stdout, out.Tables)
+	}
+	return report.Emit(stdout, format, out.Doc, out.Tables...)
 }

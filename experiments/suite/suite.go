@@ -442,6 +442,10 @@ func Render(w io.Writer, s *Suite, f *File, format string) error {
 	return report.Emit(w, format, out.Doc, out.Tables...)
 }
 
+// Layout returns the document and tables of a complete result file, as
+// Render prints them.
+func Layout(s *Suite, f *File) (Output, error) { return layout(s, f) }
+
 func layout(s *Suite, f *File) (Output, error) {
 	if f.Suite != s.Name {
 		return Output{}, fmt.Errorf("result file is suite %s, not %s", f.Suite, s.Name)

@@ -1,5 +1,7 @@
 package policy
 
+import "math"
+
 // Order is an ordered set of conversations, each with a sort key (smaller
 // first) and a value; it finds the first conversation in key order, and the
 // first whose value is at least a threshold, in O(log n) expected time for n
@@ -8,13 +10,27 @@ package policy
 // value marking blocks beyond a conversation's TEL-safe budget.
 //
 // It is a treap over a node pool indexed by conversation id, so membership
-// tests and updates need no map.
+// tests and updates need no map. While every Put brings a key above all
+// keys in the set (recency keys do), it is instead a sequence of slots in
+// key order with a max tree of the values over them: a Put takes the next
+// slot, First is the lowest occupied slot (amortized O(1)), FirstAtLeast a
+// descent of the max tree, and updates stop climbing where a maximum does
+// not change (at once when every value is the same, as for policies
+// without a budget phase). The first Put with a smaller key turns it into
+// the treap for good.
 type Order struct {
 	nodes []orderNode
 	root  int32
 	rng   uint64
 	size  int
 	buf   []int32 // reused by path
+
+	treap bool      // false: slot mode
+	conv  []int32   // slot → conversation, -1 when empty
+	tree  []float64 // max tree over the slots' values, leaves at len(conv)
+	lo    int       // no slot below lo is occupied
+	next  int       // slots at or above next are unused
+	last  int       // the slot of the latest Put in slot mode, -1 if none
 }
 
 type orderNode struct {
@@ -22,13 +38,14 @@ type orderNode struct {
 	val, maxVal float64
 	prio        uint64
 	left, right int32
+	slot        int32 // in slot mode
 	in          bool
 }
 
 const none int32 = -1
 
 // NewOrder returns an empty order.
-func NewOrder() *Order { return &Order{root: none, rng: 0x9E3779B97F4A7C15} }
+func NewOrder() *Order { return &Order{root: none, rng: 0x9E3779B97F4A7C15, last: -1} }
 
 // Len returns the number of conversations in the set.
 func (o *Order) Len() int { return o.size }
@@ -44,6 +61,13 @@ func (o *Order) Put(c int, k1, k2 int64, v float64) {
 	for len(o.nodes) <= c {
 		o.nodes = append(o.nodes, orderNode{left: none, right: none})
 	}
+	if !o.treap {
+		if o.above(k1, k2) {
+			o.putSlot(c, k1, k2, v)
+			return
+		}
+		o.toTreap()
+	}
 	o.rng ^= o.rng << 13 // xorshift: a fixed sequence keeps runs reproducible
 	o.rng ^= o.rng >> 7
 	o.rng ^= o.rng << 17
@@ -56,6 +80,11 @@ func (o *Order) Put(c int, k1, k2 int64, v float64) {
 // SetValue changes the value of conversation c, which must be in the set.
 // It walks down to c once and repairs the subtree maxima on the way back.
 func (o *Order) SetValue(c int, v float64) {
+	if !o.treap {
+		o.nodes[c].val = v
+		o.setLeaf(int(o.nodes[c].slot), v)
+		return
+	}
 	path := o.path(c)
 	o.nodes[c].val = v
 	o.update(int32(c))
@@ -94,6 +123,14 @@ func (o *Order) Remove(c int) {
 	if !o.Contains(c) {
 		return
 	}
+	if !o.treap {
+		s := int(o.nodes[c].slot)
+		o.conv[s] = -1
+		o.setLeaf(s, math.Inf(-1))
+		o.nodes[c].in = false
+		o.size--
+		return
+	}
 	path := o.path(c)
 	n := &o.nodes[c]
 	sub := o.merge(n.left, n.right)
@@ -111,6 +148,15 @@ func (o *Order) Remove(c int) {
 
 // First returns the conversation with the smallest key, or -1 if empty.
 func (o *Order) First() int {
+	if !o.treap {
+		for o.lo < o.next && o.conv[o.lo] < 0 {
+			o.lo++
+		}
+		if o.lo == o.next {
+			return -1
+		}
+		return int(o.conv[o.lo])
+	}
 	t := o.root
 	if t == none {
 		return -1
@@ -124,6 +170,21 @@ func (o *Order) First() int {
 // FirstAtLeast returns the conversation with the smallest key among those
 // whose value is ≥ theta, or -1 if there is none.
 func (o *Order) FirstAtLeast(theta float64) int {
+	if !o.treap {
+		if math.IsInf(theta, -1) {
+			return o.First()
+		}
+		if len(o.conv) == 0 || !(o.tree[1] >= theta) {
+			return -1
+		}
+		i, n := 1, len(o.conv)
+		for i < n {
+			if i *= 2; !(o.tree[i] >= theta) {
+				i++
+			}
+		}
+		return int(o.conv[i-n])
+	}
 	t := o.root
 	for t != none {
 		n := &o.nodes[t]
@@ -192,4 +253,107 @@ func (o *Order) update(t int32) {
 		m = o.nodes[n.right].maxVal
 	}
 	n.maxVal = m
+}
+
+// above reports whether key (k1, k2) is above every key in the set (slot
+// mode).
+func (o *Order) above(k1, k2 int64) bool {
+	if o.size == 0 {
+		return true
+	}
+	s := o.last
+	if s < 0 || o.conv[s] < 0 { // the latest Put left: find the highest occupied slot
+		s = o.next - 1
+		for o.conv[s] < 0 {
+			s--
+		}
+		o.last = s
+	}
+	n := &o.nodes[o.conv[s]]
+	return n.k1 < k1 || (n.k1 == k1 && n.k2 < k2)
+}
+
+// putSlot adds c, not in the set, at the next slot (slot mode).
+func (o *Order) putSlot(c int, k1, k2 int64, v float64) {
+	if o.next == len(o.conv) {
+		o.reslot()
+	}
+	s := o.next
+	o.next++
+	o.conv[s] = int32(c)
+	o.nodes[c] = orderNode{k1: k1, k2: k2, val: v, maxVal: v, left: none, right: none, slot: int32(s), in: true}
+	o.setLeaf(s, v)
+	o.last = s
+	o.size++
+}
+
+// reslot moves the occupied slots to the front, in order, into room for at
+// least twice as many, and rebuilds the max tree.
+func (o *Order) reslot() {
+	n := max(64, len(o.conv))
+	for 2*o.size > n {
+		n *= 2
+	}
+	conv := make([]int32, n)
+	tree := make([]float64, 2*n)
+	j, last := 0, -1
+	for s := o.lo; s < o.next; s++ {
+		if c := o.conv[s]; c >= 0 {
+			conv[j] = c
+			o.nodes[c].slot = int32(j)
+			tree[n+j] = o.nodes[c].val
+			if s == o.last {
+				last = j
+			}
+			j++
+		}
+	}
+	o.last = last
+	for k := j; k < n; k++ {
+		conv[k] = -1
+		tree[n+k] = math.Inf(-1)
+	}
+	for i := n - 1; i >= 1; i-- {
+		tree[i] = max2(tree[2*i], tree[2*i+1])
+	}
+	o.conv, o.tree, o.lo, o.next = conv, tree, 0, j
+}
+
+// setLeaf sets slot s's value and repairs the maxima above it, stopping
+// where one does not change.
+func (o *Order) setLeaf(s int, v float64) {
+	i := len(o.conv) + s
+	o.tree[i] = v
+	for i > 1 {
+		i /= 2
+		m := max2(o.tree[2*i], o.tree[2*i+1])
+		if m == o.tree[i] {
+			return
+		}
+		o.tree[i] = m
+	}
+}
+
+// max2 is the larger of a and b as update computes it.
+func max2(a, b float64) float64 {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+// toTreap moves the set from slot mode into the treap, for good.
+func (o *Order) toTreap() {
+	o.treap = true
+	conv := o.conv
+	lo, next := o.lo, o.next
+	o.conv, o.tree = nil, nil
+	o.size = 0
+	for s := lo; s < next; s++ {
+		if c := conv[s]; c >= 0 {
+			n := o.nodes[c]
+			o.nodes[c].in = false
+			o.Put(int(c), n.k1, n.k2, n.val)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -54,5 +55,92 @@ func TestOrderAgainstScan(t *testing.T) {
 		if o.Len() != len(ref) {
 			t.Fatalf("step %d: Len %d, want %d", step, o.Len(), len(ref))
 		}
+	}
+}
+
+// TestOrderSlotModeAgainstScan drives the order the way recency policies
+// do — keys rising with every Put, values changed, members removed, a
+// member put back with its own key — and then with keys out of order (the
+// switch to the treap), checking every answer against a linear scan.
+func TestOrderSlotModeAgainstScan(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		switchAt int
+		values   bool
+	}{
+		{"recency, values", 30000, true},
+		{"recency, no values", 30000, false},
+		{"switch to treap", 5000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 8))
+			type entry struct {
+				k1, k2 int64
+				v      float64
+			}
+			o := NewOrder()
+			ref := map[int]entry{}
+			value := func() float64 {
+				if !tc.values {
+					return math.Inf(-1)
+				}
+				return float64(r.IntN(100))
+			}
+			scan := func(theta float64, useTheta bool) int {
+				best := -1
+				for c, e := range ref {
+					if useTheta && !(e.v >= theta) {
+						continue
+					}
+					if best < 0 || e.k1 < ref[best].k1 || (e.k1 == ref[best].k1 && e.k2 < ref[best].k2) {
+						best = c
+					}
+				}
+				return best
+			}
+			for step := 0; step < 20000; step++ {
+				c := r.IntN(300)
+				switch r.IntN(6) {
+				case 0, 1, 2:
+					k := int64(step)
+					if step >= tc.switchAt {
+						k = r.Int64N(int64(step) + 1)
+					}
+					e := entry{k, int64(c), value()}
+					o.Put(c, e.k1, e.k2, e.v)
+					ref[c] = e
+				case 3:
+					o.Remove(c)
+					delete(ref, c)
+				case 4:
+					if e, ok := ref[c]; ok {
+						e.v = value()
+						o.SetValue(c, e.v)
+						ref[c] = e
+					}
+				case 5: // out and back in with the same key
+					if e, ok := ref[c]; ok {
+						o.Remove(c)
+						o.Put(c, e.k1, e.k2, e.v)
+					}
+				}
+				if got, want := o.First(), scan(0, false); got != want {
+					t.Fatalf("step %d: First = %d, scan %d", step, got, want)
+				}
+				for _, theta := range []float64{float64(r.IntN(110)), math.Inf(-1), math.Inf(1)} {
+					if got, want := o.FirstAtLeast(theta), scan(theta, true); got != want {
+						t.Fatalf("step %d: FirstAtLeast(%v) = %d, scan %d", step, theta, got, want)
+					}
+				}
+				if o.Len() != len(ref) {
+					t.Fatalf("step %d: Len %d, want %d", step, o.Len(), len(ref))
+				}
+				for c, e := range ref {
+					if k1, k2 := o.Key(c); k1 != e.k1 || k2 != e.k2 || !o.Contains(c) {
+						t.Fatalf("step %d: Key(%d) = %d,%d, want %d,%d", step, c, k1, k2, e.k1, e.k2)
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tailbound/tailbound/experiments/plots"
+	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/metrics"
+	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// Sweep is a capacity sweep at turn level: Results[i] are the policies'
+// results at Capacities[i] tokens.
+type Sweep struct {
+	Capacities []int64
+	Results    [][]replay.Result
+}
+
+// CapacitySweep replays tr once per capacity (tokens; each checked by the
+// instance's Validate), the other settings as in s, at most workers
+// capacities at a time; the results are in the order of capacities.
+// Schedules and EmitSchedule belong to one capacity and are refused.
+func CapacitySweep(tr *trace.Trace, entries []policies.Entry, s Settings, capacities []int64, workers int) (Sweep, error) {
+	if len(s.Schedules) > 0 || s.EmitSchedule != "" {
+		return Sweep{}, fmt.Errorf("capacity sweep: schedules belong to one capacity (run them without a sweep)")
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	out := Sweep{Capacities: capacities, Results: make([][]replay.Result, len(capacities))}
+	errs := make([]error, len(capacities))
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i, c := range capacities {
+		sc := s
+		sc.Capacity = c
+		if err := sc.Params.Validate(); err != nil {
+			return Sweep{}, fmt.Errorf("capacity %d tokens: %w", c, err)
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, sc Settings) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out.Results[i], errs[i] = Trace(tr, entries, sc)
+		}(i, sc)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return Sweep{}, fmt.Errorf("capacity %d tokens: %w", capacities[i], err)
+		}
+	}
+	return out, nil
+}
+
+// sweepJSON is the JSON document of a capacity sweep.
+type sweepJSON struct {
+	Units    string         `json:"units"`
+	Settings map[string]any `json:"settings"`
+	Baseline string         `json:"baseline,omitempty"`
+	Sweep    []sweepPoint   `json:"sweep"`
+}
+
+type sweepPoint struct {
+	CapacityTokens int64        `json:"capacity_tokens"`
+	Policies       []PolicyJSON `json:"policies"`
+}
+
+// SweepReport returns the JSON document and tables of a capacity sweep:
+// one row per capacity and policy with its hit ratio, TEL and TTFT
+// percentiles, and, with a baseline among the policies, each one's relative
+// improvement over the baseline at the same capacity.
+func SweepReport(sw Sweep, s Settings, l Labels) (any, []report.Table, error) {
+	doc := sweepJSON{
+		Units: "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline at the same capacity",
+		Settings: map[string]any{"capacities_tokens": sw.Capacities, "block_size_tokens": s.BlockSize,
+			"xi_tokens": s.Xi, "xi_ms": s.Model.XiMs(s.Xi), "alpha_ms_per_token": s.Model.AlphaMs,
+			"beta_ms": s.Model.BetaMs, "slo_ms": s.SLOMs, "forced": s.Forced, "qhat": l.QHat,
+			"threshold_tokens": l.Threshold, "trace": l.Trace},
+		Baseline: l.Baseline,
+	}
+	main := report.Table{
+		Title: fmt.Sprintf("%s: capacity sweep, B=%d tokens, ξ=%.1f tokens (%.1f ms), α=%g ms/token, β=%g ms, SLO %g ms",
+			l.Trace, s.BlockSize, s.Xi, s.Model.XiMs(s.Xi), s.Model.AlphaMs, s.Model.BetaMs, s.SLOMs),
+		Header: []string{"capacity (tokens)", "policy", "hit ratio", "TEL (tokens)", "TEL (ms)", "mean TTFT (ms)",
+			"P50 (ms)", "P90 (ms)", "P95 (ms)", "P99 (ms)", "SLO viol."},
+	}
+	impr := report.Table{Title: "relative improvement over " + l.Baseline + " at each capacity: (baseline − policy)/baseline",
+		Header: append([]string{"capacity (tokens)", "policy"}, ImprovementHeader...)}
+	haveBase := false
+	for i, c := range sw.Capacities {
+		var base *replay.Result
+		for j := range sw.Results[i] {
+			if sw.Results[i][j].Name == l.Baseline {
+				base = &sw.Results[i][j]
+			}
+		}
+		if l.Baseline != "" && base == nil {
+			return nil, nil, fmt.Errorf("flag --baseline: policy %q is not among --policies", l.Baseline)
+		}
+		pt := sweepPoint{CapacityTokens: c}
+		for _, r := range sw.Results[i] {
+			m := r.Summary
+			pj := NewPolicyJSON(r.Name, m.Turns, m, r.Evictions, r.EvictedTokens)
+			main.Rows = append(main.Rows, []string{report.I(c), r.Name, report.F(m.HitRatio, 4),
+				report.F(m.TELTokens, 1), report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2),
+				report.F(m.P90, 2), report.F(m.P95, 2), report.F(m.P99, 2),
+				fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct))})
+			if base != nil {
+				haveBase = true
+				pj.Improvement = metrics.Improvements(base.Summary, m)
+				impr.Rows = append(impr.Rows, append([]string{report.I(c), r.Name}, ImprovementCells(pj.Improvement)...))
+			}
+			pt.Policies = append(pt.Policies, pj)
+		}
+		doc.Sweep = append(doc.Sweep, pt)
+	}
+	if !haveBase {
+		return doc, []report.Table{main}, nil
+	}
+	return doc, []report.Table{main, impr}, nil
+}
+
+// SweepFigures draws each metric of a sweep against capacity, one line
+// per policy: hit ratio, TEL (ms), P90 and P99 TTFT (ms), with their file
+// stems' suffixes ("", "-tel", "-p90", "-p99").
+func SweepFigures(sw Sweep, title string) ([]plots.Figure, []string) {
+	metric := []struct {
+		suffix, label string
+		get           func(metrics.Summary) float64
+	}{
+		{"", "hit ratio", func(m metrics.Summary) float64 { return m.HitRatio }},
+		{"-tel", "TEL (ms)", func(m metrics.Summary) float64 { return m.TELMs }},
+		{"-p90", "P90 TTFT (ms)", func(m metrics.Summary) float64 { return m.P90 }},
+		{"-p99", "P99 TTFT (ms)", func(m metrics.Summary) float64 { return m.P99 }},
+	}
+	var figs []plots.Figure
+	var suffixes []string
+	for _, mt := range metric {
+		f := plots.Figure{Title: title + ": " + mt.label + " vs capacity", XLabel: "capacity C (tokens)", YLabel: mt.label}
+		if len(sw.Results) > 0 {
+			for j, r := range sw.Results[0] {
+				s := plots.Series{Name: r.Name}
+				for i, c := range sw.Capacities {
+					s.X = append(s.X, float64(c))
+					s.Y = append(s.Y, mt.get(sw.Results[i][j].Summary))
+				}
+				f.Series = append(f.Series, s)
+			}
+		}
+		figs = append(figs, f)
+		suffixes = append(suffixes, mt.suffix)
+	}
+	return figs, suffixes
+}
+
+// SaveSweepPlots writes SweepFigures: the hit ratio to path, the others to
+// path with "-tel", "-p90", "-p99" before its extension.
+func SaveSweepPlots(path string, sw Sweep, title string) error {
+	figs, suffixes := SweepFigures(sw, title)
+	ext := filepath.Ext(path)
+	stem := strings.TrimSuffix(path, ext)
+	for i, f := range figs {
+		if err := f.Save(stem + suffixes[i] + ext); err != nil {
+			return err
+		}
+	}
+	return nil
+}

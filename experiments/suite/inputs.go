@@ -10,7 +10,6 @@ import (
 
 	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/importer"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -43,20 +42,15 @@ func mooncakePath(env *Env, name string) (string, error) {
 // Mooncake trace (import mooncake, default options), read once per run.
 func mooncakeConversations(env *Env, name string) (*trace.Trace, error) {
 	v, err := env.Memo("mooncake-canonical:"+name, func() (any, error) {
+		raw, err := canonicalBytes(env, name)
+		if err != nil {
+			return nil, err
+		}
 		p, err := mooncakePath(env, name)
 		if err != nil {
 			return nil, err
 		}
-		src, c, err := importer.Open(p, "mooncake", importer.DefaultOptions())
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		var buf bytes.Buffer
-		if _, err := importer.WriteCanonical(&buf, src); err != nil {
-			return nil, err
-		}
-		return trace.ReadAll(&buf, p)
+		return trace.ReadAll(bytes.NewReader(raw), p)
 	})
 	if err != nil {
 		return nil, err

@@ -119,20 +119,8 @@ func (s *Scanner) delim(j int) bool {
 // Int reads a JSON integer (no fraction, no exponent) of at most 18
 // digits, which fits an int64.
 func (s *Scanner) Int() (int64, bool) {
-	j := s.i
-	neg := false
-	if j < len(s.b) && s.b[j] == '-' {
-		neg = true
-		j++
-	}
-	start := j
-	var n int64
-	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-		n = n*10 + int64(s.b[j]-'0')
-		j++
-	}
-	d := j - start
-	if d == 0 || d > 18 || (d > 1 && s.b[start] == '0') || !s.delim(j) {
+	j, n, neg, d, ok := s.integer()
+	if !ok || d > 18 || !s.delim(j) {
 		return 0, false
 	}
 	s.i = j
@@ -142,22 +130,29 @@ func (s *Scanner) Int() (int64, bool) {
 	return n, true
 }
 
-// Float reads a JSON number as encoding/json does into a float64.
-func (s *Scanner) Float() (float64, bool) {
-	j := s.i
-	neg := false
+// integer scans a JSON number's sign and integer part at s.i: it returns
+// the position after them, their value (exact for up to 18 digits), the
+// sign and the digit count; ok is false without digits or with a leading
+// zero before other digits. s.i is not moved.
+func (s *Scanner) integer() (j int, n int64, neg bool, d int, ok bool) {
+	j = s.i
 	if j < len(s.b) && s.b[j] == '-' {
 		neg = true
 		j++
 	}
 	start := j
-	var n int64
 	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
 		n = n*10 + int64(s.b[j]-'0')
 		j++
 	}
-	d := j - start
-	if d == 0 || (d > 1 && s.b[start] == '0') {
+	d = j - start
+	return j, n, neg, d, d > 0 && !(d > 1 && s.b[start] == '0')
+}
+
+// Float reads a JSON number as encoding/json does into a float64.
+func (s *Scanner) Float() (float64, bool) {
+	j, n, neg, d, ok := s.integer()
+	if !ok {
 		return 0, false
 	}
 	simple := d <= 15 // exactly representable: float64(n) is the parse

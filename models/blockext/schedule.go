@@ -52,6 +52,7 @@ func ReadFiles(paths []string) ([]*Schedule, error) {
 // Read reads a block schedule from r; name is used in messages.
 func Read(r io.Reader, name string) (*Schedule, error) {
 	s := &Schedule{Name: name}
+	at := map[int]int{} // request → index in s.Lines; a map, so that a huge request number costs nothing
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<26)
 	no := 0
@@ -74,13 +75,10 @@ func Read(r io.Reader, name string) (*Schedule, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("%s:%d: field \"request\": %d is negative (0-based)", name, no, i)
 		}
-		for len(s.line) <= i {
-			s.line = append(s.line, -1)
+		if k, dup := at[i]; dup {
+			return nil, fmt.Errorf("%s:%d: request %d already has line %d", name, no, i, s.Lines[k].No)
 		}
-		if s.line[i] >= 0 {
-			return nil, fmt.Errorf("%s:%d: request %d already has line %d", name, no, i, s.Lines[s.line[i]].No)
-		}
-		s.line[i] = len(s.Lines)
+		at[i] = len(s.Lines)
 		s.Lines = append(s.Lines, l)
 	}
 	if err := sc.Err(); err != nil {
@@ -89,10 +87,14 @@ func Read(r io.Reader, name string) (*Schedule, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for i, k := range s.line {
-		if k < 0 {
+	// One line per request, so the requests must be exactly 0 … n−1.
+	s.line = make([]int, len(s.Lines))
+	for i := range s.line {
+		k, ok := at[i]
+		if !ok {
 			return nil, fmt.Errorf("%s: request %d has no line (wrong request count)", name, i)
 		}
+		s.line[i] = k
 	}
 	if len(s.Lines) == 0 {
 		return nil, fmt.Errorf("%s: empty schedule (one line per request expected)", name)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -67,7 +68,7 @@ func (f *blockStudyFlags) sweepBlockSizes(o *simOptions, entries []prefixcache.E
 	if o.traceFmt != "canonical" || o.tracePath == "" {
 		return fmt.Errorf("flag --block-sizes: needs a canonical --trace (block-hash traces carry their block size)")
 	}
-	sizes, err := parseInts("block-sizes", f.blockSizes)
+	sizes, err := option.Ints("block-sizes", f.blockSizes)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -60,19 +59,6 @@ func parseQHat(s string) (float64, error) {
 	return v, nil
 }
 
-// parseKV reads repeated key=value flags into a map.
-func parseKV(flag string, kvs []string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("flag --%s: want key=value, got %q", flag, kv)
-		}
-		m[k] = v
-	}
-	return m, nil
-}
-
 // checkCapacity validates a capacity and block size in tokens.
 func checkCapacity(capacity, block int64) error {
 	if block < 1 {
@@ -82,44 +68,6 @@ func checkCapacity(capacity, block int64) error {
 		return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of --block-size %d", capacity, block)
 	}
 	return nil
-}
-
-// parseInts reads a comma-separated list of integers for flag name.
-func parseInts(flag, s string) ([]int64, error) {
-	return parseList(flag, s, "an integer", func(f string) (int64, bool) {
-		v, err := strconv.ParseInt(f, 10, 64)
-		return v, err == nil
-	})
-}
-
-// parseFloats reads a comma-separated list of numbers for flag name.
-func parseFloats(flag, s string) ([]float64, error) {
-	return parseList(flag, s, "a finite number", func(f string) (float64, bool) {
-		v, err := strconv.ParseFloat(f, 64)
-		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
-	})
-}
-
-// parseList reads a comma-separated list for flag name, each item with
-// parse (what names a valid item); blank items are skipped, an empty list
-// is an error.
-func parseList[T any](flag, s, what string, parse func(string) (T, bool)) ([]T, error) {
-	var out []T
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, ok := parse(f)
-		if !ok {
-			return nil, fmt.Errorf("flag --%s: %q is not %s", flag, f, what)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("flag --%s: empty list", flag)
-	}
-	return out, nil
 }
 
 // progressTo returns w when it is a terminal, so that progress is shown to

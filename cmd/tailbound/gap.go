@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/seeds"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
@@ -68,7 +69,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		var xl []float64
 		if *xis != "" {
 			var err error
-			if xl, err = parseFloats("xis", *xis); err != nil {
+			if xl, err = option.Floats("xis", *xis); err != nil {
 				return err
 			}
 		}
@@ -93,7 +94,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *caps == "" || *xis == "" {
 		return fmt.Errorf("flags --capacities and --xis: both required (comma-separated tokens)")
 	}
-	capacities, err := parseInts("capacities", *caps)
+	capacities, err := option.Ints("capacities", *caps)
 	if err != nil {
 		return err
 	}
@@ -105,13 +106,13 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("flag --capacities: %d tokens must be ≥ 0 and a multiple of --block-size %d", c, *block)
 		}
 	}
-	xiList, err := parseFloats("xis", *xis)
+	xiList, err := option.Floats("xis", *xis)
 	if err != nil {
 		return err
 	}
 	var thr []int64
 	if *thresholds != "" {
-		if thr, err = parseInts("thresholds", *thresholds); err != nil {
+		if thr, err = option.Ints("thresholds", *thresholds); err != nil {
 			return err
 		}
 	}

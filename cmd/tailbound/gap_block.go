@@ -9,6 +9,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/blockgap"
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -37,7 +38,7 @@ func gapBlock(a gapBlockArgs, stdout, stderr io.Writer) error {
 	if a.trace == "" || a.capacities == "" {
 		return fmt.Errorf("flags --trace and --capacities: both required at block level")
 	}
-	capacities, err := parseInts("capacities", a.capacities)
+	capacities, err := option.Ints("capacities", a.capacities)
 	if err != nil {
 		return err
 	}

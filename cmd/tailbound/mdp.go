@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/montecarlo"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -157,7 +158,7 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	kv, err := parseKV("policy-opt", popts)
+	kv, err := option.KV("policy-opt", popts)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/kvreuse"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/kvpipe"
 	"github.com/tailbound/tailbound/models/kvsize"
 	"github.com/tailbound/tailbound/models/recompute"
@@ -207,7 +208,7 @@ func (s *rcSetup) resolve() (h kvreuse.Hardware, err error) {
 
 // rcTokens parses a list of context lengths, tokens.
 func rcTokens(s string) ([]int, error) {
-	v, err := parseInts("tokens", s)
+	v, err := option.Ints("tokens", s)
 	if err != nil {
 		return nil, err
 	}

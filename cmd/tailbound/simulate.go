@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
@@ -131,7 +132,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if fs.Changed("capacity") {
 			return fmt.Errorf("flags --capacity and --capacities: give one")
 		}
-		if caps, err = parseInts("capacities", o.capacities); err != nil {
+		if caps, err = option.Ints("capacities", o.capacities); err != nil {
 			return err
 		}
 		for _, c := range caps {
@@ -163,7 +164,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("flag --policies: %w", err)
 		}
 	}
-	popts, err := parseKV("policy-opt", o.policyOpts)
+	popts, err := option.KV("policy-opt", o.policyOpts)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -32,7 +33,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	popts, err := parseKV("policy-opt", o.policyOpts)
+	popts, err := option.KV("policy-opt", o.policyOpts)
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func simulateBlock(o *simOptions, changed func(string) bool, stdout, stderr io.W
 	case o.capacities != "" && changed("capacity"):
 		return fmt.Errorf("flags --capacity and --capacities: give one")
 	case o.capacities != "":
-		if capacities, err = parseInts("capacities", o.capacities); err != nil {
+		if capacities, err = option.Ints("capacities", o.capacities); err != nil {
 			return err
 		}
 	case changed("capacity"):

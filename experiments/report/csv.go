@@ -10,7 +10,10 @@ import (
 )
 
 // writeCSV writes the tables as one machine-readable CSV table, with no
-// title or comment lines and plain cells (see plainColumn). One table is
+// title or comment lines and plain cells: a table built with Table.Add
+// writes its Plain cells (full precision); any other table's cells are
+// read back from their displayed text (see plainColumn), so they carry the
+// precision the table shows. One table is
 // written as it is. Several tables, whose columns mean different things
 // even where their names agree, are written in long form: one line per
 // cell, with the columns table (its title), row (1-based), column (its
@@ -23,14 +26,9 @@ func writeCSV(w io.Writer, tables []Table) error {
 		}
 	}
 	for _, t := range tables {
-		rows := make([][]string, len(t.Rows))
-		for i, r := range t.Rows {
-			rows[i] = make([]string, len(t.Header))
-			copy(rows[i], r)
-		}
-		header := append([]string(nil), t.Header...)
-		for j := range header {
-			header[j] = plainColumn(header[j], rows, j)
+		header, rows, ok := t.plainRows()
+		if !ok {
+			header, rows = t.parsedRows()
 		}
 		if len(tables) == 1 {
 			if err := cw.Write(header); err != nil {
@@ -51,6 +49,21 @@ func writeCSV(w io.Writer, tables []Table) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// parsedRows returns the header and rows of t with each column made plain
+// by plainColumn.
+func (t Table) parsedRows() (header []string, rows [][]string) {
+	rows = make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = make([]string, len(t.Header))
+		copy(rows[i], r)
+	}
+	header = append([]string(nil), t.Header...)
+	for j := range header {
+		header[j] = plainColumn(header[j], rows, j)
+	}
+	return header, rows
 }
 
 var (

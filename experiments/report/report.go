@@ -37,11 +37,17 @@ type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Plain holds, for a table built with Add, each row's cells as CSV
+	// writes them (full precision, no units); Fraction marks the columns
+	// whose Plain cells are fractions shown as percentages. A table built
+	// by appending to Rows leaves both nil.
+	Plain    [][]string `json:",omitempty"`
+	Fraction []bool     `json:",omitempty"`
 }
 
 // Emit writes the result in format: doc as indented JSON for "json", the
-// tables otherwise. Several tables are separated by a blank line; in CSV
-// each table is preceded by a "# title" comment line when it has a title.
+// tables otherwise. Several tables are separated by a blank line; CSV is
+// one machine-readable table (see writeCSV).
 func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 	if err := CheckFormat(format); err != nil {
 		return err

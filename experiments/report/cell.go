@@ -1,0 +1,101 @@
+package report
+
+import (
+	"math"
+	"strconv"
+)
+
+// Cell is one table cell built with Table.Add: Text as the table and
+// markdown formats show it, Plain as CSV writes it — the value at full
+// precision (shortest form that parses back to the same float64), with no
+// units, or "" when there is no value. Frac marks a Plain fraction whose
+// Text is a percentage.
+type Cell struct {
+	Text, Plain string
+	Frac        bool
+}
+
+// The constructors below show their Text exactly as F, FV, I and Pct
+// format it, so a table switched to Add prints the same table; their Plain
+// is the full-precision value, and "" where the value is NaN or absent.
+
+// CellF is x as F(x, prec) shows it.
+func CellF(x float64, prec int) Cell { return Cell{Text: F(x, prec), Plain: plainFloat(x)} }
+
+// CellFV is *x as FV(x, prec) shows it ("—" when x is nil).
+func CellFV(x *float64, prec int) Cell {
+	if x == nil {
+		return Cell{Text: FV(x, prec)}
+	}
+	return CellF(*x, prec)
+}
+
+// CellI is the integer n.
+func CellI(n int64) Cell { return Cell{Text: I(n), Plain: I(n)} }
+
+// CellText is a cell of text (a policy name, a setting), written as it is.
+func CellText(s string) Cell { return Cell{Text: s, Plain: s} }
+
+// CellPct is the fraction x as Pct(x) shows it, written to CSV as the
+// fraction.
+func CellPct(x float64) Cell { return Cell{Text: Pct(x), Plain: plainFloat(x), Frac: true} }
+
+func plainFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return ""
+	case math.IsInf(x, 1):
+		return "inf" // as plainColumn writes "∞"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// Add appends a row of cells: their Text to Rows and their Plain values
+// to Plain, so that CSV carries full precision. A table whose rows are all
+// added this way is written to CSV from Plain; otherwise CSV cells are
+// read back from the displayed text (see writeCSV).
+func (t *Table) Add(cells ...Cell) {
+	text := make([]string, len(cells))
+	plain := make([]string, len(cells))
+	for j, c := range cells {
+		text[j], plain[j] = c.Text, c.Plain
+		if c.Frac {
+			for len(t.Fraction) <= j {
+				t.Fraction = append(t.Fraction, false)
+			}
+			t.Fraction[j] = true
+		}
+	}
+	for len(t.Plain) < len(t.Rows) {
+		t.Plain = append(t.Plain, nil) // rows appended as text before
+	}
+	t.Rows = append(t.Rows, text)
+	t.Plain = append(t.Plain, plain)
+}
+
+// plainRows returns the CSV rows and header of a table whose every row was
+// built with Add, and false otherwise.
+func (t Table) plainRows() (header []string, rows [][]string, ok bool) {
+	if len(t.Plain) != len(t.Rows) || len(t.Rows) == 0 {
+		return nil, nil, false
+	}
+	for _, r := range t.Plain {
+		if r == nil {
+			return nil, nil, false
+		}
+	}
+	header = append([]string(nil), t.Header...)
+	for j := range header {
+		if j < len(t.Fraction) && t.Fraction[j] {
+			header[j] += " (fraction)"
+		}
+	}
+	rows = make([][]string, len(t.Plain))
+	for i, r := range t.Plain {
+		rows[i] = make([]string, len(t.Header))
+		copy(rows[i], r)
+	}
+	return header, rows, true
+}

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// A table built with Add shows the same text as one built from F, I and
+// Pct, and writes its cells to CSV at full precision: 1/3 as the shortest
+// form that parses back to 1/3, a percentage as its fraction.
+func TestAddWritesFullPrecision(t *testing.T) {
+	var built Table
+	built.Header = []string{"policy", "TTFT (ms)", "hits", "improvement", "gap (tokens)"}
+	third := 1.0 / 3
+	built.Add(CellText("lru"), CellF(third, 2), CellI(7), CellPct(0.123456), CellFV(nil, 1))
+	built.Add(CellText("tlru"), CellF(math.NaN(), 2), CellI(-1), CellPct(math.Inf(1)), CellFV(&third, 1))
+	text := Table{Header: built.Header, Rows: [][]string{
+		{"lru", F(third, 2), I(7), Pct(0.123456), FV(nil, 1)},
+		{"tlru", F(math.NaN(), 2), I(-1), Pct(math.Inf(1)), FV(&third, 1)},
+	}}
+	for _, format := range []string{"table", "markdown"} {
+		var a, b bytes.Buffer
+		if err := Emit(&a, format, nil, built); err != nil {
+			t.Fatal(err)
+		}
+		if err := Emit(&b, format, nil, text); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("%s: Add shows\n%s\nwhere text rows show\n%s", format, a.String(), b.String())
+		}
+	}
+	var buf bytes.Buffer
+	if err := Emit(&buf, "csv", nil, built); err != nil {
+		t.Fatal(err)
+	}
+	want := "policy,TTFT (ms),hits,improvement (fraction),gap (tokens)\n" +
+		"lru,0.3333333333333333,7,0.123456,\n" +
+		"tlru,,-1,inf,0.3333333333333333\n"
+	if buf.String() != want {
+		t.Errorf("csv got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// A table mixing rows appended as text with rows added as cells falls
+// back to reading every cell from its text.
+func TestAddMixedFallsBack(t *testing.T) {
+	tb := Table{Header: []string{"policy", "share"}, Rows: [][]string{{"lru", "50.0%"}}}
+	tb.Add(CellText("tlru"), CellPct(0.25))
+	var buf bytes.Buffer
+	if err := Emit(&buf, "csv", nil, tb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "policy,share (fraction)\nlru,0.5\ntlru,0.25\n"; buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}

@@ -43,7 +43,11 @@ import (
 // the one it supplies to its own phase II. Solve therefore refuses, with
 // status lp.TooLarge and the value found, a problem with any finite
 // coefficient, bound or right-hand side above MaxMagnitude in absolute
-// value, before gonum sees it.
+// value, before gonum sees it. Beyond the guard gonum fails loudly or,
+// at 2^34, calls the (always feasible) TEL problem infeasible; an optimal
+// answer is in any case checked (verify) before it is reported, so that
+// one computed from an ill-conditioned basis is lp.Numerical, never a
+// number.
 type Backend struct {
 	// MaxRows and MaxCells bound the standard form (0: DefaultMaxRows
 	// and DefaultMaxCells).
@@ -348,6 +352,9 @@ func (s *standard) solve(lo, up []float64) lp.Solution {
 		}
 		return v
 	})
+	if err := verify(p, lo, up, x, f+objOff); err != nil {
+		return lp.Solution{Status: lp.Numerical, Detail: "gonum's answer fails its check (" + err.Error() + ")"}
+	}
 	return lp.Solution{Status: lp.Optimal, Obj: f + objOff, X: x, Detail: "gonum simplex"}
 }
 

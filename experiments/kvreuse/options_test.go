@@ -256,7 +256,8 @@ func TestPipelineLive(t *testing.T) {
 }
 
 // Measure's Run validates the search first, notes a search without a grid
-// and refuses an unwritable --save before measuring anything.
+// and refuses an unwritable --save, or --plot with no grid, before
+// measuring anything.
 func TestMeasureRunErrors(t *testing.T) {
 	o := MeasureOptions{LiveOptions{Model: kvsize.Overrides{Name: "vicuna-7b"}, Pipeline: pipeline(),
 		Search: recompute.SearchSettings{RMin: 0.15, RMax: 1, Eps: 0.01, Tol: 0.02, Variants: "golden"}}}
@@ -270,4 +271,8 @@ func TestMeasureRunErrors(t *testing.T) {
 	if !strings.Contains(notes.String(), "--grid 0") {
 		t.Errorf("notes %q: want the --grid 0 note", notes.String())
 	}
+	// --grid 0 leaves nothing to draw: --plot is refused before measuring.
+	o.Save, o.Plot = "", filepath.Join(t.TempDir(), "fig.svg")
+	_, err = o.Run(Env{})
+	wantFlag(t, "plot without grid", err, "plot")
 }

@@ -97,6 +97,11 @@ func (o *MeasureOptions) Run(env Env) (Output, error) {
 // run measures with search options so and variants vs (only the profile
 // when profileOnly, which draws no figure).
 func (l LiveOptions) run(env Env, so recompute.Options, vs []recompute.Variant, profileOnly bool) (Output, error) {
+	if so.GridIntervals == 0 && l.Plot != "" && !profileOnly {
+		// Without a grid the figure would hold markers and no curve
+		// (gonum/plot then fails on their infinite extent, after the run).
+		return Output{}, option.Errorf("plot", "needs --grid > 0: the figure draws the measured grid")
+	}
 	cfg, err := l.Model.Resolve(env.Changed)
 	if err != nil {
 		return Output{}, err

@@ -110,7 +110,7 @@ func TestOneStepCommandByHand(t *testing.T) {
 // none; enough can for the test to mean something.
 func TestOneStepCommandReproduces(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 4))
-	var stated, evicting int
+	var stated, evicting, forced, births int
 	for k := 0; k < 1000; k++ {
 		o := RandomOneStep(r, 4)
 		p, err := o.Problem()
@@ -122,6 +122,12 @@ func TestOneStepCommandReproduces(t *testing.T) {
 			continue
 		}
 		stated++
+		if strings.Contains(cmd, " --forced") {
+			forced++ // a fixed item, served under forced caching
+		}
+		if !strings.Contains(cmd, " --birth 0 ") {
+			births++ // items with no history, as empty seats
+		}
 		y, err := etlru.Greedy(p)
 		if err != nil {
 			t.Fatal(err)
@@ -154,9 +160,10 @@ func TestOneStepCommandReproduces(t *testing.T) {
 			evicting++
 		}
 	}
-	// About 40 % of these problems have a command, 5 % one that evicts.
-	if stated < 250 || evicting < 20 {
-		t.Errorf("%d of 1000 problems have a command, %d of them evicting; want ≥ 250 and ≥ 20", stated, evicting)
+	// About 40 % of these problems have a command, 5 % one that evicts;
+	// some with a fixed item, some with empty seats.
+	if stated < 250 || evicting < 20 || forced < 5 || births < 5 {
+		t.Errorf("%d of 1000 problems have a command, %d evicting, %d forced, %d with empty seats; want ≥ 250, 20, 5, 5", stated, evicting, forced, births)
 	}
 }
 

@@ -276,8 +276,8 @@ func (u *UnitPage) Shrink() []claim.Instance {
 	return out
 }
 
-// Export implements claim.Instance. A one-step problem has no command
-// line; its fields are those of etlru.Problem.
+// Export implements claim.Instance: the fields of the unit-page problem
+// (its command line, when the one-step MDP can state it, is Command's).
 func (u *UnitPage) Export() any {
 	return map[string]any{"rates_per_s": u.Weights, "cached": u.Cached, "capacity_pages": u.Capacity}
 }

@@ -5,7 +5,7 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 )
 
-// Settings are 'tailbound mdp solve”s flags: each field holds a flag's
+// Settings are the flags of 'tailbound mdp solve': each field holds a flag's
 // value in the flag's units, as given. Build validates them, naming the
 // flag, and returns the instance and policies to compare.
 type Settings struct {

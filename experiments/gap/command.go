@@ -74,12 +74,6 @@ type Command struct {
 	Progress io.Writer
 }
 
-// turnOnly and blockOnly are the flags of one level only.
-var (
-	turnOnly  = []string{"forced", "thresholds", "solver", "workers", "schedule", "exec-timeout"}
-	blockOnly = []string{"trace-format", "lp-solver", "ip-solver"}
-)
-
 // given reports whether flag was on the command line.
 func (c Command) given(flag string) bool { return c.Given != nil && c.Given(flag) }
 
@@ -119,7 +113,7 @@ func (c Command) checkLevel() error {
 	}
 	switch c.Level {
 	case "turn":
-		return c.refuse(blockOnly, "block level only (--level block)")
+		return c.refuse([]string{"trace-format", "lp-solver", "ip-solver"}, "block level only (--level block)")
 	case "block":
 		return nil
 	}
@@ -145,7 +139,7 @@ func (c Command) block(ctx context.Context) (any, []report.Table, error) {
 			return nil, nil, err
 		}
 	}
-	if err := c.refuse(turnOnly, "turn level only"); err != nil {
+	if err := c.refuse([]string{"forced", "thresholds", "solver", "workers", "schedule", "exec-timeout"}, "turn level only"); err != nil {
 		return nil, nil, err
 	}
 	return blockgap.Command{Trace: c.Trace, TraceFormat: c.TraceFormat, Format: c.Format, Policies: c.Policies,

@@ -1,0 +1,121 @@
+package montecarlo
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
+)
+
+// Command is 'tailbound mdp simulate' as given on the command line: each
+// field holds a flag's value in the flag's units. Run validates them,
+// naming the flag, and runs the study.
+type Command struct {
+	// Model is the birth–death workload read from the model flags; its
+	// Duration is replaced by Duration, seconds of births per replication
+	// (--duration).
+	Model    birthdeath.Params
+	Duration float64
+	// Reps is the number of replications, ≥ 2 (--reps); Seed the random
+	// seed (--seed).
+	Reps int
+	Seed uint64
+	// Policies are the online policies, comma-separated (--policies; see
+	// Policies); PolicyOpts their key=value settings (--policy-opt).
+	Policies   string
+	PolicyOpts []string
+	// Capacity is C, a multiple of Block, and Block is B, tokens
+	// (--capacity, --block-size).
+	Capacity, Block int64
+	// Latency is the latency model and Xi the TEL threshold ξ, tokens.
+	Latency latency.Model
+	Xi      float64
+	// QHat is T-LRU's Q̂: "auto" (running mean) or tokens (--qhat).
+	QHat string
+	// SLOMs is the SLO for violation counts, ms (--slo-ms).
+	SLOMs float64
+	// Forced is forced caching (--forced).
+	Forced bool
+	// Progress, when not nil, is told what runs.
+	Progress io.Writer
+}
+
+// workers is the number of replications run at once (2 on this machine).
+const workers = 2
+
+// Run validates c and runs the study: it returns the JSON document and the
+// table the command prints.
+func (c Command) Run() (any, []report.Table, error) {
+	cfg, err := c.config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Progress != nil {
+		fmt.Fprintf(c.Progress, "running %d replications of %g s on %d workers…\n", c.Reps, cfg.Model.Duration, workers)
+	}
+	stats, err := Run(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, t := Report(cfg, stats)
+	return doc, []report.Table{t}, nil
+}
+
+// config validates c and returns the study's Config.
+func (c Command) config() (Config, error) {
+	p := c.Model
+	p.Duration = c.Duration
+	if !(p.Duration > 0) || math.IsInf(p.Duration, 0) {
+		return Config{}, option.Errorf("duration", "must be a finite number of seconds > 0")
+	}
+	if err := p.Validate(); err != nil {
+		return Config{}, err
+	}
+	if c.Reps < 2 {
+		return Config{}, option.Errorf("reps", "need at least 2 replications, got %d", c.Reps)
+	}
+	if c.Block < 1 {
+		return Config{}, option.Errorf("block-size", "must be ≥ 1 token, got %d", c.Block)
+	}
+	if c.Capacity < 0 || c.Capacity%c.Block != 0 {
+		return Config{}, option.Errorf("capacity", "%d tokens must be ≥ 0 and a multiple of --block-size %d", c.Capacity, c.Block)
+	}
+	q, err := parseQHat(c.QHat)
+	if err != nil {
+		return Config{}, err
+	}
+	kv, err := option.KV("policy-opt", c.PolicyOpts)
+	if err != nil {
+		return Config{}, err
+	}
+	entries, err := Policies(c.Policies, p, kv)
+	if err != nil {
+		return Config{}, option.Wrap("policies", err)
+	}
+	params := instance.Params{Capacity: c.Capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced}
+	return Config{Model: p, Reps: c.Reps, Seed: c.Seed, Policies: entries, Workers: workers,
+		Settings: sim.Settings{Options: replay.Options{Params: params, Model: c.Latency, SLOMs: c.SLOMs},
+			QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}, nil
+}
+
+// parseQHat reads a --qhat value: "auto" (0: T-LRU's running mean) or a
+// number of tokens > 0.
+func parseQHat(s string) (float64, error) {
+	if s == "auto" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, option.Errorf("qhat", "want auto or a number of tokens > 0, got %q", s)
+	}
+	return v, nil
+}

@@ -14,8 +14,7 @@ import (
 // runGen generates traces: gen birth-death | gen timestamps.
 func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)")
-		fmt.Fprintln(stdout, "       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)")
+		fmt.Fprint(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)\n       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)\n")
 		return nil
 	}
 	switch args[0] {
@@ -65,7 +64,8 @@ func runGenBirthDeath(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o.Model, o.Given = mf.ModelOptions, given(fs)
+	o.Model, o.Given = mf.ModelOptions, map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { o.Given[f.Name] = true })
 	if o.Fit != "" {
 		return fits.BirthDeath(o, stdout, stderr)
 	}

@@ -27,15 +27,15 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // modelFlags binds the birth–death model's flags, shared by gen
-// birth-death, mdp simulate and the embedded workload.
-type modelFlags struct{ birthdeath.ModelOptions }
+// birth-death and mdp simulate.
+type modelFlags struct{ birthdeath.Flags }
 
 // add registers the flags; promptDef and responseDef describe the defaults
 // of the length distributions in the help.
 func (m *modelFlags) add(fs *pflag.FlagSet, def birthdeath.Params, promptDef, responseDef string) {
 	fs.Float64Var(&m.LambdaConv, "lambda-conv", def.LambdaConv, "conversation births per second")
 	fs.Float64Var(&m.Mu, "mu", def.Mu, "death rate μ per second (mean lifetime 1/μ s)")
-	addRateFlags(fs, &m.RateOptions)
+	addRateFlags(fs, &m.Rates, &m.Gamma)
 	fs.StringVar(&m.Prompt, "prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default "+promptDef+")")
 	fs.StringVar(&m.Response, "response", "", "response lengths, tokens, as --prompt (default "+responseDef+")")
 }
@@ -44,9 +44,9 @@ func (m *modelFlags) add(fs *pflag.FlagSet, def birthdeath.Params, promptDef, re
 func (m *modelFlags) apply(p *birthdeath.Params) error { return m.Apply(p) }
 
 // addRateFlags registers the turn-rate flags shared by both generators.
-func addRateFlags(fs *pflag.FlagSet, r *birthdeath.RateOptions) {
-	fs.StringVar(&r.Rates, "rates", birthdeath.FormatRates(birthdeath.Default().Classes), "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
-	fs.StringVar(&r.Gamma, "gamma", "", "Gamma-distributed turn rates SHAPE:MEAN (mean per second); overrides --rates")
+func addRateFlags(fs *pflag.FlagSet, rates, gamma *string) {
+	fs.StringVar(rates, "rates", birthdeath.DefaultFlags().Rates, "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
+	fs.StringVar(gamma, "gamma", "", "Gamma-distributed turn rates SHAPE:MEAN (mean per second); overrides --rates")
 }
 
 func runGenBirthDeath(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,8 +55,8 @@ func runGenBirthDeath(ctx context.Context, args []string, stdout, stderr io.Writ
 	var o birthdeath.GenOptions
 	mf := modelFlags{}
 	mf.add(fs, def, "log-normal with mean 200 tokens, σ=1", "log-normal with mean 300 tokens, σ=0.8")
-	fs.Float64Var(&o.Duration, "duration", def.Duration, "seconds during which conversations are born (their later turns run on until they die)")
-	fs.IntVar(&o.Turns, "turns", 0, "stop after this many turns (0: no limit)")
+	fs.Float64Var(&mf.Duration, "duration", def.Duration, "seconds during which conversations are born (their later turns run on until they die)")
+	fs.IntVar(&mf.Turns, "turns", 0, "stop after this many turns (0: no limit)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
 	fs.StringVar(&o.Deaths, "deaths", "", "also write the hidden per-conversation birth, death (s) and rate (per s) as JSON Lines to FILE")
 	fs.StringVar(&o.Fit, "fit", "", "fit the model to this canonical trace (e.g. from 'import mooncake') and generate its twin; the fit and its goodness go to stderr")
@@ -64,8 +64,8 @@ func runGenBirthDeath(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o.Model, o.Given = mf.ModelOptions, map[string]bool{}
-	fs.Visit(func(f *pflag.Flag) { o.Given[f.Name] = true })
+	mf.Changed = fs.Changed
+	o.Model = mf.Flags
 	if o.Fit != "" {
 		return fits.BirthDeath(o, stdout, stderr)
 	}
@@ -77,7 +77,7 @@ func runGenTimestamps(ctx context.Context, args []string, stdout io.Writer) erro
 	var o birthdeath.TimestampOptions
 	fs.StringVar(&o.Trace, "trace", "", "canonical trace whose turns get synthetic times, with or without \"t\" (- for stdin)")
 	fs.Float64Var(&o.LambdaConv, "lambda-conv", birthdeath.Default().LambdaConv, "conversation births per second")
-	addRateFlags(fs, &o.RateOptions)
+	addRateFlags(fs, &o.Rates, &o.Gamma)
 	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
 	if err := parseFlags(fs, args); err != nil {
 		return err

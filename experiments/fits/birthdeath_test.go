@@ -24,7 +24,10 @@ func TestBirthDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := writeFile(t, "bd.jsonl", in.String())
-	o := birthdeath.GenOptions{Fit: path, FitLaws: "lognormal", Turns: 40, Seed: 3, Given: map[string]bool{"turns": true}}
+	given := map[string]bool{"turns": true}
+	m := birthdeath.DefaultFlags()
+	m.Turns, m.Changed = 40, func(f string) bool { return given[f] }
+	o := birthdeath.GenOptions{Model: m, Fit: path, FitLaws: "lognormal", Seed: 3}
 	var out, rep bytes.Buffer
 	if err := BirthDeath(o, &out, &rep); err != nil {
 		t.Fatal(err)
@@ -39,7 +42,7 @@ func TestBirthDeath(t *testing.T) {
 	if want := "| turns | " + strconv.Itoa(len(tr.Turns)) + " |"; !strings.Contains(rep.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, rep.String())
 	}
-	o.Given["mu"] = true
+	given["mu"] = true
 	if err := BirthDeath(o, &out, &rep); err == nil || err.Error() != "flag --mu: not with --fit (the fit sets the model)" {
 		t.Errorf("--mu with --fit: %v", err)
 	}

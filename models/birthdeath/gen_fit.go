@@ -24,12 +24,13 @@ type Twin struct {
 }
 
 // FitTwin fits the model to the canonical trace o.Fit and generates its
-// twin with o.Seed: the fit's rates, the laws o.FitLaws names, o.Duration
-// when given (else the trace's span of births) and o.Turns.
+// twin with o.Seed: the fit's rates, the laws o.FitLaws names,
+// o.Model.Duration when given (else the trace's span of births) and
+// o.Model.Turns.
 func (o GenOptions) FitTwin() (*Twin, error) {
 	// The flags that set the model, which the fit sets instead.
 	for _, f := range []string{"lambda-conv", "mu", "rates", "gamma", "prompt", "response", "deaths"} {
-		if o.Given[f] {
+		if o.Model.changed(f) {
 			return nil, option.Errorf(f, "not with --fit (the fit sets the model)")
 		}
 	}
@@ -49,10 +50,10 @@ func (o GenOptions) FitTwin() (*Twin, error) {
 	default:
 		return nil, option.Errorf("fit-laws", "want lognormal or empirical, got %q", o.FitLaws)
 	}
-	if o.Given["duration"] {
-		p.Duration = o.Duration
+	if o.Model.changed("duration") {
+		p.Duration = o.Model.Duration
 	}
-	p.MaxTurns = o.Turns
+	p.MaxTurns = o.Model.Turns
 	twin, err := Trace(p, o.Seed)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,8 @@ type TimestampOptions struct {
 	Trace string
 	// LambdaConv is the rate of conversation births, per second.
 	LambdaConv float64
-	RateOptions
+	// Rates and Gamma are the turn rates, as Flags reads them.
+	Rates, Gamma string
 	// Seed seeds every random draw.
 	Seed uint64
 }
@@ -27,7 +28,7 @@ func GenTimestamps(ctx context.Context, o TimestampOptions, stdout io.Writer) er
 	if o.Trace == "" {
 		return option.Errorf("trace", "required")
 	}
-	rates, _, err := o.Dist()
+	rates, err := rateDist(o.Rates, o.Gamma)
 	if err != nil {
 		return err
 	}
@@ -44,4 +45,17 @@ func GenTimestamps(ctx context.Context, o TimestampOptions, stdout io.Writer) er
 		return err
 	}
 	return lines.Close()
+}
+
+// rateDist returns the turn-rate law that rates or gamma name, as
+// Flags.Apply reads them.
+func rateDist(rates, gamma string) (RateDist, error) {
+	p := Default()
+	if err := (Flags{Rates: rates, Gamma: gamma}).Apply(&p); err != nil {
+		return nil, err
+	}
+	if p.Rates != nil {
+		return p.Rates, nil
+	}
+	return ClassDist(p.Classes), nil
 }

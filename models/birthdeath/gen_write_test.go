@@ -15,7 +15,7 @@ import (
 // has one line per conversation of it.
 func TestGen(t *testing.T) {
 	deaths := filepath.Join(t.TempDir(), "d.jsonl")
-	o := GenOptions{Model: defaultModel(), Duration: 60, Seed: 4, Deaths: deaths}
+	o := GenOptions{Model: DefaultFlags(), Seed: 4, Deaths: deaths}
 	var out bytes.Buffer
 	if err := Gen(context.Background(), o, &out); err != nil {
 		t.Fatal(err)
@@ -24,8 +24,7 @@ func TestGen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := o.Params()
-	want, err := Trace(p, 4)
+	want, err := Trace(Default(), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func TestGen(t *testing.T) {
 // be created.
 func TestGenBadDeathsPath(t *testing.T) {
 	var out bytes.Buffer
-	err := Gen(context.Background(), GenOptions{Model: defaultModel(), Duration: 60, Deaths: "/nonexistent-dir/d.jsonl"}, &out)
+	err := Gen(context.Background(), GenOptions{Model: DefaultFlags(), Deaths: "/nonexistent-dir/d.jsonl"}, &out)
 	if err == nil || !strings.HasPrefix(err.Error(), "flag --deaths: ") || out.Len() != 0 {
 		t.Errorf("error %v, %d bytes written", err, out.Len())
 	}
@@ -58,17 +57,17 @@ func TestGenBadDeathsPath(t *testing.T) {
 func TestGenTimestamps(t *testing.T) {
 	ctx := context.Background()
 	var out bytes.Buffer
-	if err := GenTimestamps(ctx, TimestampOptions{LambdaConv: 1, RateOptions: RateOptions{Rates: "0.1:1"}}, &out); err == nil || err.Error() != "flag --trace: required" {
+	if err := GenTimestamps(ctx, TimestampOptions{LambdaConv: 1, Rates: "0.1:1"}, &out); err == nil || err.Error() != "flag --trace: required" {
 		t.Errorf("no --trace: %v", err)
 	}
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	if err := os.WriteFile(in, []byte("{\"conv\":\"a\",\"prompt\":1,\"response\":0}\n{\"conv\":\"b\",\"prompt\":2,\"response\":0}\n{\"conv\":\"a\",\"prompt\":3,\"response\":0}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := GenTimestamps(ctx, TimestampOptions{Trace: in, LambdaConv: 1, RateOptions: RateOptions{Rates: "x"}}, &out); err == nil || !strings.HasPrefix(err.Error(), "flag --rates: ") {
+	if err := GenTimestamps(ctx, TimestampOptions{Trace: in, LambdaConv: 1, Rates: "x"}, &out); err == nil || !strings.HasPrefix(err.Error(), "flag --rates: ") {
 		t.Errorf("bad --rates: %v", err)
 	}
-	if err := GenTimestamps(ctx, TimestampOptions{Trace: in, LambdaConv: 1, RateOptions: RateOptions{Gamma: "2:0.1"}, Seed: 3}, &out); err != nil {
+	if err := GenTimestamps(ctx, TimestampOptions{Trace: in, LambdaConv: 1, Gamma: "2:0.1", Seed: 3}, &out); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := trace.ReadAll(&out, "out")

@@ -56,7 +56,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	o.Changed, o.Progress = fs.Changed, progressTo(stderr)
 	o.Latency = func() (latency.Model, float64, error) { return lat.resolve(fs.Changed) }
-	doc, tables, err := blocksim.Simulate(o)
+	doc, tables, err := blocksim.Simulate(&o)
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,10 @@ type Command struct {
 }
 
 // Simulate runs the simulate command at c's level and returns what it
-// prints: the report's document and tables.
-func Simulate(c Command) (any, []report.Table, error) {
+// prints: the report's document and tables. It settles c's defaults in
+// place (Capacity, Policies, Baseline), so that c shows the settings that
+// ran.
+func Simulate(c *Command) (any, []report.Table, error) {
 	if err := c.Resolve(); err != nil {
 		return nil, nil, err
 	}

@@ -18,8 +18,10 @@ import (
 // Turns runs simulate at the turn level: the policies over the trace (or
 // the embedded workload), once, per seed of --seeds, or per capacity of
 // --capacities; it draws --plot and returns the report's document and
-// tables. It runs Resolve first when it has not run.
-func (c Command) Turns() (any, []report.Table, error) {
+// tables. It runs Resolve first when it has not run, and settles c's
+// defaults in place (Capacity, Policies, Baseline), so that c shows the
+// settings that ran.
+func (c *Command) Turns() (any, []report.Table, error) {
 	if !c.resolved {
 		if err := c.Resolve(); err != nil {
 			return nil, nil, err

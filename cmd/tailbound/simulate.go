@@ -18,6 +18,8 @@ import (
 // defaultWorkloadCapacity is sim.DefaultWorkloadCapacity, for mdp.
 const defaultWorkloadCapacity = sim.DefaultWorkloadCapacity
 
+// runSimulate binds simulate's flags to a blocksim.Command and prints
+// what blocksim.Simulate returns.
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o blocksim.Command
 	var lat latencyFlags
@@ -63,7 +65,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return report.Emit(stdout, o.Format, doc, tables...)
 }
 
-// seconds converts a flag in seconds to a duration.
+// seconds converts a flag in seconds to a duration (gap's --exec-timeout).
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
+// joinNames joins policy names as --policies takes them (gap).
 func joinNames(n []string) string { return strings.Join(n, ",") }

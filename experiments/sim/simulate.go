@@ -28,7 +28,7 @@ func (c *Command) Turns() (any, []report.Table, error) {
 		}
 	}
 	if c.Level != "turn" {
-		return nil, nil, option.Errorf("level", "%s is experiments/blocksim's", c.Level)
+		return nil, nil, option.Errorf("level", "%q: Turns runs the turn level (blocksim.Simulate runs both)", c.Level)
 	}
 	entries, s, caps, err := c.turnSettings()
 	if err != nil {

@@ -154,7 +154,7 @@ type blockSource struct {
 func (c *Command) source() (blockSource, func(), error) {
 	nop := func() {}
 	if c.TraceFormat == "canonical" || c.Trace == "" {
-		if err := instance.CheckFlags(0, c.BlockSize); err != nil {
+		if err := instance.CheckFlags("capacity", 0, c.BlockSize); err != nil {
 			return blockSource{}, nop, err
 		}
 	}

@@ -93,11 +93,8 @@ func (c SolveCommand) spec() (Spec, error) {
 	if !c.CapacityGiven {
 		return Spec{}, option.Errorf("capacity", "required (tokens)")
 	}
-	if c.Block < 1 {
-		return Spec{}, option.Errorf("block-size", "must be ≥ 1 token, got %d", c.Block)
-	}
-	if c.Capacity < 0 || c.Capacity%c.Block != 0 {
-		return Spec{}, option.Errorf("capacity", "%d tokens must be ≥ 0 and a multiple of --block-size %d", c.Capacity, c.Block)
+	if err := instance.CheckFlags("capacity", c.Capacity, c.Block); err != nil {
+		return Spec{}, err
 	}
 	f, err := lp.ParseFormulation(c.Formulation)
 	if err != nil {

@@ -1,8 +1,6 @@
 package gap
 
 import (
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -11,7 +9,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/schedule"
 )
 
@@ -32,7 +32,7 @@ func (c Command) turn() (Config, []uint64, error) {
 	if cfg.Policies, cfg.Schedules, err = c.measured(); err != nil {
 		return Config{}, nil, err
 	}
-	if cfg.QHat, err = parseQHat(c.QHat); err != nil {
+	if cfg.QHat, err = policy.ParseQHat(c.QHat); err != nil {
 		return Config{}, nil, err
 	}
 	if c.Workers < 1 {
@@ -69,12 +69,9 @@ func (c Command) sweep() (Config, error) {
 	if cfg.Capacities, err = option.Ints("capacities", c.Capacities); err != nil {
 		return cfg, err
 	}
-	if c.Block < 1 {
-		return cfg, option.Errorf("block-size", "must be ≥ 1 token, got %d", c.Block)
-	}
 	for _, v := range cfg.Capacities {
-		if v < 0 || v%c.Block != 0 {
-			return cfg, option.Errorf("capacities", "%d tokens must be ≥ 0 and a multiple of --block-size %d", v, c.Block)
+		if err := instance.CheckFlags("capacities", v, c.Block); err != nil {
+			return cfg, err
 		}
 	}
 	if cfg.Xis, err = option.Floats("xis", c.Xis); err != nil {
@@ -114,19 +111,6 @@ func (c Command) measured() ([]policies.Entry, []*schedule.Schedule, error) {
 		return nil, nil, option.Errorf("thresholds", "threshold-lru is not among --policies")
 	}
 	return entries, scheds, nil
-}
-
-// parseQHat reads a --qhat value: "auto" (0: T-LRU's running mean of the
-// prompts seen) or a number of tokens > 0.
-func parseQHat(s string) (float64, error) {
-	if s == "auto" {
-		return 0, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, option.Errorf("qhat", "want auto or a number of tokens > 0, got %q", s)
-	}
-	return v, nil
 }
 
 // seconds converts a flag's seconds to a duration.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -83,13 +82,10 @@ func (c Command) config() (Config, error) {
 	if c.Reps < 2 {
 		return Config{}, option.Errorf("reps", "need at least 2 replications, got %d", c.Reps)
 	}
-	if c.Block < 1 {
-		return Config{}, option.Errorf("block-size", "must be ≥ 1 token, got %d", c.Block)
+	if err := instance.CheckFlags("capacity", c.Capacity, c.Block); err != nil {
+		return Config{}, err
 	}
-	if c.Capacity < 0 || c.Capacity%c.Block != 0 {
-		return Config{}, option.Errorf("capacity", "%d tokens must be ≥ 0 and a multiple of --block-size %d", c.Capacity, c.Block)
-	}
-	q, err := parseQHat(c.QHat)
+	q, err := policy.ParseQHat(c.QHat)
 	if err != nil {
 		return Config{}, err
 	}
@@ -105,17 +101,4 @@ func (c Command) config() (Config, error) {
 	return Config{Model: p, Reps: c.Reps, Seed: c.Seed, Policies: entries, Workers: workers,
 		Settings: sim.Settings{Options: replay.Options{Params: params, Model: c.Latency, SLOMs: c.SLOMs},
 			QHat: q, Threshold: policy.DefaultThreshold, PolicyOptions: kv}}, nil
-}
-
-// parseQHat reads a --qhat value: "auto" (0: T-LRU's running mean) or a
-// number of tokens > 0.
-func parseQHat(s string) (float64, error) {
-	if s == "auto" {
-		return 0, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, option.Errorf("qhat", "want auto or a number of tokens > 0, got %q", s)
-	}
-	return v, nil
 }

@@ -48,22 +48,6 @@ func TestCommandRefusals(t *testing.T) {
 	}
 }
 
-func TestParseQHat(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"auto", 0, true}, {"250", 250, true}, {"0.5", 0.5, true},
-		{"0", 0, false}, {"-3", 0, false}, {"+Inf", 0, false}, {"NaN", 0, false}, {"x", 0, false},
-	} {
-		got, err := parseQHat(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("%q: got %v, %v", tc.in, got, err)
-		}
-	}
-}
-
 // TestCommandConfig: the settings reach the study as given, the duration
 // replacing the model's.
 func TestCommandConfig(t *testing.T) {

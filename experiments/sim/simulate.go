@@ -127,7 +127,7 @@ func (c *Command) capacities() ([]int64, error) {
 			return nil, err
 		}
 		for _, cp := range caps {
-			if err := instance.CheckFlags(cp, c.BlockSize); err != nil {
+			if err := instance.CheckFlags("capacity", cp, c.BlockSize); err != nil {
 				return nil, named("capacities", err)
 			}
 		}
@@ -139,7 +139,7 @@ func (c *Command) capacities() ([]int64, error) {
 	if !c.changed("capacity") && c.Trace != "" && caps == nil {
 		return nil, option.Errorf("capacity", "required with --trace (tokens)")
 	}
-	return caps, instance.CheckFlags(c.Capacity, c.BlockSize)
+	return caps, instance.CheckFlags("capacity", c.Capacity, c.BlockSize)
 }
 
 // named names flag as the source of err, in front of any flag err names

@@ -12,7 +12,7 @@ func TestCheckFlags(t *testing.T) {
 		{-16, 16, "flag --capacity: -16 tokens must be ≥ 0 and a multiple of --block-size 16"},
 		{100, 16, "flag --capacity: 100 tokens must be ≥ 0 and a multiple of --block-size 16"},
 	} {
-		err := CheckFlags(c.capacity, c.block)
+		err := CheckFlags("capacity", c.capacity, c.block)
 		if got := ""; err != nil {
 			got = err.Error()
 			if got != c.want {
@@ -21,5 +21,8 @@ func TestCheckFlags(t *testing.T) {
 		} else if c.want != "" {
 			t.Errorf("CheckFlags(%d, %d) accepted, want %q", c.capacity, c.block, c.want)
 		}
+	}
+	if err := CheckFlags("capacities", 8, 3); err == nil || err.Error() != "flag --capacities: 8 tokens must be ≥ 0 and a multiple of --block-size 3" {
+		t.Errorf("capacities: %v", err)
 	}
 }

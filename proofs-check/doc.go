@@ -23,7 +23,8 @@
 //
 // claims.go registers each family with one line; instance.go, optimum.go
 // and exhaustive.go hold what several families share (the small trace
-// instance, the solver calls, the exhaustive optimum).
+// instance, the solver calls, the exhaustive optimum); check.go is the
+// check command's settings and run (CheckOptions, Check).
 //
 // The folder is proofs-check/; the Go package is proofscheck.
 package proofscheck

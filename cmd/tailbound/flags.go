@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -45,29 +44,6 @@ func (l *latencyFlags) resolve(changed func(flag string) bool) (latency.Model, f
 		return m, 0, fmt.Errorf("flag --xi-ms: must be a finite number of ms")
 	}
 	return m, m.XiTokens(l.xiMs), nil
-}
-
-// parseQHat reads --qhat: "auto" (0) or a positive number of tokens.
-func parseQHat(s string) (float64, error) {
-	if s == "auto" {
-		return 0, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("flag --qhat: want auto or a number of tokens > 0, got %q", s)
-	}
-	return v, nil
-}
-
-// checkCapacity validates a capacity and block size in tokens.
-func checkCapacity(capacity, block int64) error {
-	if block < 1 {
-		return fmt.Errorf("flag --block-size: must be ≥ 1 token, got %d", block)
-	}
-	if capacity < 0 || capacity%block != 0 {
-		return fmt.Errorf("flag --capacity: %d tokens must be ≥ 0 and a multiple of --block-size %d", capacity, block)
-	}
-	return nil
 }
 
 // progressTo returns w when it is a terminal, so that progress is shown to

@@ -1,83 +1,45 @@
 package main
 
 import (
-	"fmt"
-	"math"
-	"strings"
-
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
-// workloadFlags are gen birth-death's model flags on a command that
-// replays the embedded workload: given, they replace its parameters.
-type workloadFlags struct {
-	mf       modelFlags
-	duration float64
-	turns    int
-	changed  []string
-}
-
-// workloadFlagNames are the flags of workloadFlags.
-var workloadFlagNames = []string{"lambda-conv", "mu", "rates", "gamma", "prompt", "response", "duration", "turns"}
-
-func (w *workloadFlags) add(fs *pflag.FlagSet) {
-	def := birthdeath.Default()
-	w.mf.add(fs, def, "log-normal with mean 200 tokens, σ=1", "log-normal with mean 300 tokens, σ=0.8")
-	fs.Float64Var(&w.duration, "duration", def.Duration, "seconds during which conversations are born (embedded workload, as gen birth-death)")
-	fs.IntVar(&w.turns, "turns", 0, "stop after this many turns (0: no limit; embedded workload, as gen birth-death)")
-	for _, n := range workloadFlagNames {
+// addWorkloadFlags registers gen birth-death's model flags, bound to f, on
+// a command that replays the embedded workload.
+func addWorkloadFlags(fs *pflag.FlagSet, f *birthdeath.Flags) {
+	d := birthdeath.DefaultFlags()
+	fs.Float64Var(&f.LambdaConv, "lambda-conv", d.LambdaConv, "conversation births per second")
+	fs.Float64Var(&f.Mu, "mu", d.Mu, "death rate μ per second (mean lifetime 1/μ s)")
+	fs.StringVar(&f.Rates, "rates", d.Rates, "turn-rate classes RATE:WEIGHT,… (rates per second while alive, relative weights)")
+	fs.StringVar(&f.Gamma, "gamma", "", "Gamma-distributed turn rates SHAPE:MEAN (mean per second); overrides --rates")
+	fs.StringVar(&f.Prompt, "prompt", "", "prompt lengths, tokens: fixed:N|geometric:MEAN|lognormal:MU,SIGMA|empirical:FILE (default log-normal with mean 200 tokens, σ=1)")
+	fs.StringVar(&f.Response, "response", "", "response lengths, tokens, as --prompt (default log-normal with mean 300 tokens, σ=0.8)")
+	fs.Float64Var(&f.Duration, "duration", d.Duration, "seconds during which conversations are born (embedded workload, as gen birth-death)")
+	fs.IntVar(&f.Turns, "turns", 0, "stop after this many turns (0: no limit; embedded workload, as gen birth-death)")
+	for _, n := range birthdeath.FlagNames() {
 		fs.Lookup(n).Usage += " [embedded workload]"
 	}
 }
 
-// params returns the workload's parameters: birthdeath.Default() with the
-// flags given applied, and whether any was given; tracePath != "" with a
-// model flag is an error.
-func (w *workloadFlags) params(fs *pflag.FlagSet, tracePath string) (birthdeath.Params, bool, error) {
-	p := birthdeath.Default()
-	w.changed = nil
-	for _, n := range workloadFlagNames {
-		if fs.Changed(n) {
-			w.changed = append(w.changed, "--"+n+"="+fs.Lookup(n).Value.String())
-		}
-	}
-	if len(w.changed) == 0 {
-		return p, false, nil
-	}
-	if tracePath != "" {
-		return p, false, fmt.Errorf("flag %s: for the embedded workload only (not with --trace)", strings.SplitN(w.changed[0], "=", 2)[0])
-	}
-	p.MaxTurns = w.turns
-	if fs.Changed("duration") || !fs.Changed("turns") {
-		p.Duration = w.duration
-	} else {
-		p.Duration = 0
-	}
-	if err := w.mf.apply(&p); err != nil {
-		return p, false, err
-	}
-	if w.turns < 0 {
-		return p, false, fmt.Errorf("flag --turns: must be ≥ 0, got %d", w.turns)
-	}
-	if math.IsNaN(p.Duration) || math.IsInf(p.Duration, 0) || p.Duration < 0 {
-		return p, false, fmt.Errorf("flag --duration: must be a finite number of seconds ≥ 0")
-	}
-	if err := p.Validate(); err != nil {
-		return p, false, err
-	}
-	return p, true, nil
+// workloadFlags are addWorkloadFlags for gap, which still reads them here.
+type workloadFlags struct {
+	birthdeath.Flags
+	changed []string // the flags given, "--name=value"
 }
 
-// label names the workload: the embedded one, with the flags given.
-func (w *workloadFlags) label() string {
-	if len(w.changed) == 0 {
-		return "embedded birth–death workload"
-	}
-	return "birth–death workload (" + strings.Join(w.changed, " ") + ")"
+func (w *workloadFlags) add(fs *pflag.FlagSet) { addWorkloadFlags(fs, &w.Flags) }
+
+// params returns the workload's parameters and whether a flag was given.
+func (w *workloadFlags) params(fs *pflag.FlagSet, tracePath string) (birthdeath.Params, bool, error) {
+	w.Changed = fs.Changed
+	w.changed = w.Given()
+	return w.Params(tracePath != "")
 }
+
+func (w *workloadFlags) label() string { return w.Label() }
 
 // workloadTrace generates the workload p of seed.
 func workloadTrace(p birthdeath.Params, seed uint64) (*trace.Trace, error) {

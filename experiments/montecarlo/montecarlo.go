@@ -5,6 +5,7 @@
 package montecarlo
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/policy"
@@ -41,10 +43,20 @@ type Config struct {
 const Reference = "to-belady"
 
 // Interval is a mean over replications with the half-width of its 95%
-// Student-t confidence interval.
+// Student-t confidence interval. Both are NaN when fewer than two
+// replications give the figure a value (a ratio to a zero TEL has none);
+// JSON writes them as null.
 type Interval struct {
 	Mean float64 `json:"mean"`
 	Half float64 `json:"ci95_half_width"`
+}
+
+// MarshalJSON writes v with null for a value that is NaN.
+func (v Interval) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Mean *float64 `json:"mean"`
+		Half *float64 `json:"ci95_half_width"`
+	}{report.Value(v.Mean), report.Value(v.Half)})
 }
 
 // Stats are one policy's results over the replications.

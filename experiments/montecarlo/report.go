@@ -2,6 +2,7 @@ package montecarlo
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tailbound/tailbound/experiments/report"
 )
@@ -11,7 +12,12 @@ import (
 // comparison's reference): each figure a mean with its 95% CI half-width.
 func Report(cfg Config, stats []Stats) (any, report.Table) {
 	p, s := cfg.Model, cfg.Settings
-	ci := func(v Interval, d int) string { return report.F(v.Mean, d) + " ± " + report.F(v.Half, d) }
+	ci := func(v Interval, d int) string {
+		if math.IsNaN(v.Mean) {
+			return "n/a (< 2 replications with a value)"
+		}
+		return report.F(v.Mean, d) + " ± " + report.F(v.Half, d)
+	}
 	t := report.Table{
 		Title: fmt.Sprintf("birth–death Monte Carlo: %d replications (seed %d) of %g s, λ_conv=%.4g/s, μ=%.4g/s, rates %s; C=%d tokens, B=%d tokens, ξ=%.1f tokens; mean ± 95%% CI half-width",
 			cfg.Reps, cfg.Seed, p.Duration, p.LambdaConv, p.Mu, p.RateLabel(), s.Capacity, s.BlockSize, s.Xi),

@@ -78,7 +78,7 @@ func TestCSVColumns(t *testing.T) {
 	want := report.Table{Header: []string{"policy", "TEL", "TEL ±95%", "SLO", "SLO ±95%"}, Rows: [][]string{
 		{"lru", "2.0", "0.5", "11.0 (1.5%)", "1.0 (0.2%)"}, {"tlru", "3.0", "0", "4 (1.0%)", "0 (0%)"}}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("CSVColumns = %q, want %q", got, want)
+		t.Errorf("CSVColumns = %+v, want %+v", got, want)
 	}
 }
 

@@ -1,0 +1,170 @@
+package blockgap
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tailbound/tailbound/experiments/blocksim"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// Command is 'tailbound gap --level block' as given on the command line:
+// each field holds a flag's value in the flag's units. Run validates them,
+// naming the flag in an *option.Error, and measures.
+type Command struct {
+	// Trace is the trace file (--trace; - for stdin), in TraceFormat:
+	// canonical, mooncake, bailian or blocks (--trace-format).
+	Trace, TraceFormat string
+	// Format is the output format (--format), one of report.Formats.
+	Format string
+	// Policies are the block policies, comma-separated (--policies; "":
+	// every registered one).
+	Policies string
+	// Capacities are the cache sizes, tokens, comma-separated
+	// (--capacities).
+	Capacities string
+	// Xis is the tail-aware policies' ξ, tokens (--xis, parsed): at most
+	// one value; none is latency.DefaultXiMs converted with AlphaMs.
+	Xis []float64
+	// AlphaMs is α, the prefill time per uncached token, ms/token
+	// (--alpha-ms).
+	AlphaMs float64
+	// TimeLimit bounds each LP or IP solve, seconds (--time-limit; 0: none).
+	TimeLimit float64
+	// Block is the block size B, tokens (--block-size). A canonical trace is
+	// chained in Block-token blocks; another format carries its own block
+	// size, checked against Block only when BlockGiven (--block-size on the
+	// command line).
+	Block      int64
+	BlockGiven bool
+	// LPSolver and IPSolver solve the LP relaxation and the integer program
+	// (--lp-solver, --ip-solver): see Config.
+	LPSolver, IPSolver string
+	// Progress, when not nil, gets a line per solve.
+	Progress io.Writer
+}
+
+// Run validates c, reads the trace and measures: it returns the JSON
+// document and the tables the command prints (bounds, then policies).
+func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
+	if err := report.CheckFormat(c.Format); err != nil {
+		return nil, nil, err
+	}
+	if c.Trace == "" || c.Capacities == "" {
+		return nil, nil, option.Both("trace", "capacities", "both required at block level")
+	}
+	capacities, err := option.Ints("capacities", c.Capacities)
+	if err != nil {
+		return nil, nil, err
+	}
+	model := latency.Default()
+	model.AlphaMs = c.AlphaMs
+	if err := model.Validate(); err != nil {
+		return nil, nil, option.Wrap("alpha-ms", err)
+	}
+	xi, err := c.xi(model)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Policies == "" {
+		c.Policies = strings.Join(prefixcache.Names(), ",")
+	}
+	entries, err := prefixcache.Parse(c.Policies)
+	if err != nil {
+		return nil, nil, option.Wrap("policies", err)
+	}
+	if c.TimeLimit < 0 {
+		return nil, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	}
+	want := c.Block // canonical traces are chained in --block-size blocks; others carry their own
+	if c.TraceFormat != "canonical" && !c.BlockGiven {
+		want = 0
+	}
+	src, block, f, err := blocksim.Open(c.Trace, c.TraceFormat, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := blocksim.ReadAll(src, block)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, bounds, err := Run(ctx, s, Config{Capacities: capacities, Policies: entries,
+		LPSolver: c.LPSolver, IPSolver: c.IPSolver, TimeLimit: time.Duration(c.TimeLimit * float64(time.Second)),
+		Replay: blocksim.Options{Params: instance.Params{Xi: xi}, Model: model, SLOMs: latency.DefaultSLOMs}, Progress: c.Progress})
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := map[string]any{
+		"units": "misses and hits in block references; width = hindsight misses − best lower bound (IP if optimal, else LP); rel_gap = gap / hindsight misses",
+		"settings": map[string]any{"level": "block", "trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": block,
+			"xi_tokens": xi, "alpha_ms_per_token": model.AlphaMs, "lp_solver": c.LPSolver, "ip_solver": c.IPSolver},
+		"bounds": bounds,
+		"rows":   rows,
+	}
+	return doc, []report.Table{BoundsTable(c.Trace, block, bounds), PolicyTable(rows)}, nil
+}
+
+// xi is the tail-aware policies' ξ, tokens: the one value of c.Xis, or
+// latency.DefaultXiMs converted with model.
+func (c Command) xi(model latency.Model) (float64, error) {
+	switch len(c.Xis) {
+	case 0:
+		return model.XiTokens(latency.DefaultXiMs), nil
+	case 1:
+		return c.Xis[0], nil
+	}
+	return 0, option.Errorf("xis", "one threshold at block level (the tail-aware policies' ξ, tokens)")
+}
+
+// BoundsTable is the table of the bounds on the fewest block misses per
+// capacity of a trace named trace with block tokens per block.
+func BoundsTable(trace string, block int64, bounds []Bound) report.Table {
+	t := report.Table{
+		Title: fmt.Sprintf("%s: bounds on the fewest block misses (B=%d tokens); hindsight-belady is exact (lp/prefix), LP ≤ IP ≤ hindsight ≤ every policy checked",
+			trace, block),
+		Header: []string{"capacity (tokens)", "capacity (blocks)", "references", "LP misses", "IP misses", "hindsight misses", "width (blocks)", "order holds"},
+	}
+	for _, b := range bounds {
+		w := "-"
+		if b.WidthBlocks != nil {
+			w = report.F(*b.WidthBlocks, 2)
+		}
+		t.Rows = append(t.Rows, []string{report.I(b.CapacityTokens), report.I(int64(b.CapacityBlocks)), report.I(b.RefBlocks),
+			b.LP.text(), b.IP.text(), report.I(b.HindsightMissBlocks), w, fmt.Sprint(b.OrderHolds)})
+	}
+	return t
+}
+
+// text is a solve's misses (blocks, 2 decimals), its status when not
+// optimal, or "-" when it was not run.
+func (s *Solve) text() string {
+	switch {
+	case s == nil:
+		return "-"
+	case s.Status != "optimal":
+		return s.Status
+	}
+	return report.F(s.MissBlocks, 2)
+}
+
+// PolicyTable is the table of each policy's misses against the hindsight
+// optimum's.
+func PolicyTable(rows []Row) report.Table {
+	t := report.Table{
+		Title:  "each policy against the hindsight optimum: gap = misses − optimum's misses (blocks), relative to the optimum's misses",
+		Header: []string{"capacity (tokens)", "policy", "misses (blocks)", "block hit ratio", "gap (blocks)", "gap (relative)", "TEL (ms)", "mean TTFT (ms)"},
+	}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), r.Policy, report.I(r.MissBlocks), report.F(r.BlockHitRatio, 4),
+			report.I(r.GapBlocks), report.Pct(r.RelGap), report.F(r.TELMs, 1), report.F(r.MeanTTFTMs, 2)})
+	}
+	return t
+}

@@ -1,0 +1,214 @@
+package gap
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tailbound/tailbound/experiments/blockgap"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/seeds"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// Command is 'tailbound gap' as given on the command line: each field
+// holds a flag's value in the flag's units. Run validates them, naming the
+// flag (an *option.Error where one flag is at fault), and measures at the
+// turn level (this package) or the block level (experiments/blockgap).
+type Command struct {
+	// Level is turn (conversation cache, TEL optimum) or block (prefix
+	// cache, optimum of block hits) (--level).
+	Level string
+	// Trace is the trace file (--trace; - for stdin; "": the embedded
+	// birth–death workload when Seed, Seeds or WorkloadFlags are given).
+	Trace string
+	// Format is the output format (--format), one of report.Formats.
+	Format string
+	// Policies are comma-separated policy names (--policies; "": every
+	// registered one, unless Schedules are given).
+	Policies string
+	// Capacities (C, tokens), Xis (ξ, tokens) and Thresholds
+	// (threshold-lru's T, tokens) are comma-separated lists (--capacities,
+	// --xis, --thresholds; Thresholds "": T's default).
+	Capacities, Xis, Thresholds string
+	// Block is the block size B, tokens (--block-size).
+	Block int64
+	// Forced is forced caching: the served conversation keeps its whole
+	// history (--forced).
+	Forced bool
+	// AlphaMs is α, the prefill time per uncached token, ms/token
+	// (--alpha-ms).
+	AlphaMs float64
+	// QHat is T-LRU's Q̂: "auto" (running mean) or tokens (--qhat).
+	QHat string
+	// Solver computes the turn-level optimum (--solver): see Config.
+	Solver string
+	// TimeLimit bounds each optimum, seconds (--time-limit; 0: none).
+	TimeLimit float64
+	// Workers is the number of sweep points solved at once (--workers).
+	Workers int
+	// TraceFormat, LPSolver and IPSolver are the block level's
+	// (--trace-format, --lp-solver, --ip-solver): see blockgap.Command.
+	TraceFormat, LPSolver, IPSolver string
+	// Schedules are external schedule files measured with the policies
+	// (--schedule).
+	Schedules []string
+	// ExecTimeout is how long an exec:CMD policy may take to answer,
+	// seconds (--exec-timeout).
+	ExecTimeout float64
+	// Seed and Seeds pick the embedded workload's seeds (--seed, --seeds:
+	// N seeds from Seed, or a range A-B).
+	Seed  uint64
+	Seeds string
+	// Workload is the embedded birth–death workload; WorkloadFlags are the
+	// model flags given to change it, as "--name=value".
+	Workload      birthdeath.Params
+	WorkloadFlags []string
+	// Given reports whether a flag (named without dashes) was on the
+	// command line, as pflag.FlagSet.Changed; nil: none was.
+	Given func(flag string) bool
+	// Progress, when not nil, gets progress lines.
+	Progress io.Writer
+}
+
+// given reports whether flag was on the command line.
+func (c Command) given(flag string) bool { return c.Given != nil && c.Given(flag) }
+
+// Run validates c and measures: it returns the JSON document and the
+// tables the command prints.
+func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
+	if err := c.checkLevel(); err != nil {
+		return nil, nil, err
+	}
+	if c.Level == "block" {
+		return c.block(ctx)
+	}
+	cfg, list, err := c.turn()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out seeds.Output
+	if list != nil {
+		out, err = c.seeds(ctx, cfg, list)
+	} else {
+		out, err = c.file(ctx, cfg)
+	}
+	return out.Doc, out.Tables, err
+}
+
+// checkLevel refuses flags that do not belong to c.Level, and a level that
+// is neither turn nor block.
+func (c Command) checkLevel() error {
+	if len(c.WorkloadFlags) > 0 && c.Level != "turn" {
+		return fmt.Errorf("flags %s: turn level only (the embedded workload)", strings.Join(c.WorkloadFlags, " "))
+	}
+	if c.Level != "turn" && (c.given("seed") || c.given("seeds")) {
+		return fmt.Errorf("flags --seed/--seeds: turn level only (the embedded birth–death workload)")
+	}
+	if c.Trace != "" && c.given("seeds") {
+		return option.Errorf("seeds", "for the embedded workload only (omit --trace; a trace file has no seed)")
+	}
+	switch c.Level {
+	case "turn":
+		return c.refuse([]string{"trace-format", "lp-solver", "ip-solver"}, "block level only (--level block)")
+	case "block":
+		return nil
+	}
+	return option.Errorf("level", "want turn or block, got %q", c.Level)
+}
+
+// refuse returns an error naming the first of flags given, if any.
+func (c Command) refuse(flags []string, reason string) error {
+	for _, f := range flags {
+		if c.given(f) {
+			return option.Errorf(f, "%s", reason)
+		}
+	}
+	return nil
+}
+
+// block runs the block level (experiments/blockgap).
+func (c Command) block(ctx context.Context) (any, []report.Table, error) {
+	var xis []float64
+	if c.Xis != "" {
+		var err error
+		if xis, err = option.Floats("xis", c.Xis); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := c.refuse([]string{"forced", "thresholds", "solver", "workers", "schedule", "exec-timeout"}, "turn level only"); err != nil {
+		return nil, nil, err
+	}
+	return blockgap.Command{Trace: c.Trace, TraceFormat: c.TraceFormat, Format: c.Format, Policies: c.Policies,
+		Capacities: c.Capacities, Xis: xis, AlphaMs: c.AlphaMs, TimeLimit: c.TimeLimit, Block: c.Block,
+		BlockGiven: c.given("block-size"), LPSolver: c.LPSolver, IPSolver: c.IPSolver, Progress: c.Progress}.Run(ctx)
+}
+
+// embedded reports whether the turn level replays the embedded workload.
+func (c Command) embedded() bool {
+	return c.Trace == "" && (c.given("seed") || c.given("seeds") || len(c.WorkloadFlags) > 0)
+}
+
+// workloadLabel names the embedded workload, with the flags that changed it.
+func (c Command) workloadLabel() string {
+	if len(c.WorkloadFlags) == 0 {
+		return "embedded birth–death workload"
+	}
+	return "birth–death workload (" + strings.Join(c.WorkloadFlags, " ") + ")"
+}
+
+// settings is the "settings" object of the turn level's JSON document.
+func (c Command) settings(label string) map[string]any {
+	return map[string]any{"trace": label, "block_size_tokens": c.Block, "forced": c.Forced,
+		"alpha_ms_per_token": c.AlphaMs, "solver": c.Solver, "qhat": c.QHat}
+}
+
+// file measures the sweep cfg on the trace file c.Trace.
+func (c Command) file(ctx context.Context, cfg Config) (seeds.Output, error) {
+	tr, err := trace.ReadFile(c.Trace)
+	if err != nil {
+		return seeds.Output{}, err
+	}
+	return output(ctx, tr, cfg, c.Trace, c.settings(c.Trace))
+}
+
+// seeds measures the sweep cfg on the embedded workload of each seed of
+// list (c.Workers seeds at a time, one sweep point each at a time) and
+// summarizes them as experiments/seeds does.
+func (c Command) seeds(ctx context.Context, cfg Config, list []uint64) (seeds.Output, error) {
+	if len(list) > 1 {
+		cfg.Workers, cfg.Progress = 1, nil
+	}
+	per, err := seeds.Run(list, c.Workers, func(seed uint64) (seeds.Output, error) {
+		tr, err := birthdeath.Trace(c.Workload, seed)
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		label := c.workloadLabel()
+		if len(list) == 1 {
+			label = fmt.Sprintf("%s (seed %d)", label, seed)
+		}
+		return output(ctx, tr, cfg, label, c.settings(label))
+	})
+	if err != nil {
+		return seeds.Output{}, err
+	}
+	return seeds.Summarize(list, per, c.Format)
+}
+
+// output measures the sweep cfg on tr, labelled label.
+func output(ctx context.Context, tr *trace.Trace, cfg Config, label string, settings map[string]any) (seeds.Output, error) {
+	rows, err := Run(ctx, tr, cfg)
+	if err != nil {
+		return seeds.Output{}, err
+	}
+	doc := map[string]any{
+		"units":    "TEL in tokens and ms; rel_gap = (TEL − TEL_opt)/TEL_opt, null when TEL_opt = 0 (opt_zero: \"both zero\" or \"infinite\")",
+		"settings": settings,
+		"rows":     rows,
+	}
+	return seeds.Output{Doc: doc, Tables: []report.Table{SweepTable(label, cfg.Block, cfg.Forced, rows)}}, nil
+}

@@ -1,0 +1,158 @@
+package gap
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/tailbound/tailbound/internal/option"
+)
+
+// splitFile writes the split-block trace (splitBlock) as a canonical
+// trace file.
+func splitFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "split.jsonl")
+	body := `{"t":0,"conv":"a","prompt":2,"response":0}
+{"t":1,"conv":"b","prompt":2,"response":0}
+{"t":2,"conv":"a","prompt":1,"response":0}
+{"t":3,"conv":"b","prompt":1,"response":0}
+`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// givenSet is a Command.Given reporting the flags named.
+func givenSet(flags ...string) func(string) bool {
+	return func(f string) bool {
+		for _, g := range flags {
+			if g == f {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// validGap is a turn-level gap command every refusal case changes in one
+// way: the defaults of 'tailbound gap' on trace.
+func validGap(trace string) Command {
+	return Command{Level: "turn", Trace: trace, Format: "table", Capacities: "0,2", Xis: "2", Block: 2, AlphaMs: 0.1,
+		QHat: "auto", Solver: "flow", Workers: 2, TraceFormat: "canonical", LPSolver: "auto", IPSolver: "none", ExecTimeout: 10, Seed: 1}
+}
+
+// wantOption checks that err is an *option.Error naming flags with the
+// message msg.
+func wantOption(t *testing.T, name string, err error, flags []string, msg string) {
+	t.Helper()
+	var oe *option.Error
+	if !errors.As(err, &oe) {
+		t.Errorf("%s: got %v, want an *option.Error", name, err)
+		return
+	}
+	if !reflect.DeepEqual(oe.Flags, flags) || err.Error() != msg {
+		t.Errorf("%s: got flags %v, %q; want %v, %q", name, oe.Flags, err.Error(), flags, msg)
+	}
+}
+
+func TestGapCommandRefusals(t *testing.T) {
+	tr := splitFile(t)
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Command)
+		flags []string
+		msg   string
+	}{
+		{"unknown level", func(c *Command) { c.Level = "cache" }, []string{"level"}, `flag --level: want turn or block, got "cache"`},
+		{"block flag at turn level", func(c *Command) { c.Given = givenSet("lp-solver") }, []string{"lp-solver"}, "flag --lp-solver: block level only (--level block)"},
+		{"turn flag at block level", func(c *Command) { c.Level, c.Given = "block", givenSet("workers") }, []string{"workers"}, "flag --workers: turn level only"},
+		{"seeds with a trace", func(c *Command) { c.Seeds, c.Given = "3", givenSet("seeds") }, []string{"seeds"},
+			"flag --seeds: for the embedded workload only (omit --trace; a trace file has no seed)"},
+		{"no trace, no seed", func(c *Command) { c.Trace = "" }, []string{"trace"},
+			"flag --trace: required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)"},
+		{"no xis", func(c *Command) { c.Xis = "" }, []string{"capacities", "xis"}, "flags --capacities and --xis: both required (comma-separated tokens)"},
+		{"capacity not in blocks", func(c *Command) { c.Capacities = "0,3" }, []string{"capacities"},
+			"flag --capacities: 3 tokens must be ≥ 0 and a multiple of --block-size 2"},
+		{"block size 0", func(c *Command) { c.Block = 0 }, []string{"block-size"}, "flag --block-size: must be ≥ 1 token, got 0"},
+		{"thresholds without threshold-lru", func(c *Command) { c.Policies, c.Thresholds = "lru", "4" }, []string{"thresholds"},
+			"flag --thresholds: threshold-lru is not among --policies"},
+		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be > 0 seconds, got 0"},
+		{"qhat 0", func(c *Command) { c.QHat = "0" }, []string{"qhat"}, `flag --qhat: want auto or a number of tokens > 0, got "0"`},
+		{"no workers", func(c *Command) { c.Workers = 0 }, []string{"workers"}, "flag --workers: must be ≥ 1, got 0"},
+		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
+		{"alpha 0", func(c *Command) { c.AlphaMs = 0 }, []string{"alpha-ms"}, "flag --alpha-ms: alpha must be a finite number > 0 ms/token, got 0"},
+		{"block level, two xis", func(c *Command) { c.Level, c.Xis = "block", "1,2" }, []string{"xis"},
+			"flag --xis: one threshold at block level (the tail-aware policies' ξ, tokens)"},
+		{"block level, no capacities", func(c *Command) { c.Level, c.Capacities = "block", "" }, []string{"trace", "capacities"},
+			"flags --trace and --capacities: both required at block level"},
+	} {
+		c := validGap(tr)
+		tc.edit(&c)
+		_, _, err := c.Run(context.Background())
+		wantOption(t, tc.name, err, tc.flags, tc.msg)
+	}
+}
+
+// TestGapCommandTurnLevelOnly: the embedded workload's seed flags and model
+// flags belong to the turn level; their refusals name them as given.
+func TestGapCommandTurnLevelOnly(t *testing.T) {
+	c := validGap("")
+	c.Level, c.WorkloadFlags = "block", []string{"--mu=0.5", "--turns=9"}
+	if _, _, err := c.Run(context.Background()); err == nil || err.Error() != "flags --mu=0.5 --turns=9: turn level only (the embedded workload)" {
+		t.Errorf("model flags at block level: %v", err)
+	}
+	c = validGap("")
+	c.Level, c.Given = "block", givenSet("seed")
+	if _, _, err := c.Run(context.Background()); err == nil || err.Error() != "flags --seed/--seeds: turn level only (the embedded birth–death workload)" {
+		t.Errorf("--seed at block level: %v", err)
+	}
+}
+
+// TestGapCommandSeeds: --seeds N counts from --seed; a trace file runs no
+// seeds; the embedded workload without --seeds runs --seed alone.
+func TestGapCommandSeeds(t *testing.T) {
+	for _, tc := range []struct {
+		trace, seeds string
+		given        []string
+		want         []uint64
+	}{
+		{"", "3", []string{"seed", "seeds"}, []uint64{5, 6, 7}},
+		{"", "9-10", []string{"seeds"}, []uint64{9, 10}},
+		{"", "", []string{"seed"}, []uint64{5}},
+		{"x.jsonl", "", []string{"seed"}, nil},
+	} {
+		c := validGap(tc.trace)
+		c.Seed, c.Seeds, c.Given = 5, tc.seeds, givenSet(tc.given...)
+		_, list, err := c.turn()
+		if err != nil || !reflect.DeepEqual(list, tc.want) {
+			t.Errorf("trace %q, seeds %q: got %v, %v; want %v", tc.trace, tc.seeds, list, err, tc.want)
+		}
+	}
+}
+
+// TestGapCommandSplitBlock runs the split-block instance worked by hand
+// (splitBlock): at C = 2, ξ = 2 the optimum is 1 token; at C = 0 nothing
+// is cached and both returns exceed ξ by 1 token, so every TEL is 2.
+func TestGapCommandSplitBlock(t *testing.T) {
+	c := validGap(splitFile(t))
+	c.Policies = "lru"
+	doc, tables, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := doc.(map[string]any)["rows"].([]Row)
+	if len(rows) != 2 || len(tables) != 1 || len(tables[0].Rows) != 2 {
+		t.Fatalf("rows %+v, %d tables", rows, len(tables))
+	}
+	if rows[0].CapacityTokens != 0 || rows[0].TELOptTokens != 2 || rows[0].TELTokens != 2 {
+		t.Errorf("C = 0: %+v", rows[0])
+	}
+	if rows[1].CapacityTokens != 2 || rows[1].TELOptTokens != 1 {
+		t.Errorf("C = 2: %+v", rows[1])
+	}
+}

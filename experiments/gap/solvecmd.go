@@ -1,0 +1,111 @@
+package gap
+
+import (
+	"context"
+	"io"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// SolveCommand is 'tailbound solve' as given on the command line: each
+// field holds a flag's value in the flag's units. Run validates them,
+// naming the flag, and solves.
+type SolveCommand struct {
+	// Trace is the canonical trace file (--trace; - for stdin).
+	Trace string
+	// Capacity is the cache capacity C, tokens, a multiple of Block
+	// (--capacity); CapacityGiven says it was on the command line (it is
+	// required).
+	Capacity      int64
+	CapacityGiven bool
+	// Block is the block size B, tokens (--block-size).
+	Block int64
+	// Model is the latency model (--alpha-ms, --beta-ms) and Xi the TEL
+	// threshold ξ, tokens (--xi-tokens or --xi-ms converted).
+	Model latency.Model
+	Xi    float64
+	// Formulation is compact, paper or paper-as-written (--formulation).
+	Formulation string
+	// Solver is a solver of lp/solvers (--solver).
+	Solver string
+	// Relax solves only the LP relaxation (--relax); Forced is forced
+	// caching (--forced); CrossCheck also solves with flow and reports any
+	// difference (--cross-check).
+	Relax, Forced, CrossCheck bool
+	// TimeLimit bounds each solve, seconds (--time-limit; 0: none).
+	TimeLimit float64
+	// Schedule, when not "", is the file to write the optimum's cache
+	// schedule to (CSV, tokens per turn) (--schedule).
+	Schedule string
+}
+
+// solveDoc is solve's JSON document: the report's fields plus settings.
+type solveDoc struct {
+	*Report
+	Settings any `json:"settings"`
+}
+
+// Run validates c, reads the trace, solves and writes the schedule when
+// asked: it returns the JSON document and the tables the command prints.
+func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
+	spec, err := c.spec()
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := trace.ReadFile(c.Trace)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.Capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := Solve(ctx, tr, in, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Schedule != "" {
+		if rep.Schedule == nil {
+			return nil, nil, option.Errorf("schedule", "no schedule to write (status %s)", rep.Status)
+		}
+		err := atomicfile.Write(ctx, c.Schedule, func(w io.Writer) error { return in.WriteSchedule(w, tr.Names, rep.Schedule) })
+		if err != nil {
+			return nil, nil, option.Wrap("schedule", err)
+		}
+	}
+	settings := map[string]any{"trace": c.Trace, "turns": in.K(), "conversations": in.Conversations,
+		"capacity_tokens": c.Capacity, "block_size_tokens": c.Block, "xi_tokens": c.Xi, "forced": c.Forced,
+		"alpha_ms_per_token": c.Model.AlphaMs, "time_limit_seconds": c.TimeLimit}
+	return solveDoc{Report: rep, Settings: settings}, rep.Tables(in), nil
+}
+
+// spec validates the flags that need no trace and returns what to solve.
+func (c SolveCommand) spec() (Spec, error) {
+	if c.Trace == "" {
+		return Spec{}, option.Errorf("trace", "required (a canonical trace file, or - for stdin)")
+	}
+	if !c.CapacityGiven {
+		return Spec{}, option.Errorf("capacity", "required (tokens)")
+	}
+	if err := instance.CheckFlags("capacity", c.Capacity, c.Block); err != nil {
+		return Spec{}, err
+	}
+	f, err := lp.ParseFormulation(c.Formulation)
+	if err != nil {
+		return Spec{}, option.Wrap("formulation", err)
+	}
+	if c.TimeLimit < 0 {
+		return Spec{}, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	}
+	if c.Schedule != "" && c.Relax {
+		return Spec{}, option.Errorf("schedule", "needs the integer optimum; drop --relax")
+	}
+	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: seconds(c.TimeLimit),
+		CrossCheck: c.CrossCheck, Model: c.Model}, nil
+}

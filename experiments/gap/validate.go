@@ -1,0 +1,117 @@
+package gap
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/seeds"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/models/execpolicy"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/schedule"
+)
+
+// turn validates the turn level's flags in the order the command line
+// reads them and returns the sweep's Config and, for the embedded
+// workload, its seeds (nil: the trace file c.Trace).
+func (c Command) turn() (Config, []uint64, error) {
+	if err := report.CheckFormat(c.Format); err != nil {
+		return Config{}, nil, err
+	}
+	if c.Trace == "" && !c.embedded() {
+		return Config{}, nil, option.Errorf("trace", "required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)")
+	}
+	cfg, err := c.sweep()
+	if err != nil {
+		return Config{}, nil, err
+	}
+	if cfg.Policies, cfg.Schedules, err = c.measured(); err != nil {
+		return Config{}, nil, err
+	}
+	if cfg.QHat, err = policy.ParseQHat(c.QHat); err != nil {
+		return Config{}, nil, err
+	}
+	if c.Workers < 1 {
+		return Config{}, nil, option.Errorf("workers", "must be ≥ 1, got %d", c.Workers)
+	}
+	if c.TimeLimit < 0 {
+		return Config{}, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	}
+	cfg.Model = latency.Default()
+	cfg.Model.AlphaMs = c.AlphaMs
+	if err := cfg.Model.Validate(); err != nil {
+		return Config{}, nil, option.Wrap("alpha-ms", err)
+	}
+	cfg.Block, cfg.Forced, cfg.Solver, cfg.Workers, cfg.Progress = c.Block, c.Forced, c.Solver, c.Workers, c.Progress
+	cfg.TimeLimit = seconds(c.TimeLimit)
+	if !c.embedded() {
+		return cfg, nil, nil
+	}
+	if c.Seeds == "" {
+		return cfg, []uint64{c.Seed}, nil
+	}
+	list, err := seeds.Parse(c.Seeds, c.Seed)
+	return cfg, list, err
+}
+
+// sweep reads the sweep's points: capacities (multiples of the block
+// size), thresholds ξ and threshold-lru's T values.
+func (c Command) sweep() (Config, error) {
+	var cfg Config
+	if c.Capacities == "" || c.Xis == "" {
+		return cfg, option.Both("capacities", "xis", "both required (comma-separated tokens)")
+	}
+	var err error
+	if cfg.Capacities, err = option.Ints("capacities", c.Capacities); err != nil {
+		return cfg, err
+	}
+	for _, v := range cfg.Capacities {
+		if err := instance.CheckFlags("capacities", v, c.Block); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Xis, err = option.Floats("xis", c.Xis); err != nil {
+		return cfg, err
+	}
+	if c.Thresholds != "" {
+		if cfg.Thresholds, err = option.Ints("thresholds", c.Thresholds); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// measured reads what is measured at each point: the policies (every
+// registered one when neither policies nor schedules are given) and the
+// external schedules.
+func (c Command) measured() ([]policies.Entry, []*schedule.Schedule, error) {
+	names := c.Policies
+	if names == "" && len(c.Schedules) == 0 {
+		names = strings.Join(policies.Names(), ",")
+	}
+	if !(c.ExecTimeout > 0) {
+		return nil, nil, option.Errorf("exec-timeout", "must be > 0 seconds, got %v", c.ExecTimeout)
+	}
+	var entries []policies.Entry
+	if names != "" {
+		var err error
+		if entries, err = policies.ParseWith(names, execpolicy.Options{Timeout: seconds(c.ExecTimeout)}); err != nil {
+			return nil, nil, option.Wrap("policies", err)
+		}
+	}
+	scheds, err := schedule.ReadFiles(c.Schedules)
+	if err != nil {
+		return nil, nil, option.Wrap("schedule", err)
+	}
+	if c.Thresholds != "" && !strings.Contains(","+names+",", ",threshold-lru,") {
+		return nil, nil, option.Errorf("thresholds", "threshold-lru is not among --policies")
+	}
+	return entries, scheds, nil
+}
+
+// seconds converts a flag's seconds to a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

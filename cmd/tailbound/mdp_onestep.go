@@ -22,9 +22,9 @@ func runMDPOneStep(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	doc, t, err := exactgap.OneStep(o)
+	doc, tables, err := exactgap.OneStep(o)
 	if err != nil {
 		return err
 	}
-	return report.Emit(stdout, format, doc, t)
+	return report.Emit(stdout, format, doc, tables...)
 }

@@ -21,13 +21,14 @@ type OneStepRow struct {
 	Kept []int64 `json:"kept_tokens"`
 }
 
-// OneStep solves the one-step ET-LRU problem that o states
-// (etlru.SolveOneStep) and returns the JSON document and the table of
-// ET-LRU's greedy and the exact optimum; errors name the flags at fault.
-func OneStep(o etlru.OneStepOptions) (any, report.Table, error) {
+// OneStep is 'tailbound mdp onestep': it solves the one-step ET-LRU
+// problem that o states (etlru.SolveOneStep) and returns the JSON document
+// and the table the command prints, ET-LRU's greedy and the exact optimum;
+// errors name the flags at fault.
+func OneStep(o etlru.OneStepOptions) (any, []report.Table, error) {
 	s, err := etlru.SolveOneStep(o)
 	if err != nil {
-		return nil, report.Table{}, err
+		return nil, nil, err
 	}
 	rows := []OneStepRow{
 		{Name: "etlru", Objective: s.GreedyObjective, Gap: s.GreedyObjective - s.OptimumObjective, Kept: s.Greedy},
@@ -45,5 +46,5 @@ func OneStep(o etlru.OneStepOptions) (any, report.Table, error) {
 		"instance": map[string]any{"items": o.Items, "capacity_tokens": o.Capacity, "block_size_tokens": o.BlockSize,
 			"xi_tokens": o.Xi, "prompt": o.Prompt},
 		"policies": rows}
-	return doc, t, nil
+	return doc, []report.Table{t}, nil
 }

@@ -15,10 +15,14 @@ import (
 // (0,2) 4.5 tokens/s. The greedy evicts item 1's blocks (marginal value
 // 0.5 < 1) and keeps (2,0), the optimum: both rows 3.5, gap 0.
 func TestOneStepByHand(t *testing.T) {
-	_, tbl, err := OneStep(etlru.OneStepOptions{Items: "1:3:2,0.5:2:2", Capacity: 2, BlockSize: 1, Prompt: "pmf:1:1"})
+	_, tables, err := OneStep(etlru.OneStepOptions{Items: "1:3:2,0.5:2:2", Capacity: 2, BlockSize: 1, Prompt: "pmf:1:1"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(tables) != 1 {
+		t.Fatalf("%d tables, want 1", len(tables))
+	}
+	tbl := tables[0]
 	want := [][]string{{"etlru", "3.500000000", "0.000000000", "[2 0]"}, {"optimum", "3.500000000", "0.000000000", "[2 0]"}}
 	for i, w := range want {
 		if !slices.Equal(tbl.Rows[i], w) {

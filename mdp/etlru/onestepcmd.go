@@ -174,12 +174,10 @@ func (o OneStepOptions) Problem() (*Problem, error) {
 // params validates the capacity, block size and ξ, naming their flags.
 func (o OneStepOptions) params() (instance.Params, error) {
 	p := instance.Params{Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi}
-	switch {
-	case p.BlockSize < 1:
-		return p, option.Errorf("block-size", "must be ≥ 1 token, got %d", p.BlockSize)
-	case p.Capacity < 0 || p.Capacity%p.BlockSize != 0:
-		return p, option.Errorf("capacity", "%d tokens must be ≥ 0 and a multiple of --block-size %d", p.Capacity, p.BlockSize)
-	case math.IsNaN(p.Xi) || math.IsInf(p.Xi, 0):
+	if err := instance.CheckFlags("capacity", p.Capacity, p.BlockSize); err != nil {
+		return p, err
+	}
+	if math.IsNaN(p.Xi) || math.IsInf(p.Xi, 0) {
 		return p, option.Errorf("xi-tokens", "must be a finite number of tokens, got %v", p.Xi)
 	}
 	return p, nil

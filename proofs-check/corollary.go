@@ -256,6 +256,22 @@ type UnitPage struct {
 	Capacity int64     // pages
 }
 
+// Problem returns the one-step ET-LRU problem of the unit-page case: page
+// i is an item of rate λ_i, history 1 token and bound 1 token if cached (0
+// if not), recency i; C = Capacity tokens, B = 1 token, ξ = 0, Q = 0.
+func (u *UnitPage) Problem() *etlru.Problem {
+	q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}}) // one atom of probability 1 is valid
+	p := &etlru.Problem{Params: instance.Params{Capacity: u.Capacity, BlockSize: 1, Xi: 0}, Prompt: q}
+	for i, w := range u.Weights {
+		up := int64(0)
+		if u.Cached[i] {
+			up = 1
+		}
+		p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: up, Recency: int64(i)})
+	}
+	return p
+}
+
 // Size implements claim.Instance.
 func (u *UnitPage) Size() int { return 100*len(u.Weights) + int(u.Capacity) }
 
@@ -277,7 +293,7 @@ func (u *UnitPage) Shrink() []claim.Instance {
 }
 
 // Export implements claim.Instance: the fields of the unit-page problem
-// (its command line, when the one-step MDP can state it, is Command's).
+// (its command line is Command's).
 func (u *UnitPage) Export() any {
 	return map[string]any{"rates_per_s": u.Weights, "cached": u.Cached, "capacity_pages": u.Capacity}
 }
@@ -299,20 +315,15 @@ func corollaryUnitPage(s Sizes) claim.Claim {
 		},
 		Check: func(c claim.Instance) (bool, string, error) {
 			u := c.(*UnitPage)
-			q, _ := etlru.NewKnown(birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
-			p := &etlru.Problem{Params: instance.Params{Capacity: u.Capacity, BlockSize: 1, Xi: 0}, Prompt: q}
-			var cached []int
-			for i, w := range u.Weights {
-				up := int64(0)
-				if u.Cached[i] {
-					up = 1
-					cached = append(cached, i)
-				}
-				p.Items = append(p.Items, etlru.Item{LogWeight: math.Log(w), History: 1, Upper: up, Recency: int64(i)})
-			}
-			y, err := etlru.Greedy(p)
+			y, err := etlru.Greedy(u.Problem())
 			if err != nil {
 				return false, "", err
+			}
+			var cached []int
+			for i := range u.Weights {
+				if u.Cached[i] {
+					cached = append(cached, i)
+				}
 			}
 			// The rule: keep the min(C, #cached) cached pages of largest λ.
 			sort.SliceStable(cached, func(a, b int) bool { return u.Weights[cached[a]] > u.Weights[cached[b]] })

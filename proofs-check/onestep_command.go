@@ -1,17 +1,20 @@
 // The one-step problems of claims 4 (lemma1) and 5c (corollary-unitpage)
-// as command lines. The belief MDP of 'tailbound mdp solve' one step long
-// is a one-step ET-LRU problem: right after a turn of the served seat, the
-// root decision chooses what each seat keeps, and the next step's turn of
-// seat i (probability λ_i·Δ at silence 0) with prompt Q costs
-// (H_i + Q − y_i − ξ)⁺. So its optimum row is Δ times the exact optimum
-// and its etlru-paper row Δ times the greedy's objective (both with the
-// decision taken): the two sides of the claims.
+// as command lines. Every problem has 'tailbound mdp onestep', which states
+// it whole and solves it by ET-LRU's greedy and the exact dynamic program,
+// the claims' two sides. Where it can, the line is 'tailbound mdp solve'
+// instead, an independent check by the full belief MDP: one step long, its
+// root decision chooses what each seat keeps right after a turn of the
+// served seat, and the next step's turn of seat i (probability λ_i·Δ at
+// silence 0) with prompt Q costs (H_i + Q − y_i − ξ)⁺. So its optimum row
+// is Δ times the exact optimum and its etlru-paper row Δ times the
+// greedy's objective (both with the decision taken).
 
 package proofscheck
 
 import (
 	"math"
 
+	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -20,20 +23,39 @@ import (
 // Command implements claim.Runnable: the 'tailbound mdp solve' line of the
 // one-step MDP with the problem's items as seats (see oneStepMDP), whose
 // optimum and etlru-paper rows are Δ = --step times the exact optimum and
-// the greedy's objective. A problem the MDP cannot state has no command.
+// the greedy's objective; for a problem the MDP cannot state, the
+// 'tailbound mdp onestep' line of Options, whose rows are the two.
 func (o *OneStep) Command() string {
 	in, ok := oneStepMDP(o.Weights, o.History, o.Upper, o.Fixed, o.Params, birthdeath.Atoms{Values: o.Prompt, Probs: o.Probs})
 	if !ok {
-		return ""
+		return oneStepLine(o.Options())
 	}
 	return (&MDP{Instance: in, Belief: exact.Paper}).Command()
 }
+
+// Options returns the problem as the flags of 'tailbound mdp onestep':
+// the same items (recency = index, as Problem), parameters and prompt
+// atoms, so that etlru.OneStepOptions.Problem reads back the problem that
+// Problem builds.
+func (o *OneStep) Options() etlru.OneStepOptions {
+	items := make([]etlru.ItemSpec, len(o.Weights))
+	for i := range items {
+		items[i] = etlru.ItemSpec{Rate: o.Weights[i], History: o.History[i], Upper: o.Upper[i], Recency: int64(i), Fixed: o.Fixed[i]}
+	}
+	return etlru.OneStepOptions{Items: etlru.FormatItems(items), Capacity: o.Capacity, BlockSize: o.BlockSize, Xi: o.Xi,
+		Prompt: birthdeath.Atoms{Values: o.Prompt, Probs: o.Probs}.String()}
+}
+
+// oneStepLine is the 'tailbound mdp onestep' command line of o.
+func oneStepLine(o etlru.OneStepOptions) string { return "tailbound mdp onestep " + o.Flags() }
 
 // Command implements claim.Runnable: the 'tailbound mdp solve' line of the
 // unit-page problem (one-token histories, B = 1, Q = 0, ξ = 0): the
 // etlru-paper row's first decision is ET-LRU's kept pages, the optimum's
 // the top-λ pages; their expected TEL is Δ = --step times Σ λ of the
-// pages not kept. A problem the MDP cannot state has no command.
+// pages not kept. For a problem the MDP cannot state, the 'tailbound mdp
+// onestep' line of Options: the same kept pages, objective Σ λ of the
+// pages not kept.
 func (u *UnitPage) Command() string {
 	n := len(u.Weights)
 	hist, upper := make([]int64, n), make([]int64, n)
@@ -46,9 +68,23 @@ func (u *UnitPage) Command() string {
 	in, ok := oneStepMDP(u.Weights, hist, upper, make([]bool, n), instance.Params{Capacity: u.Capacity, BlockSize: 1},
 		birthdeath.Atoms{Values: []int64{0}, Probs: []float64{1}})
 	if !ok {
-		return ""
+		return oneStepLine(u.Options())
 	}
 	return (&MDP{Instance: in, Belief: exact.Paper}).Command()
+}
+
+// Options returns the unit-page problem as the flags of 'tailbound mdp
+// onestep': items λ_i:1:1 (cached) or λ_i:1:0, C = Capacity tokens, B = 1,
+// ξ = 0, Q = 0 — the problem the claim's check solves (UnitPage.Problem).
+func (u *UnitPage) Options() etlru.OneStepOptions {
+	items := make([]etlru.ItemSpec, len(u.Weights))
+	for i, w := range u.Weights {
+		items[i] = etlru.ItemSpec{Rate: w, History: 1, Recency: int64(i)}
+		if u.Cached[i] {
+			items[i].Upper = 1
+		}
+	}
+	return etlru.OneStepOptions{Items: etlru.FormatItems(items), Capacity: u.Capacity, BlockSize: 1, Prompt: "pmf:0:1"}
 }
 
 // oneStepMDP returns the belief MDP whose root is the one-step problem of

@@ -3,6 +3,7 @@ package proofscheck
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/mdp/etlru"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // solveCommand runs a printed 'tailbound mdp solve' line in process: it
@@ -107,7 +109,8 @@ func TestOneStepCommandByHand(t *testing.T) {
 // generator), every command printed reproduces the claim's two sides: its
 // optimum row is Δ times the dynamic program's optimum and its etlru-paper
 // row Δ times the greedy's objective. Problems the MDP cannot state print
-// none; enough can for the test to mean something.
+// an mdp onestep line instead (TestOneStepEveryCommand); enough can for
+// the test to mean something.
 func TestOneStepCommandReproduces(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 4))
 	var stated, evicting, forced, births int
@@ -118,8 +121,8 @@ func TestOneStepCommandReproduces(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := o.Command()
-		if cmd == "" {
-			continue
+		if !strings.HasPrefix(cmd, "tailbound mdp solve ") {
+			continue // an mdp onestep line: TestOneStepEveryCommand
 		}
 		stated++
 		if strings.Contains(cmd, " --forced") {
@@ -167,18 +170,20 @@ func TestOneStepCommandReproduces(t *testing.T) {
 	}
 }
 
-// TestOneStepCommandNone: problems the one-step MDP cannot state have no
-// command — more to evict than a served item holds (4 tokens in 3, and
-// neither item at its whole history, so neither was just served), or two
-// fixed items.
+// TestOneStepCommandNone: problems the one-step MDP cannot state — more to
+// evict than a served item holds (4 tokens in 3, and neither item at its
+// whole history, so neither was just served), or two fixed items — have
+// the mdp onestep line, which states them whole.
 func TestOneStepCommandNone(t *testing.T) {
 	over := &OneStep{Weights: []float64{1, 1}, History: []int64{5, 5}, Upper: []int64{2, 2}, Fixed: []bool{false, false},
 		Params: instance.Params{Capacity: 3, BlockSize: 1}, Prompt: []int64{1}, Probs: []float64{1}}
 	two := &OneStep{Weights: []float64{1, 1}, History: []int64{1, 1}, Upper: []int64{1, 1}, Fixed: []bool{true, true},
 		Params: instance.Params{Capacity: 2, BlockSize: 1}, Prompt: []int64{1}, Probs: []float64{1}}
-	for _, o := range []*OneStep{over, two} {
-		if c := o.Command(); c != "" {
-			t.Errorf("%+v: command %q, want none", o, c)
+	want := []string{"tailbound mdp onestep --items 1:5:2,1:5:2 --capacity 3 --block-size 1 --xi-tokens 0 --prompt pmf:1:1",
+		"tailbound mdp onestep --items 1:1:1:fixed,1:1:1:fixed --capacity 2 --block-size 1 --xi-tokens 0 --prompt pmf:1:1"}
+	for k, o := range []*OneStep{over, two} {
+		if c := o.Command(); c != want[k] {
+			t.Errorf("%+v: command\n%s\nwant\n%s", o, c, want[k])
 		}
 	}
 }
@@ -197,9 +202,21 @@ func TestUnitPageCommandByHand(t *testing.T) {
 		}
 	}
 	// Four cached pages and room for two: one served page cannot bring two
-	// pages over the capacity, so no command.
-	if c := (&UnitPage{Weights: []float64{0.3, 0.9, 0.5, 0.1}, Cached: []bool{true, true, true, true}, Capacity: 2}).Command(); c != "" {
-		t.Errorf("command %q, want none", c)
+	// pages over the capacity, so the mdp onestep line. Both rows keep the
+	// 0.9 and 0.5 pages; the objective is Σ λ of the others, 0.3 + 0.1 =
+	// 0.4 tokens/s.
+	four := &UnitPage{Weights: []float64{0.3, 0.9, 0.5, 0.1}, Cached: []bool{true, true, true, true}, Capacity: 2}
+	if c, want := four.Command(), "tailbound mdp onestep --items 0.3:1:1,0.9:1:1,0.5:1:1,0.1:1:1 --capacity 2 --block-size 1 --xi-tokens 0 --prompt pmf:0:1"; c != want {
+		t.Errorf("command\n%s\nwant\n%s", c, want)
+	}
+	s := oneStepCommand(t, four.Command())
+	for _, y := range [][]int64{s.Greedy, s.Optimum} {
+		if !slices.Equal(y, []int64{0, 1, 1, 0}) {
+			t.Errorf("keeps %v, want [0 1 1 0]", y)
+		}
+	}
+	if math.Abs(s.GreedyObjective-0.4) > 1e-12 || math.Abs(s.OptimumObjective-0.4) > 1e-12 {
+		t.Errorf("objectives %v and %v tokens/s, want 0.4", s.GreedyObjective, s.OptimumObjective)
 	}
 }
 
@@ -213,8 +230,8 @@ func TestUnitPageCommandReproduces(t *testing.T) {
 	for k := 0; k < 300; k++ {
 		u := c.Generate(r).(*UnitPage)
 		cmd := u.Command()
-		if cmd == "" {
-			continue
+		if !strings.HasPrefix(cmd, "tailbound mdp solve ") {
+			continue // an mdp onestep line: TestUnitPageEveryCommand
 		}
 		stated++
 		rows, step := solveCommand(t, cmd)
@@ -245,5 +262,135 @@ func TestUnitPageCommandReproduces(t *testing.T) {
 	}
 	if stated < 100 {
 		t.Errorf("%d of 300 problems have a command, want ≥ 100", stated)
+	}
+}
+
+// oneStepCommand runs a printed 'tailbound mdp onestep' line in process:
+// it reads the flags back into etlru.OneStepOptions (as the command binds
+// them) and solves with etlru.SolveOneStep, the command's one call.
+func oneStepCommand(t *testing.T, cmd string) *etlru.OneStepSolution {
+	t.Helper()
+	args, ok := strings.CutPrefix(cmd, "tailbound mdp onestep ")
+	if !ok {
+		t.Fatalf("not an mdp onestep line: %q", cmd)
+	}
+	f := strings.Fields(args)
+	flags := map[string]string{}
+	for i := 0; i+1 < len(f); i += 2 {
+		flags[strings.TrimPrefix(f[i], "--")] = f[i+1]
+	}
+	if len(f) != 10 || len(flags) != 5 {
+		t.Fatalf("%s: want the five flags --items, --capacity, --block-size, --xi-tokens, --prompt", cmd)
+	}
+	c, err1 := strconv.ParseInt(flags["capacity"], 10, 64)
+	b, err2 := strconv.ParseInt(flags["block-size"], 10, 64)
+	xi, err3 := strconv.ParseFloat(flags["xi-tokens"], 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		t.Fatalf("%s: %v %v %v", cmd, err1, err2, err3)
+	}
+	s, err := etlru.SolveOneStep(etlru.OneStepOptions{Items: flags["items"], Capacity: c, BlockSize: b, Xi: xi, Prompt: flags["prompt"]})
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return s
+}
+
+// withShrinks returns in and every instance one shrinking step away: a
+// counterexample is printed after shrinking, so those need commands too.
+func withShrinks(in claim.Instance) []claim.Instance {
+	return append([]claim.Instance{in}, in.Shrink()...)
+}
+
+// TestOneStepEveryCommand: every lemma1 problem (the claim's generator at
+// the default sizes, and one shrinking step from it) has a command, and
+// each mdp onestep line gives the claim's two sides: the greedy keeps what
+// etlru.Greedy keeps on the claim's problem, with its objective, and the
+// optimum is the dynamic program's. Most problems need the onestep line.
+func TestOneStepEveryCommand(t *testing.T) {
+	c := lemma1(DefaultSizes())
+	r := rand.New(rand.NewPCG(17, 6))
+	var onestep, solve int
+	for k := 0; k < 300; k++ {
+		for _, in := range withShrinks(c.Generate(r)) {
+			o := in.(*OneStep)
+			cmd := o.Command()
+			if strings.HasPrefix(cmd, "tailbound mdp solve ") {
+				solve++ // checked against the full MDP by TestOneStepCommandReproduces
+				continue
+			}
+			onestep++
+			s := oneStepCommand(t, cmd)
+			p, err := o.Problem()
+			if err != nil {
+				t.Fatal(err)
+			}
+			y, err := etlru.Greedy(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, best, err := etlru.Exact(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := p.Objective(y); !slices.Equal(s.Greedy, y) || math.Abs(s.GreedyObjective-g) > objTol(g) {
+				t.Errorf("%s: greedy keeps %v at %v; the claim's greedy %v at %v", cmd, s.Greedy, s.GreedyObjective, y, g)
+			}
+			if math.Abs(s.OptimumObjective-best) > objTol(best) {
+				t.Errorf("%s: optimum %v, the claim's dynamic program %v", cmd, s.OptimumObjective, best)
+			}
+		}
+	}
+	t.Logf("%d mdp onestep lines, %d mdp solve lines", onestep, solve)
+	if onestep < 2000 || solve < 400 {
+		t.Errorf("%d mdp onestep lines and %d mdp solve lines; want ≥ 2000 and ≥ 400", onestep, solve)
+	}
+}
+
+// TestUnitPageEveryCommand: every unit-page problem (the claim's generator
+// at the default sizes, and one shrinking step from it) has a command, and
+// each mdp onestep line keeps the pages the claim's greedy keeps, with the
+// optimum Σ λ of the pages outside the top-λ set the claim compares with.
+func TestUnitPageEveryCommand(t *testing.T) {
+	c := corollaryUnitPage(DefaultSizes())
+	r := rand.New(rand.NewPCG(17, 7))
+	var onestep int
+	for k := 0; k < 300; k++ {
+		for _, in := range withShrinks(c.Generate(r)) {
+			u := in.(*UnitPage)
+			cmd := u.Command()
+			if strings.HasPrefix(cmd, "tailbound mdp solve ") {
+				continue // checked against the full MDP by TestUnitPageCommandReproduces
+			}
+			onestep++
+			s := oneStepCommand(t, cmd)
+			y, err := etlru.Greedy(u.Problem())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.Greedy, y) {
+				t.Errorf("%s: greedy keeps %v, the claim's greedy %v", cmd, s.Greedy, y)
+			}
+			// Σ λ outside the min(C, #cached) cached pages of largest λ.
+			var cached []float64
+			var all float64
+			for i, w := range u.Weights {
+				all += w
+				if u.Cached[i] {
+					cached = append(cached, w)
+				}
+			}
+			sort.Sort(sort.Reverse(sort.Float64Slice(cached)))
+			top := 0.0
+			for j := 0; j < len(cached) && int64(j) < u.Capacity; j++ {
+				top += cached[j]
+			}
+			if want := all - top; math.Abs(s.OptimumObjective-want) > 1e-9 {
+				t.Errorf("%s: optimum %v tokens/s, want Σλ − top = %v", cmd, s.OptimumObjective, want)
+			}
+		}
+	}
+	t.Logf("%d mdp onestep lines", onestep)
+	if onestep < 400 {
+		t.Errorf("%d mdp onestep lines, want ≥ 400", onestep)
 	}
 }

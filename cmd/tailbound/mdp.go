@@ -18,6 +18,7 @@ func runMDP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stdout, "Usage: tailbound mdp solve [flags]      exact optimum and policy values of a small belief MDP")
 		fmt.Fprintln(stdout, "       tailbound mdp simulate [flags]   Monte Carlo of the birth–death model, policies vs Tail-Optimized Belady")
+		fmt.Fprintln(stdout, "       tailbound mdp onestep [flags]    one ET-LRU decision: the greedy (Lemma 1) against the exact one-step optimum")
 		return nil
 	}
 	switch args[0] {
@@ -25,8 +26,10 @@ func runMDP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return runMDPSolve(args[1:], stdout)
 	case "simulate":
 		return runMDPSimulate(args[1:], stdout, stderr)
+	case "onestep":
+		return runMDPOneStep(args[1:], stdout)
 	}
-	return fmt.Errorf("unknown mdp command %q (want solve or simulate)", args[0])
+	return fmt.Errorf("unknown mdp command %q (want solve, simulate or onestep)", args[0])
 }
 
 // runMDPSolve solves a small belief MDP exactly (mdp/exact, experiments/exactgap).

@@ -126,3 +126,7 @@ func (p *fifo) Victim() BlockID {
 	p.nodes[n].evictable = false
 	return n - 1
 }
+
+// CachedOnly marks FIFO as keeping state for cached blocks only: the cache
+// names blocks to it by slot, so its arrays are bounded by the capacity.
+func (*fifo) CachedOnly() {}

@@ -131,3 +131,29 @@ func walk(in string, out map[string]any) bool {
 		}
 	}
 }
+
+// Key returns a key's raw bytes: an escaped key keeps its backslash, so a
+// caller that accepts only plain known keys refuses it (and the line goes
+// to encoding/json), and an escaped quote ends the raw key early, which
+// leaves no colon where one is needed.
+func TestKeyRaw(t *testing.T) {
+	cases := []struct {
+		in, key string
+		ok      bool
+	}{
+		{`{"timestamp": 1}`, "timestamp", true},
+		{`{"time\u0073tamp": 1}`, `time\u0073tamp`, true},
+		{`{"a\"b": 1}`, "", false},
+		{`{"a`, "", false},
+	}
+	for _, c := range cases {
+		var s Scanner
+		if !s.Reset([]byte(c.in)) {
+			t.Fatalf("%s: Reset refused", c.in)
+		}
+		k, _, ok := s.Key()
+		if ok != c.ok || string(k) != c.key {
+			t.Errorf("Key(%s) = %q %v, want %q %v", c.in, k, ok, c.key, c.ok)
+		}
+	}
+}

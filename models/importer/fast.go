@@ -16,17 +16,33 @@ func (l *lines) field(seen *int, bit int, ok bool) bool {
 	return true
 }
 
-// hashes reads an integer array into a fresh slice of its exact length.
+// hashes reads an integer array into a slice of its exact length and
+// capacity. Short arrays are carved from a shared slab instead of
+// allocated one by one: a trace of short chains (single-block requests)
+// would otherwise make one tiny allocation per line, and the garbage
+// collector's work with it. The slices are disjoint, so a caller may keep
+// or modify one without affecting another.
 func (l *lines) hashes() ([]int64, bool) {
 	ids, ok := l.js.Ints(l.ids[:0:cap(l.ids)])
 	if !ok {
 		return nil, false
 	}
 	l.ids = ids
-	out := make([]int64, len(ids))
+	n := len(ids)
+	if n > slabInts/8 {
+		return append([]int64(nil), ids...), true
+	}
+	if n > len(l.slab) || l.slab == nil {
+		l.slab = make([]int64, slabInts)
+	}
+	out := l.slab[:n:n]
+	l.slab = l.slab[n:]
 	copy(out, ids)
 	return out, true
 }
+
+// slabInts is the length of the slab hashes carves short arrays from.
+const slabInts = 4096
 
 // object starts the fast path on line b and returns the key loop: next
 // returns each key, or done at the closing brace, or !ok.

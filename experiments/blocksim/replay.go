@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -201,6 +200,15 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 }
 
 // feeder reads the trace, numbers its blocks and keeps the ideal figures.
+//
+// It is the part of a replay whose memory grows with the trace, by about
+// 16 bytes per distinct block (prefix-tree node), because the ideal
+// figures need it: telling a block seen before from a new one (the
+// ideal hit, Req.Seen, and the distinct count) takes the Interner's index
+// of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
+// each block's first and last use, known only at the end. The caches, and
+// the policies that keep state for cached blocks only
+// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity.
 type feeder struct {
 	opt         Options
 	in          *prefixcache.Interner
@@ -278,7 +286,7 @@ func (f *feeder) ideal() Ideal {
 			ends = append(ends, f.last[b])
 		}
 	}
-	slices.Sort(ends)
+	sortIndices(ends)
 	var starts int64
 	j := 0
 	for b := 0; b < len(f.first); {

@@ -111,6 +111,32 @@ func (s *Scanner) String() ([]byte, bool) {
 	return nil, false
 }
 
+// Lit consumes the bytes lit if the input continues with exactly them and
+// reports whether it did. A caller that knows the layout its files are
+// usually written in matches the punctuation and keys between values in
+// one comparison each (for example `, "input_length": `) and falls back
+// to Key for any other layout; lit must then be what Key would accept
+// there.
+func (s *Scanner) Lit(lit string) bool {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return false
+	}
+	s.i += len(lit)
+	s.first = false
+	return true
+}
+
+// End reports whether the object closes here: a '}' followed by nothing
+// but whitespace.
+func (s *Scanner) End() bool {
+	if s.i >= len(s.b) || s.b[s.i] != '}' {
+		return false
+	}
+	s.i++
+	s.ws()
+	return s.i == len(s.b)
+}
+
 // rawString reads a string up to the first '"' and returns its raw bytes
 // (aliasing the input), escapes and all; see Key for why that is safe
 // for keys.

@@ -157,3 +157,31 @@ func TestKeyRaw(t *testing.T) {
 		}
 	}
 }
+
+// Lit consumes exactly its bytes or nothing; End wants '}' and then only
+// whitespace.
+func TestLitEnd(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(`{"a": 1} `))
+	if s.Lit(`"b": `) || s.i != 1 {
+		t.Fatalf("Lit of other bytes consumed them (at %d)", s.i)
+	}
+	if !s.Lit(`"a": `) || s.i != 6 {
+		t.Fatalf("Lit of the next bytes: at %d, want 6", s.i)
+	}
+	if v, ok := s.Int(); !ok || v != 1 || !s.End() {
+		t.Fatalf("Int then End: %d %v", v, ok)
+	}
+	for _, in := range []string{`{"a": 1} x`, `{"a": 1`, `{"a": 1]`} {
+		s.Reset([]byte(in))
+		s.Lit(`"a": `)
+		s.Int()
+		if s.End() {
+			t.Errorf("End accepted %s", in)
+		}
+	}
+	s.Reset([]byte(`{"a`))
+	if s.Lit(`"a": `) {
+		t.Error("Lit matched past the end of the input")
+	}
+}

@@ -50,8 +50,43 @@ func (l *lines) object(b []byte) bool {
 	return !l.slow && l.js.Reset(b)
 }
 
+// mooncakeLayout is how the Mooncake traces write a line (after its
+// '{'): the keys in this order, one space after each colon and comma.
+var mooncakeLayout = [4]string{`"timestamp": `, `, "input_length": `, `, "output_length": `, `, "hash_ids": `}
+
+// scanLayout reads a line written exactly in mooncakeLayout, matching the
+// text between the values as whole literals; any other line is left to the
+// key-by-key loop of scan, which reads such a line to the same record.
+func (m *Mooncake) scanLayout() bool {
+	js, r, v := &m.in.js, &m.rec, &m.vals
+	for i := range v {
+		if !js.Lit(mooncakeLayout[i]) {
+			return false
+		}
+		var ok bool
+		if v[i], ok = js.Int(); !ok {
+			return false
+		}
+	}
+	if !js.Lit(mooncakeLayout[3]) {
+		return false
+	}
+	h, ok := m.in.hashes()
+	if !ok || !js.End() {
+		return false
+	}
+	r.Timestamp, r.Input, r.Output, r.Hashes = &v[0], &v[1], &v[2], h
+	return true
+}
+
 func (m *Mooncake) scan(b []byte) bool {
 	l := m.in
+	if !l.object(b) {
+		return false
+	}
+	if m.scanLayout() {
+		return true
+	}
 	if !l.object(b) {
 		return false
 	}

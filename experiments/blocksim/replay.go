@@ -152,6 +152,8 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 	}
 	f := newFeeder(opt)
+	src, stop := readAhead(src, batchSize)
+	defer stop()
 	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
 	}, func(b *batch) (int, bool, error) { return f.fill(src, b) },

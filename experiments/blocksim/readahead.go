@@ -6,74 +6,89 @@ import (
 	"github.com/tailbound/tailbound/models/blocktrace"
 )
 
-// readAhead runs src on a goroutine of its own, up to two chunks of n
-// requests ahead of the caller, so that parsing a trace overlaps numbering
+// ahead reads a Source on a goroutine of its own, up to two chunks of
+// requests ahead of its caller, so that parsing a trace overlaps numbering
 // its blocks (the feeder) and serving them (the caches): on a single-block
-// stream the parse is about half of the work. The returned source yields
-// src's requests and then its error (io.EOF at the end) for good. stop
-// ends the goroutine and waits for it, so that src is not read after stop
-// returns; call it once the replay is done, whether or not the source was
-// drained.
-//
-// It relies on what every Source guarantees already (ReadAll keeps the
-// requests): a request's Hashes are its own, not reused by the next call.
-func readAhead(src blocktrace.Source, n int) (next blocktrace.Source, stop func()) {
-	type chunk struct {
-		reqs []blocktrace.Request
-		err  error // after reqs; non-nil in the last chunk only
+// stream the parse is about half of the work. It relies on what every
+// Source guarantees already (ReadAll keeps the requests): a request's
+// Hashes are its own, not reused by the next call.
+type ahead struct {
+	full, empty chan *chunk
+	done        chan struct{}
+	wg          sync.WaitGroup
+	once        sync.Once
+	cur         *chunk
+	i           int // requests of cur handed out
+}
+
+// chunk is a run of requests read in order; err follows them (non-nil in
+// the last chunk only).
+type chunk struct {
+	reqs []blocktrace.Request
+	err  error
+}
+
+// aheadChunks is the number of chunks in flight: one being filled, one
+// waiting, one being read.
+const aheadChunks = 3
+
+// readAhead starts reading src in chunks of n requests. Call stop once the
+// replay is done, whether or not the source was drained.
+func readAhead(src blocktrace.Source, n int) *ahead {
+	a := &ahead{full: make(chan *chunk, aheadChunks), empty: make(chan *chunk, aheadChunks), done: make(chan struct{})}
+	for i := 0; i < aheadChunks; i++ {
+		a.empty <- &chunk{reqs: make([]blocktrace.Request, 0, n)}
 	}
-	const chunks = 3 // one being filled, one waiting, one being read
-	full := make(chan *chunk, chunks)
-	empty := make(chan *chunk, chunks)
-	for i := 0; i < chunks; i++ {
-		empty <- &chunk{reqs: make([]blocktrace.Request, 0, n)}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			var c *chunk
-			select {
-			case c = <-empty:
-			case <-done:
-				return
-			}
-			c.reqs = c.reqs[:0]
-			for len(c.reqs) < n && c.err == nil {
-				r, err := src()
-				if err != nil {
-					c.err = err
-					break
-				}
-				c.reqs = append(c.reqs, r)
-			}
-			full <- c // never blocks: at most chunks are in flight
-			if c.err != nil {
-				return
-			}
+	a.wg.Add(1)
+	go a.read(src, n)
+	return a
+}
+
+func (a *ahead) read(src blocktrace.Source, n int) {
+	defer a.wg.Done()
+	for {
+		var c *chunk
+		select {
+		case c = <-a.empty:
+		case <-a.done:
+			return
 		}
-	}()
-	var cur *chunk
-	i := 0
-	next = func() (blocktrace.Request, error) {
-		for cur == nil || i == len(cur.reqs) {
-			if cur != nil {
-				if cur.err != nil {
-					return blocktrace.Request{}, cur.err
-				}
-				empty <- cur
+		c.reqs = c.reqs[:0]
+		for len(c.reqs) < n {
+			r, err := src()
+			if err != nil {
+				c.err = err
+				break
 			}
-			cur, i = <-full, 0
+			c.reqs = append(c.reqs, r)
 		}
-		i++
-		return cur.reqs[i-1], nil
+		a.full <- c // never blocks: only aheadChunks exist
+		if c.err != nil {
+			return
+		}
 	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() { close(done) })
-		wg.Wait()
+}
+
+// next returns the source's next request, valid until the following call
+// (the caller may modify it), and then the source's error (io.EOF at the
+// end) for good.
+func (a *ahead) next() (*blocktrace.Request, error) {
+	for a.cur == nil || a.i == len(a.cur.reqs) {
+		if a.cur != nil {
+			if a.cur.err != nil {
+				return nil, a.cur.err
+			}
+			a.empty <- a.cur
+		}
+		a.cur, a.i = <-a.full, 0
 	}
-	return next, stop
+	a.i++
+	return &a.cur.reqs[a.i-1], nil
+}
+
+// stop ends the reading goroutine and waits for it, so that the source is
+// not read after stop returns. A second call does nothing more.
+func (a *ahead) stop() {
+	a.once.Do(func() { close(a.done) })
+	a.wg.Wait()
 }

@@ -30,19 +30,19 @@ func TestReadAheadSameSequence(t *testing.T) {
 	for _, k := range []int{0, 1, 4, 5, 13} {
 		for _, end := range []error{io.EOF, bad} {
 			calls := 0
-			next, stop := readAhead(countSource(k, end, &calls), 4)
+			a := readAhead(countSource(k, end, &calls), 4)
 			for i := 0; i < k; i++ {
-				r, err := next()
+				r, err := a.next()
 				if err != nil || r.Index != i || len(r.Hashes) != 1 || r.Hashes[0] != int64(i) {
 					t.Fatalf("k %d: request %d: got %+v, %v", k, i, r, err)
 				}
 			}
 			for j := 0; j < 3; j++ {
-				if _, err := next(); err != end {
+				if _, err := a.next(); err != end {
 					t.Fatalf("k %d: after the requests: %v, want %v", k, err, end)
 				}
 			}
-			stop()
+			a.stop()
 			if calls != k+1 {
 				t.Fatalf("k %d: source called %d times, want %d", k, calls, k+1)
 			}
@@ -54,15 +54,15 @@ func TestReadAheadSameSequence(t *testing.T) {
 // after stop returns, and it was called at most three chunks ahead.
 func TestReadAheadStopEarly(t *testing.T) {
 	calls := 0
-	next, stop := readAhead(countSource(1000, io.EOF, &calls), 4)
+	a := readAhead(countSource(1000, io.EOF, &calls), 4)
 	for i := 0; i < 5; i++ {
-		if _, err := next(); err != nil {
+		if _, err := a.next(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	stop()
+	a.stop()
 	after := calls
-	stop() // a second stop is harmless
+	a.stop() // a second stop is harmless
 	if calls != after || calls > 5+3*4 {
 		t.Fatalf("source called %d times (then %d), want at most %d and none after stop", after, calls, 5+3*4)
 	}

@@ -152,11 +152,11 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 	}
 	f := newFeeder(opt)
-	src, stop := readAhead(src, batchSize)
-	defer stop()
+	ra := readAhead(src, batchSize)
+	defer ra.stop()
 	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
-	}, func(b *batch) (int, bool, error) { return f.fill(src, b) },
+	}, func(b *batch) (int, bool, error) { return f.fill(ra, b) },
 		func(i int, b *batch) error { return rs[i].serve(b.reqs) })
 	if readErr != nil {
 		return nil, Ideal{}, readErr
@@ -225,11 +225,11 @@ func newFeeder(opt Options) *feeder {
 
 // fill reads the next batch of requests from src into b, interned, and
 // reports how many it holds and whether src is exhausted.
-func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
+func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 	b.reqs, b.arena = b.reqs[:0], b.arena[:0]
 	done := false
 	for len(b.reqs) < batchSize {
-		r, err := src()
+		r, err := src.next()
 		if err == io.EOF {
 			done = true
 			break
@@ -238,7 +238,7 @@ func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
 			return 0, false, err
 		}
 		r.Index = int(f.reqs)
-		q, arena, err := f.in.Intern(&r, b.arena)
+		q, arena, err := f.in.Intern(r, b.arena)
 		if err != nil {
 			return 0, false, err
 		}

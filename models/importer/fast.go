@@ -1,11 +1,15 @@
 package importer
 
+import "github.com/tailbound/tailbound/internal/jsonscan"
+
 // The fast paths read a line of a format's expected shape in place
 // (package jsonscan): every key one of the format's, at most once, every
 // value a plain integer, number, ASCII string or integer array. They
 // report false for anything else, and the line is then decoded by
 // encoding/json (lines.decode), which gives the same record or the error
 // the user sees; FuzzFastPaths checks that the two agree on every input.
+// A Mooncake line is first tried against the traces' own layout, whose
+// punctuation and keys are compared as whole literals (scanLayout).
 
 // field runs one key's reader; bit refuses a duplicate key.
 func (l *lines) field(seen *int, bit int, ok bool) bool {
@@ -50,25 +54,32 @@ func (l *lines) object(b []byte) bool {
 	return !l.slow && l.js.Reset(b)
 }
 
-// mooncakeLayout is how the Mooncake traces write a line (after its
-// '{'): the keys in this order, one space after each colon and comma.
-var mooncakeLayout = [4]string{`"timestamp": `, `, "input_length": `, `, "output_length": `, `, "hash_ids": `}
+// The Mooncake traces' own layout of a line (after its '{'): the keys in
+// this order, one space after each colon and comma.
+const (
+	mooncakeTimestamp = `"timestamp": `
+	mooncakeInput     = `, "input_length": `
+	mooncakeOutput    = `, "output_length": `
+	mooncakeHashes    = `, "hash_ids": `
+)
 
-// scanLayout reads a line written exactly in mooncakeLayout, matching the
-// text between the values as whole literals; any other line is left to the
-// key-by-key loop of scan, which reads such a line to the same record.
+// scanLayout reads a line written exactly in the Mooncake layout, matching
+// the text between the values as whole literals; any other line is left
+// to the key-by-key loop of scan, which reads such a line to the same
+// record.
 func (m *Mooncake) scanLayout() bool {
 	js, r, v := &m.in.js, &m.rec, &m.vals
-	for i := range v {
-		if !js.Lit(mooncakeLayout[i]) {
-			return false
-		}
-		var ok bool
-		if v[i], ok = js.Int(); !ok {
-			return false
-		}
+	var ok bool
+	if v[0], ok = litInt(js, mooncakeTimestamp); !ok {
+		return false
 	}
-	if !js.Lit(mooncakeLayout[3]) {
+	if v[1], ok = litInt(js, mooncakeInput); !ok {
+		return false
+	}
+	if v[2], ok = litInt(js, mooncakeOutput); !ok {
+		return false
+	}
+	if !js.Lit(mooncakeHashes) {
 		return false
 	}
 	h, ok := m.in.hashes()
@@ -77,6 +88,14 @@ func (m *Mooncake) scanLayout() bool {
 	}
 	r.Timestamp, r.Input, r.Output, r.Hashes = &v[0], &v[1], &v[2], h
 	return true
+}
+
+// litInt reads the literal lit and then an integer.
+func litInt(js *jsonscan.Scanner, lit string) (int64, bool) {
+	if !js.Lit(lit) {
+		return 0, false
+	}
+	return js.Int()
 }
 
 func (m *Mooncake) scan(b []byte) bool {

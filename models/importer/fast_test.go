@@ -104,3 +104,27 @@ func TestLineRuns(t *testing.T) {
 		t.Errorf("%d runs, want 4 (1–3, 5–6, 9–11, 20)", len(r.conv))
 	}
 }
+
+// The hash arrays carved from the slab are each the request's own: their
+// capacity is their length, so appending to one reallocates instead of
+// writing over the next request's, and writing into one leaves the others.
+func TestHashesDisjoint(t *testing.T) {
+	data := []byte(`{"timestamp": 0, "input_length": 1024, "output_length": 0, "hash_ids": [1, 2]}
+{"timestamp": 1, "input_length": 512, "output_length": 0, "hash_ids": [3]}
+{"timestamp": 2, "input_length": 1024, "output_length": 0, "hash_ids": [4, 5]}
+`)
+	rs, _, err := readWith("mooncake", data, false)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("read %d requests, %v", len(rs), err)
+	}
+	for i, r := range rs {
+		if cap(r.Hashes) != len(r.Hashes) {
+			t.Fatalf("request %d: capacity %d for %d hashes", i, cap(r.Hashes), len(r.Hashes))
+		}
+	}
+	_ = append(rs[0].Hashes, 99)
+	rs[2].Hashes[0] = 77
+	if rs[1].Hashes[0] != 3 || rs[0].Hashes[1] != 2 || rs[2].Hashes[1] != 5 {
+		t.Fatalf("requests share memory: %v %v %v", rs[0].Hashes, rs[1].Hashes, rs[2].Hashes)
+	}
+}

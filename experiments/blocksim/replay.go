@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/blocktrace"
@@ -153,9 +152,11 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 	}
 	f := newFeeder(opt)
+	ra := readAhead(src, batchSize)
+	defer ra.stop()
 	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
-	}, func(b *batch) (int, bool, error) { return f.fill(src, b) },
+	}, func(b *batch) (int, bool, error) { return f.fill(ra, b) },
 		func(i int, b *batch) error { return rs[i].serve(b.reqs) })
 	if readErr != nil {
 		return nil, Ideal{}, readErr
@@ -201,6 +202,15 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 }
 
 // feeder reads the trace, numbers its blocks and keeps the ideal figures.
+//
+// It is the part of a replay whose memory grows with the trace, by about
+// 16 bytes per distinct block (prefix-tree node), because the ideal
+// figures need it: telling a block seen before from a new one (the
+// ideal hit, Req.Seen, and the distinct count) takes the Interner's index
+// of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
+// each block's first and last use, known only at the end. The caches, and
+// the policies that keep state for cached blocks only
+// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity.
 type feeder struct {
 	opt         Options
 	in          *prefixcache.Interner
@@ -215,11 +225,11 @@ func newFeeder(opt Options) *feeder {
 
 // fill reads the next batch of requests from src into b, interned, and
 // reports how many it holds and whether src is exhausted.
-func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
+func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 	b.reqs, b.arena = b.reqs[:0], b.arena[:0]
 	done := false
 	for len(b.reqs) < batchSize {
-		r, err := src()
+		r, err := src.next()
 		if err == io.EOF {
 			done = true
 			break
@@ -228,7 +238,7 @@ func (f *feeder) fill(src blocktrace.Source, b *batch) (int, bool, error) {
 			return 0, false, err
 		}
 		r.Index = int(f.reqs)
-		q, arena, err := f.in.Intern(&r, b.arena)
+		q, arena, err := f.in.Intern(r, b.arena)
 		if err != nil {
 			return 0, false, err
 		}
@@ -278,7 +288,7 @@ func (f *feeder) ideal() Ideal {
 			ends = append(ends, f.last[b])
 		}
 	}
-	slices.Sort(ends)
+	sortIndices(ends)
 	var starts int64
 	j := 0
 	for b := 0; b < len(f.first); {

@@ -12,6 +12,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unsafe"
@@ -53,6 +54,12 @@ func (s *Scanner) ws() {
 // closing brace it returns end = true and requires that only whitespace
 // follows it. ok is false when the bytes are not a plain continuation of
 // the object.
+//
+// The key is the raw bytes between its quotes, not checked for escapes or
+// control characters (the scan to the closing quote is then one
+// IndexByte): a caller must accept only the keys it knows, all plain
+// ASCII, so that a key written with an escape (its raw bytes then hold a
+// backslash) is refused as an unknown key and decoded by the fallback.
 func (s *Scanner) Key() (key []byte, end, ok bool) {
 	s.ws()
 	if s.i >= len(s.b) {
@@ -71,7 +78,7 @@ func (s *Scanner) Key() (key []byte, end, ok bool) {
 		s.i++
 		s.ws()
 	}
-	key, ok = s.String()
+	key, ok = s.rawString()
 	if !ok {
 		return nil, false, false
 	}
@@ -102,6 +109,48 @@ func (s *Scanner) String() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Lit consumes the bytes lit if the input continues with exactly them and
+// reports whether it did. A caller that knows the layout its files are
+// usually written in matches the punctuation and keys between values in
+// one comparison each (for example `, "input_length": `) and falls back
+// to Key for any other layout; lit must then be what Key would accept
+// there.
+func (s *Scanner) Lit(lit string) bool {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return false
+	}
+	s.i += len(lit)
+	s.first = false
+	return true
+}
+
+// End reports whether the object closes here: a '}' followed by nothing
+// but whitespace.
+func (s *Scanner) End() bool {
+	if s.i >= len(s.b) || s.b[s.i] != '}' {
+		return false
+	}
+	s.i++
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// rawString reads a string up to the first '"' and returns its raw bytes
+// (aliasing the input), escapes and all; see Key for why that is safe
+// for keys.
+func (s *Scanner) rawString() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	n := bytes.IndexByte(s.b[start:], '"')
+	if n < 0 {
+		return nil, false
+	}
+	s.i = start + n + 1
+	return s.b[start : start+n], true
 }
 
 // delim reports whether the byte at j may follow a value.

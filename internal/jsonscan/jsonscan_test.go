@@ -131,3 +131,57 @@ func walk(in string, out map[string]any) bool {
 		}
 	}
 }
+
+// Key returns a key's raw bytes: an escaped key keeps its backslash, so a
+// caller that accepts only plain known keys refuses it (and the line goes
+// to encoding/json), and an escaped quote ends the raw key early, which
+// leaves no colon where one is needed.
+func TestKeyRaw(t *testing.T) {
+	cases := []struct {
+		in, key string
+		ok      bool
+	}{
+		{`{"timestamp": 1}`, "timestamp", true},
+		{`{"time\u0073tamp": 1}`, `time\u0073tamp`, true},
+		{`{"a\"b": 1}`, "", false},
+		{`{"a`, "", false},
+	}
+	for _, c := range cases {
+		var s Scanner
+		if !s.Reset([]byte(c.in)) {
+			t.Fatalf("%s: Reset refused", c.in)
+		}
+		k, _, ok := s.Key()
+		if ok != c.ok || string(k) != c.key {
+			t.Errorf("Key(%s) = %q %v, want %q %v", c.in, k, ok, c.key, c.ok)
+		}
+	}
+}
+
+// Lit consumes exactly its bytes or nothing; End wants '}' and then only
+// whitespace.
+func TestLitEnd(t *testing.T) {
+	var s Scanner
+	s.Reset([]byte(`{"a": 1} `))
+	if s.Lit(`"b": `) || s.i != 1 {
+		t.Fatalf("Lit of other bytes consumed them (at %d)", s.i)
+	}
+	if !s.Lit(`"a": `) || s.i != 6 {
+		t.Fatalf("Lit of the next bytes: at %d, want 6", s.i)
+	}
+	if v, ok := s.Int(); !ok || v != 1 || !s.End() {
+		t.Fatalf("Int then End: %d %v", v, ok)
+	}
+	for _, in := range []string{`{"a": 1} x`, `{"a": 1`, `{"a": 1]`} {
+		s.Reset([]byte(in))
+		s.Lit(`"a": `)
+		s.Int()
+		if s.End() {
+			t.Errorf("End accepted %s", in)
+		}
+	}
+	s.Reset([]byte(`{"a`))
+	if s.Lit(`"a": `) {
+		t.Error("Lit matched past the end of the input")
+	}
+}

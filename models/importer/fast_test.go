@@ -49,7 +49,11 @@ func FuzzFastPaths(f *testing.F) {
 		0: {`{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]}`,
 			`{"timestamp": 5, "input_length": 0, "output_length": 0, "hash_ids": []}`,
 			`{"timestamp": 5, "input_length": 1, "output_length": 0, "hash_ids": [1], "hash_ids": null}`,
-			`{"Timestamp": 5.0, "input_length": 1, "output_length": 0, "hash_ids": [-1, 9223372036854775807]}`},
+			`{"Timestamp": 5.0, "input_length": 1, "output_length": 0, "hash_ids": [-1, 9223372036854775807]}`,
+			`{"time\u0073tamp": 5, "input_length": 512, "output_length": 0, "hash_\u0069ds": [7]}`,
+			`{"timestamp": 5, "input_length": 512, "output_length": 0, "hash_ids\"": [7]}`,
+			`{"timestamp": 5, "input_length": 512, "output_length": 0, "hash_ids": [7], "extra": 1}`,
+			`{"timestamp": 5,  "input_length": 512, "output_length": 0, "hash_ids": [7]} `},
 		1: {`{"chat_id": 7, "parent_chat_id": -1, "timestamp": 12.5, "input_length": 40, "output_length": 9, "type": "text", "turn": 1, "hash_ids": [3, 4, 5]}`,
 			`{"chat_id": 8, "parent_chat_id": 7, "timestamp": 1e1, "input_length": 40, "output_length": 9, "type": "tex\u0074", "turn": 2, "hash_ids": [3]}`},
 		2: {`{"t": 0.5, "conv": 0, "input": 600, "output": 20, "block": 512, "hashes": [0, 1]}`,
@@ -98,5 +102,29 @@ func TestLineRuns(t *testing.T) {
 	}
 	if len(r.conv) != 4 {
 		t.Errorf("%d runs, want 4 (1–3, 5–6, 9–11, 20)", len(r.conv))
+	}
+}
+
+// The hash arrays carved from the slab are each the request's own: their
+// capacity is their length, so appending to one reallocates instead of
+// writing over the next request's, and writing into one leaves the others.
+func TestHashesDisjoint(t *testing.T) {
+	data := []byte(`{"timestamp": 0, "input_length": 1024, "output_length": 0, "hash_ids": [1, 2]}
+{"timestamp": 1, "input_length": 512, "output_length": 0, "hash_ids": [3]}
+{"timestamp": 2, "input_length": 1024, "output_length": 0, "hash_ids": [4, 5]}
+`)
+	rs, _, err := readWith("mooncake", data, false)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("read %d requests, %v", len(rs), err)
+	}
+	for i, r := range rs {
+		if cap(r.Hashes) != len(r.Hashes) {
+			t.Fatalf("request %d: capacity %d for %d hashes", i, cap(r.Hashes), len(r.Hashes))
+		}
+	}
+	_ = append(rs[0].Hashes, 99)
+	rs[2].Hashes[0] = 77
+	if rs[1].Hashes[0] != 3 || rs[0].Hashes[1] != 2 || rs[2].Hashes[1] != 5 {
+		t.Fatalf("requests share memory: %v %v %v", rs[0].Hashes, rs[1].Hashes, rs[2].Hashes)
 	}
 }

@@ -23,9 +23,11 @@ type lines struct {
 	sc   *bufio.Scanner
 	max  int
 	line int
-	// js and ids are the fast path's scanner and hash scratch (fast.go).
-	js  jsonscan.Scanner
-	ids []int64
+	// js and ids are the fast path's scanner and hash scratch, slab the
+	// store the short hash arrays handed out are carved from (fast.go).
+	js   jsonscan.Scanner
+	ids  []int64
+	slab []int64
 	// slow turns the fast path off, so that tests can compare the two.
 	slow bool
 }

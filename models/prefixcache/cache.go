@@ -10,20 +10,31 @@ import (
 // Serve looks a request up and admits its chain; the cache enforces the
 // orphan-free rule (see the package documentation) and checks the policy's
 // victims against it.
+//
+// Its memory follows the number of blocks it holds, not the trace: each
+// cached block has a slot (a dense number below the capacity in blocks,
+// reused after an eviction), found from its BlockID through a table of the
+// cached blocks, and the cache's arrays are indexed by slot. Policies that
+// keep state for cached blocks only (CachedOnly) are told slots too.
 type Cache struct {
 	capacity  int
 	used      int
-	nodes     []node
+	nodes     []node    // by slot
+	ids       []BlockID // ids[slot] is the block held in slot
+	free      []int32   // slots whose blocks were evicted
+	table     slotTable // BlockID → slot, cached blocks only
+	chain     []int32   // the slots of the request's cached chain (scratch)
+	slotted   bool      // the policy is told slots (CachedOnly)
 	policy    Policy
 	observer  Observer
 	checker   Checker
-	pin       BlockID
+	pin       int32 // slot of the pinned block, -1 when none
 	evictions int64
 }
 
 type node struct {
 	kids   int32 // cached children
-	parent BlockID
+	parent int32 // slot of the parent, -1 for a chain's first block
 	cached bool
 }
 
@@ -36,6 +47,7 @@ func New(capacity, block int64, p Policy) (*Cache, error) {
 	c := &Cache{capacity: int(capacity / block), policy: p, pin: -1}
 	c.observer, _ = p.(Observer)
 	c.checker, _ = p.(Checker)
+	_, c.slotted = p.(CachedOnly)
 	return c, nil
 }
 
@@ -49,14 +61,27 @@ func (c *Cache) Len() int { return c.used }
 func (c *Cache) Evictions() int64 { return c.evictions }
 
 // Cached reports whether block id is cached.
-func (c *Cache) Cached(id BlockID) bool { return int(id) < len(c.nodes) && c.nodes[id].cached }
+func (c *Cache) Cached(id BlockID) bool { return id >= 0 && c.table.find(id) >= 0 }
 
 // Parent returns the parent of a cached block (-1 for a chain's first
 // block).
-func (c *Cache) Parent(id BlockID) BlockID { return c.nodes[id].parent }
+func (c *Cache) Parent(id BlockID) BlockID {
+	if p := c.nodes[c.table.find(id)].parent; p >= 0 {
+		return c.ids[p]
+	}
+	return -1
+}
 
 // Children returns the number of cached children of a cached block.
-func (c *Cache) Children(id BlockID) int { return int(c.nodes[id].kids) }
+func (c *Cache) Children(id BlockID) int { return int(c.nodes[c.table.find(id)].kids) }
+
+// name is how the policy knows the block in slot s.
+func (c *Cache) name(s int32) BlockID {
+	if c.slotted {
+		return s
+	}
+	return c.ids[s]
+}
 
 // Serve serves request r: it returns the number of leading blocks of its
 // chain that were cached (the hit, in blocks), then admits the rest of the
@@ -69,19 +94,24 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		c.observer.Observe(r)
 	}
 	bs := r.Blocks
-	k := 0
-	for k < len(bs) && c.Cached(bs[k]) {
-		k++
+	c.chain = c.chain[:0]
+	for _, id := range bs {
+		s := c.table.find(id)
+		if s < 0 {
+			break
+		}
+		c.chain = append(c.chain, s)
 	}
+	k := len(c.chain)
 	if k > 0 {
-		t := bs[k-1]
+		t := c.chain[k-1]
 		if c.nodes[t].kids == 0 {
-			c.policy.Evictable(t, false)
+			c.policy.Evictable(c.name(t), false)
 		}
 		c.pin = t
 	}
-	for i, id := range bs[:k] {
-		c.policy.Access(r, id, i, true)
+	for i, s := range c.chain {
+		c.policy.Access(r, c.name(s), i, true)
 	}
 	need := len(bs) - k
 	for need > c.capacity-c.used {
@@ -96,26 +126,20 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	m := min(need, c.capacity-c.used)
 	parent := c.pin
 	for _, id := range bs[k : k+m] {
-		if int(id) >= len(c.nodes) {
-			c.nodes = grow(c.nodes, id)
+		s, err := c.admit(id, parent)
+		if err != nil {
+			return k, fmt.Errorf("request %d: %w", r.Index, err)
 		}
-		nd := &c.nodes[id]
-		if nd.cached {
-			return k, fmt.Errorf("request %d: block %d occurs twice in its chain", r.Index, id)
-		}
-		*nd = node{parent: parent, cached: true}
-		if parent >= 0 {
-			c.nodes[parent].kids++
-		}
-		parent = id
+		c.chain = append(c.chain, s)
+		parent = s
 	}
 	c.used += m
-	for i, id := range bs[k : k+m] {
-		c.policy.Access(r, id, k+i, false)
+	for i, s := range c.chain[k:] {
+		c.policy.Access(r, c.name(s), k+i, false)
 	}
 	c.pin = -1
 	if parent >= 0 && c.nodes[parent].kids == 0 {
-		c.policy.Evictable(parent, true)
+		c.policy.Evictable(c.name(parent), true)
 	}
 	if c.checker != nil {
 		if err := c.checker.Err(); err != nil {
@@ -125,47 +149,82 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	return k, nil
 }
 
+// admit caches block id under the block in slot parent (-1: none) in a
+// free slot and returns the slot.
+func (c *Cache) admit(id BlockID, parent int32) (int32, error) {
+	s := int32(len(c.nodes))
+	if n := len(c.free); n > 0 {
+		s = c.free[n-1]
+	}
+	if !c.table.add(id, s) {
+		return 0, fmt.Errorf("block %d occurs twice in its chain", id)
+	}
+	if n := len(c.free); n > 0 {
+		c.free = c.free[:n-1]
+	} else {
+		c.nodes = append(c.nodes, node{})
+		c.ids = append(c.ids, 0)
+	}
+	c.nodes[s] = node{parent: parent, cached: true}
+	c.ids[s] = id
+	if parent >= 0 {
+		c.nodes[parent].kids++
+	}
+	return s, nil
+}
+
+// evict evicts the block the policy calls v.
 func (c *Cache) evict(v BlockID) error {
-	if int(v) >= len(c.nodes) || !c.nodes[v].cached || c.nodes[v].kids > 0 || v == c.pin {
+	s := v
+	if !c.slotted {
+		s = c.table.find(v)
+	}
+	if s < 0 || int(s) >= len(c.nodes) || !c.nodes[s].cached || c.nodes[s].kids > 0 || s == c.pin {
 		return fmt.Errorf("policy chose block %d, which is not an evictable leaf", v)
 	}
-	nd := &c.nodes[v]
+	nd := &c.nodes[s]
 	nd.cached = false
+	c.table.remove(c.ids[s])
+	c.free = append(c.free, s)
 	c.used--
 	c.evictions++
 	if p := nd.parent; p >= 0 {
 		c.nodes[p].kids--
 		if c.nodes[p].kids == 0 && p != c.pin {
-			c.policy.Evictable(p, true)
+			c.policy.Evictable(c.name(p), true)
 		}
 	}
 	return nil
 }
 
-// Check verifies the cache's invariants in O(n) for n blocks ever cached:
-// the count of cached blocks, the cached-children counts, and that every
-// cached block's parent is cached (no orphans). Tests call it.
+// Check verifies the cache's invariants in O(n) for n slots (at most the
+// capacity): the count of cached blocks, the cached-children counts, that
+// every cached block's parent is cached (no orphans), and that the table
+// finds every cached block in its slot. Tests call it.
 func (c *Cache) Check() error {
 	kids := make([]int32, len(c.nodes))
 	used := 0
-	for id, nd := range c.nodes {
+	for s, nd := range c.nodes {
 		if !nd.cached {
 			continue
 		}
 		used++
+		if got := c.table.find(c.ids[s]); got != int32(s) {
+			return fmt.Errorf("prefix cache: block %d is in slot %d, the table says %d", c.ids[s], s, got)
+		}
 		if p := nd.parent; p >= 0 {
 			if !c.nodes[p].cached {
-				return fmt.Errorf("prefix cache: block %d is cached but its parent %d is not", id, p)
+				return fmt.Errorf("prefix cache: block %d is cached but its parent %d is not", c.ids[s], c.ids[p])
 			}
 			kids[p]++
 		}
 	}
-	if used != c.used || used > c.capacity {
-		return fmt.Errorf("prefix cache: %d blocks cached, %d counted, capacity %d", used, c.used, c.capacity)
+	if used != c.used || used > c.capacity || c.table.n != used {
+		return fmt.Errorf("prefix cache: %d blocks cached, %d counted, %d in the table, capacity %d", used, c.used, c.table.n, c.capacity)
 	}
-	for id, nd := range c.nodes {
-		if nd.cached && nd.kids != kids[id] {
-			return fmt.Errorf("prefix cache: block %d has %d cached children, %d counted", id, kids[id], nd.kids)
+	for s, nd := range c.nodes {
+		if nd.cached && nd.kids != kids[s] {
+			return fmt.Errorf("prefix cache: block %d has %d cached children, %d counted", c.ids[s], kids[s], nd.kids)
 		}
 	}
 	return nil

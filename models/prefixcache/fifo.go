@@ -1,9 +1,10 @@
 package prefixcache
 
 // NewFIFO returns FIFO: the evictable block admitted earliest goes first
-// (the deepest among blocks admitted by the same request, then the
-// smallest id); hits do not move a block. A block evicted and admitted
-// again counts from its new admission.
+// (the deepest among blocks admitted by the same request); hits do not
+// move a block. A block evicted and admitted again counts from its new
+// admission. No two cached blocks tie: those a request admits lie at
+// different depths of its chain.
 //
 // It runs in O(1) per operation on the common paths. A block's rank
 // (admission request, then depth, deepest first) is fixed while it is
@@ -35,7 +36,8 @@ type fifoNode struct {
 }
 
 // before reports whether block a (node na) ranks before block b (node nb):
-// earlier admission, then deeper, then smaller id, as Key orders them.
+// earlier admission, then deeper, as Key orders them (the final
+// comparison of names never decides: see NewFIFO).
 func (p *fifo) before(na, nb BlockID) bool {
 	a, b := &p.nodes[na], &p.nodes[nb]
 	if a.in != b.in {
@@ -126,3 +128,7 @@ func (p *fifo) Victim() BlockID {
 	p.nodes[n].evictable = false
 	return n - 1
 }
+
+// CachedOnly marks FIFO as keeping state for cached blocks only: the cache
+// names blocks to it by slot, so its arrays are bounded by the capacity.
+func (*fifo) CachedOnly() {}

@@ -13,11 +13,14 @@ import (
 // turns of linked conversations. One Interner serves any number of caches
 // replaying the same trace.
 type Interner struct {
-	// direct[h] is the first block seen with hash h (id + 1 and parent),
-	// for small non-negative hashes (traces number their hashes densely); table holds
-	// the rest, and every block whose hash was taken first under another
-	// parent.
-	direct []directSlot
+	// direct holds, for small non-negative hashes (traces number their
+	// hashes densely), the first block seen with hash h (id + 1 and
+	// parent) at direct[h>>directBits][h&directMask]; table holds the
+	// rest, and every block whose hash was taken first under another
+	// parent. Pages are allocated when first touched, so that neither a
+	// large first hash nor growth allocates (and copies) more than the
+	// hashes in use.
+	direct [][]directSlot
 	table  edgeTable
 	blocks int // distinct blocks numbered so far
 	cats   map[string]int
@@ -122,10 +125,14 @@ func (in *Interner) turn(c int) int {
 func (in *Interner) lookup(parent BlockID, h int64) BlockID {
 	next := BlockID(in.blocks)
 	if h >= 0 && h < max(1<<20, 4*int64(next)) {
-		if h >= int64(len(in.direct)) {
-			in.direct = grow(in.direct, BlockID(h))
+		pg := int(h >> directBits)
+		if pg >= len(in.direct) {
+			in.direct = append(in.direct, make([][]directSlot, pg+1-len(in.direct))...)
 		}
-		switch d := &in.direct[h]; {
+		if in.direct[pg] == nil {
+			in.direct[pg] = make([]directSlot, 1<<directBits)
+		}
+		switch d := &in.direct[pg][h&directMask]; {
 		case d.id1 == 0:
 			// The range grows with the number of blocks, so h may have
 			// been stored in the table while it was out of range.
@@ -145,6 +152,13 @@ func (in *Interner) lookup(parent BlockID, h int64) BlockID {
 	}
 	return id
 }
+
+// directBits is the base-2 logarithm of the hashes per page of
+// Interner.direct (a page is 32 KiB).
+const (
+	directBits = 12
+	directMask = 1<<directBits - 1
+)
 
 // directSlot is the first block seen with a hash: its id + 1 (0 when
 // none) and its parent, side by side so that a lookup reads one place.

@@ -67,3 +67,7 @@ func (p *lru) Victim() BlockID {
 	}
 	return -1
 }
+
+// CachedOnly marks LRU as keeping state for cached blocks only: the cache
+// names blocks to it by slot, so its arrays are bounded by the capacity.
+func (*lru) CachedOnly() {}

@@ -95,6 +95,19 @@ type Observer interface {
 	Observe(r *Req)
 }
 
+// CachedOnly is implemented by policies whose state concerns the blocks
+// cached now and nothing else (no history of evicted blocks, no use of
+// the ids in Req.Blocks): the cache then names blocks to them by slot
+// instead of BlockID. A slot is a number below the cache's capacity in
+// blocks, fixed while its block is cached and reused after the block is
+// evicted, so such a policy's memory is bounded by the cache and not by
+// the trace. The policy must order blocks without comparing their names
+// (or only where no two cached blocks tie otherwise), since slots do not
+// follow the order of first appearance.
+type CachedOnly interface {
+	CachedOnly()
+}
+
 // Checker is implemented by policies whose victims come from outside
 // tailbound (a schedule, an external process; package blockext): Err is
 // called at the end of every request and returns the first rule their

@@ -21,7 +21,8 @@
 // order), (c) a Zipf object stream in oracleGeneral, read by both.
 //
 // Every configuration runs --repeat times, interleaved; the best wall time
-// and its peak RSS are reported. The tables are Markdown on stdout.
+// and its peak RSS are reported, and at the block level the least CPU
+// time. The tables are Markdown on stdout.
 package main
 
 import (
@@ -288,6 +289,9 @@ type config struct {
 	name string
 	args []string
 	best measure
+	// cpu is the least CPU time (user + system s) over the repeats, which
+	// need not be the fastest run's on a shared machine.
+	cpu float64
 }
 
 // bestOf runs every config o.repeat times, interleaved, keeping each one's
@@ -301,6 +305,9 @@ func bestOf(o options, dir string, cs []*config) error {
 			}
 			if i == 0 || m.wall < c.best.wall {
 				c.best = m
+			}
+			if i == 0 || m.cpu < c.cpu {
+				c.cpu = m.cpu
 			}
 		}
 	}
@@ -398,8 +405,8 @@ func blockLevel(o options, b binaries, dir string) error {
 		return err
 	}
 	fmt.Printf("### Block level: whole process against cachesim (libCacheSim %s), best of %d\n\n", o.lcsCommit[:min(8, len(o.lcsCommit))], o.repeat)
-	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | CPU (s) | req/s | peak RSS (MB) | cachesim (s) | CPU (s) | its refs/s | peak RSS (MB) | speed ratio (cachesim time / tailbound time) | hit ratio tailbound / cachesim |")
-	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | CPU (s) | req/s | peak RSS (MB) | cachesim (s) | CPU (s) | its refs/s | peak RSS (MB) | speed ratio (cachesim time / tailbound time) | CPU ratio (cachesim CPU / tailbound CPU) | hit ratio tailbound / cachesim |")
+	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range cases {
 		for _, p := range []string{"lru", "fifo"} {
 			capTokens := strconv.FormatInt(c.capBlocks*c.blockToks, 10)
@@ -436,15 +443,15 @@ func blockLevel(o options, b binaries, dir string) error {
 						agree = " (equal)"
 					}
 				}
-				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
-					t.best.wall.Seconds(), t.best.cpu, float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
-					lcs.best.wall.Seconds(), lcs.best.cpu, float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
-					lcs.best.wall.Seconds()/t.best.wall.Seconds(),
+				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
+					t.best.wall.Seconds(), t.cpu, float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
+					lcs.best.wall.Seconds(), lcs.cpu, float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
+					lcs.best.wall.Seconds()/t.best.wall.Seconds(), lcs.cpu/t.cpu,
 					ours, 1-theirs.missRatio, agree)
 			}
 		}
 	}
-	fmt.Println("\nrequests: tailbound's requests (one per line or record). cachesim counts block references (a Mooncake request of n blocks is n of them): its refs/s. The speed ratio compares the whole-process times on the same trace and capacity; above 1, tailbound is faster.")
+	fmt.Println("\nrequests: tailbound's requests (one per line or record). cachesim counts block references (a Mooncake request of n blocks is n of them): its refs/s. The speed ratio compares the whole-process times on the same trace and capacity; above 1, tailbound is faster. The CPU ratio compares user + system seconds of the same runs, which a machine shared with other work disturbs less than wall time (tailbound parses and replays on two goroutines, cachesim on one).")
 	return nil
 }
 

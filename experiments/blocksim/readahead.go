@@ -1,0 +1,94 @@
+package blocksim
+
+import (
+	"sync"
+
+	"github.com/tailbound/tailbound/models/blocktrace"
+)
+
+// ahead reads a Source on a goroutine of its own, up to two chunks of
+// requests ahead of its caller, so that parsing a trace overlaps numbering
+// its blocks (the feeder) and serving them (the caches): on a single-block
+// stream the parse is about half of the work. It relies on what every
+// Source guarantees already (ReadAll keeps the requests): a request's
+// Hashes are its own, not reused by the next call.
+type ahead struct {
+	full, empty chan *chunk
+	done        chan struct{}
+	wg          sync.WaitGroup
+	once        sync.Once
+	cur         *chunk
+	i           int // requests of cur handed out
+}
+
+// chunk is a run of requests read in order; err follows them (non-nil in
+// the last chunk only).
+type chunk struct {
+	reqs []blocktrace.Request
+	err  error
+}
+
+// aheadChunks is the number of chunks in flight: one being filled, one
+// waiting, one being read.
+const aheadChunks = 3
+
+// readAhead starts reading src in chunks of n requests. Call stop once the
+// replay is done, whether or not the source was drained.
+func readAhead(src blocktrace.Source, n int) *ahead {
+	a := &ahead{full: make(chan *chunk, aheadChunks), empty: make(chan *chunk, aheadChunks), done: make(chan struct{})}
+	for i := 0; i < aheadChunks; i++ {
+		a.empty <- &chunk{reqs: make([]blocktrace.Request, 0, n)}
+	}
+	a.wg.Add(1)
+	go a.read(src, n)
+	return a
+}
+
+func (a *ahead) read(src blocktrace.Source, n int) {
+	defer a.wg.Done()
+	for {
+		var c *chunk
+		select {
+		case c = <-a.empty:
+		case <-a.done:
+			return
+		}
+		c.reqs = c.reqs[:0]
+		for len(c.reqs) < n {
+			r, err := src()
+			if err != nil {
+				c.err = err
+				break
+			}
+			c.reqs = append(c.reqs, r)
+		}
+		a.full <- c // never blocks: only aheadChunks exist
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// next returns the source's next request, valid until the following call
+// (the caller may modify it), and then the source's error (io.EOF at the
+// end) for good.
+func (a *ahead) next() (*blocktrace.Request, error) {
+	for a.cur == nil || a.i == len(a.cur.reqs) {
+		if a.cur != nil {
+			if a.cur.err != nil {
+				return nil, a.cur.err
+			}
+			a.empty <- a.cur
+		}
+		a.cur, a.i = <-a.full, 0
+	}
+	a.i++
+	return &a.cur.reqs[a.i-1], nil
+}
+
+// stop ends the reading goroutine and waits for it, so that the source is
+// not read after stop returns. A second call does nothing more.
+func (a *ahead) stop() {
+	a.once.Do(func() { close(a.done) })
+	a.wg.Wait()
+}

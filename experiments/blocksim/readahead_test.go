@@ -1,0 +1,69 @@
+package blocksim
+
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/tailbound/tailbound/models/blocktrace"
+)
+
+// countSource yields requests 0, 1, …, k−1 (Index and a one-hash chain
+// equal to the position), then end for good; calls counts its calls.
+func countSource(k int, end error, calls *int) blocktrace.Source {
+	i := 0
+	return func() (blocktrace.Request, error) {
+		*calls++
+		if i == k {
+			return blocktrace.Request{}, end
+		}
+		i++
+		return blocktrace.Request{Index: i - 1, Hashes: []int64{int64(i - 1)}}, nil
+	}
+}
+
+// readAhead yields the source's requests in order and then its error, again
+// on every later call, for sources shorter than, equal to and longer than a
+// chunk, empty ones, and ones that end in an error other than io.EOF.
+func TestReadAheadSameSequence(t *testing.T) {
+	bad := errors.New("line 9: bad")
+	for _, k := range []int{0, 1, 4, 5, 13} {
+		for _, end := range []error{io.EOF, bad} {
+			calls := 0
+			a := readAhead(countSource(k, end, &calls), 4)
+			for i := 0; i < k; i++ {
+				r, err := a.next()
+				if err != nil || r.Index != i || len(r.Hashes) != 1 || r.Hashes[0] != int64(i) {
+					t.Fatalf("k %d: request %d: got %+v, %v", k, i, r, err)
+				}
+			}
+			for j := 0; j < 3; j++ {
+				if _, err := a.next(); err != end {
+					t.Fatalf("k %d: after the requests: %v, want %v", k, err, end)
+				}
+			}
+			a.stop()
+			if calls != k+1 {
+				t.Fatalf("k %d: source called %d times, want %d", k, calls, k+1)
+			}
+		}
+	}
+}
+
+// stop after a partial read ends the goroutine: the source is not called
+// after stop returns, and it was called at most three chunks ahead.
+func TestReadAheadStopEarly(t *testing.T) {
+	calls := 0
+	a := readAhead(countSource(1000, io.EOF, &calls), 4)
+	for i := 0; i < 5; i++ {
+		if _, err := a.next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.stop()
+	after := calls
+	a.stop() // a second stop is harmless
+	if calls != after || calls > 5+3*4 {
+		t.Fatalf("source called %d times (then %d), want at most %d and none after stop", after, calls, 5+3*4)
+	}
+}

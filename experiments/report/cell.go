@@ -40,6 +40,28 @@ func CellText(s string) Cell { return Cell{Text: s, Plain: s} }
 // fraction.
 func CellPct(x float64) Cell { return Cell{Text: Pct(x), Plain: plainFloat(x), Frac: true} }
 
+// CellCount is the count n with its share frac of a total, shown as
+// "3 (1.5%)" (the share as Pct shows it) and written to CSV as the count,
+// as the text path keeps it.
+func CellCount(n int64, frac float64) Cell {
+	return Cell{Text: I(n) + " (" + Pct(frac) + ")", Plain: I(n)}
+}
+
+// CellNone is text that stands for no value ("n/a (baseline 0)", "—",
+// "none"), written to CSV as an empty cell.
+func CellNone(text string) Cell { return Cell{Text: text} }
+
+// CellAs is the value x shown as text in a format of the table's own
+// (e.g. "∞ (opt 0)" for +Inf), written to CSV as x at full precision.
+// text must show x, rounded, and nothing else.
+func CellAs(text string, x float64) Cell { return Cell{Text: text, Plain: plainFloat(x)} }
+
+// CellFracAs is the fraction x shown as text, a percentage in a format
+// of the table's own (e.g. "12.35%"), written to CSV as the fraction.
+func CellFracAs(text string, x float64) Cell {
+	return Cell{Text: text, Plain: plainFloat(x), Frac: true}
+}
+
 func plainFloat(x float64) string {
 	switch {
 	case math.IsNaN(x):

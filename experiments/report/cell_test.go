@@ -56,3 +56,27 @@ func TestAddMixedFallsBack(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }
+
+// CellCount shows a count with its share and writes the count; CellNone
+// writes nothing; CellAs and CellFracAs write the value their own text
+// shows, at full precision (2/3 shown "66.67%" is the fraction 2/3).
+func TestCellsOfOwnFormat(t *testing.T) {
+	twoThirds := 2.0 / 3
+	cases := []struct {
+		c           Cell
+		text, plain string
+		frac        bool
+	}{
+		{CellCount(3, 0.015), "3 (1.5%)", "3", false},
+		{CellCount(0, 0), "0 (0.0%)", "0", false},
+		{CellNone("n/a (baseline 0)"), "n/a (baseline 0)", "", false},
+		{CellAs("∞ (opt 0)", math.Inf(1)), "∞ (opt 0)", "inf", false},
+		{CellAs("0.667", twoThirds), "0.667", "0.6666666666666666", false},
+		{CellFracAs("66.67%", twoThirds), "66.67%", "0.6666666666666666", true},
+	}
+	for _, k := range cases {
+		if k.c.Text != k.text || k.c.Plain != k.plain || k.c.Frac != k.frac {
+			t.Errorf("got %+v, want text %q plain %q frac %v", k.c, k.text, k.plain, k.frac)
+		}
+	}
+}

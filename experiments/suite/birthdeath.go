@@ -254,7 +254,7 @@ func bdLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 			if r.Key == "optimum" {
 				opt[r.Point] = r.V("value")
 			}
-			ex.Rows = append(ex.Rows, []string{p["world"], r.Key, report.F(r.V("value"), 6), report.Pct(r.V("value")/opt[r.Point] - 1)})
+			ex.Add(report.CellText(p["world"]), report.CellText(r.Key), report.CellF(r.V("value"), 6), report.CellPct(r.V("value")/opt[r.Point]-1))
 			continue
 		}
 		mc.Rows = append(mc.Rows, []string{p["capacity"], r.Key, pm(r.V("tel")/1000, r.V("tel_half")/1000, 1),

@@ -277,11 +277,21 @@ func TestBirthDeathSmall(t *testing.T) {
 }
 
 // TestRecomputeClosedForm: r0 is t_i/(t_c + t_i) clipped, from the
-// hardware profile computed here, and no grid r beats the exact minimizer.
+// hardware profile computed here, and no grid r beats the exact minimizer;
+// the table shows r0 with 4 decimals and CSV writes it unrounded.
 func TestRecomputeClosedForm(t *testing.T) {
 	f, err := Run(context.Background(), Recompute(), Options{Small: true}, Shard{1, 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	out, err := Layout(Recompute(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roof := out.Tables[0]
+	shown, plain := map[string]string{}, map[string]string{}
+	for i, row := range roof.Plain {
+		shown[row[0]+"@"+row[1]], plain[row[0]+"@"+row[1]] = roof.Rows[i][3], row[3]
 	}
 	cfg, _ := kvsize.Preset("mistral-7b")
 	d, _ := tier.LookupDevice("a100")
@@ -302,6 +312,10 @@ func TestRecomputeClosedForm(t *testing.T) {
 		want := math.Min(math.Max(prof.Ti/(prof.Tc+prof.Ti), 0.15), 1)
 		if got := r.V("r0"); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s %d: r0 %g, want %g", p["tier"], n, got, want)
+		}
+		key := p["tier"] + "@" + p["tokens"]
+		if got, err := strconv.ParseFloat(plain[key], 64); err != nil || math.Abs(got-want) > 1e-12 || shown[key] != strconv.FormatFloat(want, 'f', 4, 64) {
+			t.Errorf("%s: r0 shown %q, in CSV %q; want %v", key, shown[key], plain[key], want)
 		}
 		if r.V("ttft_exact_ms") > r.V("ttft_r0_ms")+1e-9 || r.V("ttft_exact_ms") > r.V("ttft_r_star_ms")+1e-9 {
 			t.Errorf("%s %d: exact minimizer above r0 or r*", p["tier"], n)

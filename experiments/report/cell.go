@@ -7,8 +7,9 @@ import (
 
 // Cell is one table cell built with Table.Add: Text as the table and
 // markdown formats show it, Plain as CSV writes it — the value at full
-// precision (shortest form that parses back to the same float64), with no
-// units, or "" when there is no value. Frac marks a Plain fraction whose
+// precision (shortest form that parses back to the same float64, with an
+// exponent only where encoding/json uses one), with no units, or "" when
+// there is no value. Frac marks a Plain fraction whose
 // Text is a percentage.
 type Cell struct {
 	Text, Plain string
@@ -71,7 +72,13 @@ func plainFloat(x float64) string {
 	case math.IsInf(x, -1):
 		return "-inf"
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	// Without an exponent in the range encoding/json writes so, so that a
+	// count of tokens reads 38721966 as in the JSON document, not
+	// 3.8721966e+07.
+	if a := math.Abs(x); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // Add appends a row of cells: their Text to Rows and their Plain values

@@ -59,7 +59,9 @@ func TestAddMixedFallsBack(t *testing.T) {
 
 // CellCount shows a count with its share and writes the count; CellNone
 // writes nothing; CellAs and CellFracAs write the value their own text
-// shows, at full precision (2/3 shown "66.67%" is the fraction 2/3).
+// shows, at full precision (2/3 shown "66.67%" is the fraction 2/3). Plain
+// numbers have an exponent only where encoding/json writes one (below
+// 1e-6 or from 1e21 on).
 func TestCellsOfOwnFormat(t *testing.T) {
 	twoThirds := 2.0 / 3
 	cases := []struct {
@@ -73,6 +75,10 @@ func TestCellsOfOwnFormat(t *testing.T) {
 		{CellAs("∞ (opt 0)", math.Inf(1)), "∞ (opt 0)", "inf", false},
 		{CellAs("0.667", twoThirds), "0.667", "0.6666666666666666", false},
 		{CellFracAs("66.67%", twoThirds), "66.67%", "0.6666666666666666", true},
+		{CellF(38721966, 1), "38721966.0", "38721966", false},
+		{CellF(-1234567.25, 0), "-1234567", "-1234567.25", false},
+		{CellF(1e21, 0), "1000000000000000000000", "1e+21", false},
+		{CellF(2.5e-7, 2), "0.00", "2.5e-07", false},
 	}
 	for _, k := range cases {
 		if k.c.Text != k.text || k.c.Plain != k.plain || k.c.Frac != k.frac {

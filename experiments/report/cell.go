@@ -14,6 +14,9 @@ import (
 type Cell struct {
 	Text, Plain string
 	Frac        bool
+	// Half is the half-width of the 95% interval around Plain (CellCI),
+	// at full precision; "" for none.
+	Half string
 }
 
 // The constructors below show their Text exactly as F, FV, I and Pct
@@ -63,6 +66,15 @@ func CellFracAs(text string, x float64) Cell {
 	return Cell{Text: text, Plain: plainFloat(x), Frac: true}
 }
 
+// CellCI is a mean with the half-width of its 95% confidence interval,
+// shown "mean ± half" with prec decimals each. CSV writes the mean in the
+// column and the half-width, unrounded both, in a column of its own
+// after it, headed as the column followed by " ±95%" (as seeds.CSVColumns
+// splits a summary over seeds).
+func CellCI(mean, half float64, prec int) Cell {
+	return Cell{Text: F(mean, prec) + " ± " + F(half, prec), Plain: plainFloat(mean), Half: plainFloat(half)}
+}
+
 func plainFloat(x float64) string {
 	switch {
 	case math.IsNaN(x):
@@ -88,6 +100,7 @@ func plainFloat(x float64) string {
 func (t *Table) Add(cells ...Cell) {
 	text := make([]string, len(cells))
 	plain := make([]string, len(cells))
+	var half []string
 	for j, c := range cells {
 		text[j], plain[j] = c.Text, c.Plain
 		if c.Frac {
@@ -96,12 +109,37 @@ func (t *Table) Add(cells ...Cell) {
 			}
 			t.Fraction[j] = true
 		}
+		if c.Half != "" {
+			if half == nil {
+				half = make([]string, len(cells))
+			}
+			half[j] = c.Half
+		}
 	}
 	for len(t.Plain) < len(t.Rows) {
 		t.Plain = append(t.Plain, nil) // rows appended as text before
 	}
+	if half != nil || t.Half != nil {
+		for len(t.Half) < len(t.Rows) {
+			t.Half = append(t.Half, nil) // rows without intervals
+		}
+		t.Half = append(t.Half, half)
+	}
 	t.Rows = append(t.Rows, text)
 	t.Plain = append(t.Plain, plain)
+}
+
+// halfColumns reports which columns hold a half-width in some row.
+func (t Table) halfColumns() []bool {
+	split := make([]bool, len(t.Header))
+	for _, r := range t.Half {
+		for j, h := range r {
+			if h != "" && j < len(split) {
+				split[j] = true
+			}
+		}
+	}
+	return split
 }
 
 // plainRows returns the CSV rows and header of a table whose every row was
@@ -115,16 +153,36 @@ func (t Table) plainRows() (header []string, rows [][]string, ok bool) {
 			return nil, nil, false
 		}
 	}
-	header = append([]string(nil), t.Header...)
-	for j := range header {
+	split := t.halfColumns()
+	for j, h := range t.Header {
 		if j < len(t.Fraction) && t.Fraction[j] {
-			header[j] += " (fraction)"
+			h += " (fraction)"
+		}
+		header = append(header, h)
+		if split[j] {
+			header = append(header, h+" ±95%")
 		}
 	}
 	rows = make([][]string, len(t.Plain))
 	for i, r := range t.Plain {
-		rows[i] = make([]string, len(t.Header))
-		copy(rows[i], r)
+		for j := range t.Header {
+			rows[i] = append(rows[i], cellAt(r, j))
+			if split[j] {
+				var half []string
+				if i < len(t.Half) {
+					half = t.Half[i]
+				}
+				rows[i] = append(rows[i], cellAt(half, j))
+			}
+		}
 	}
 	return header, rows, true
+}
+
+// cellAt is r[j], or "" past the end of r.
+func cellAt(r []string, j int) string {
+	if j < len(r) {
+		return r[j]
+	}
+	return ""
 }

@@ -86,3 +86,47 @@ func TestCellsOfOwnFormat(t *testing.T) {
 		}
 	}
 }
+
+// A column of intervals shows "mean ± half" and is written to CSV as two
+// columns, the means and the half-widths (header + " ±95%"), unrounded:
+// 1/3 ± 1/6 shown with 2 decimals; a row with no interval leaves both
+// empty, and a table with no interval has no Half.
+func TestCellCISplitsColumn(t *testing.T) {
+	var tb Table
+	tb.Header = []string{"policy", "TEL (tokens)", "gap"}
+	tb.Add(CellText("lru"), CellCI(1.0/3, 1.0/6, 2), CellPct(0.5))
+	tb.Add(CellText("tlru"), CellNone("n/a"), CellPct(0.25))
+	if got := tb.Rows[0][1]; got != "0.33 ± 0.17" {
+		t.Errorf("shown %q, want 0.33 ± 0.17", got)
+	}
+	var buf bytes.Buffer
+	if err := Emit(&buf, "csv", nil, tb); err != nil {
+		t.Fatal(err)
+	}
+	want := "policy,TEL (tokens),TEL (tokens) ±95%,gap (fraction)\n" +
+		"lru,0.3333333333333333,0.16666666666666666,0.5\n" +
+		"tlru,,,0.25\n"
+	if buf.String() != want {
+		t.Errorf("csv got\n%s\nwant\n%s", buf.String(), want)
+	}
+	// The interval may come after rows without one.
+	var late Table
+	late.Header = tb.Header
+	late.Add(CellText("tlru"), CellNone("n/a"), CellPct(0.25))
+	late.Add(CellText("lru"), CellCI(1.0/3, 1.0/6, 2), CellPct(0.5))
+	buf.Reset()
+	if err := Emit(&buf, "csv", nil, late); err != nil {
+		t.Fatal(err)
+	}
+	want = "policy,TEL (tokens),TEL (tokens) ±95%,gap (fraction)\n" +
+		"tlru,,,0.25\n" +
+		"lru,0.3333333333333333,0.16666666666666666,0.5\n"
+	if buf.String() != want {
+		t.Errorf("csv got\n%s\nwant\n%s", buf.String(), want)
+	}
+	var plain Table
+	plain.Add(CellText("lru"), CellF(1, 0))
+	if plain.Half != nil {
+		t.Errorf("a table without intervals has Half %v", plain.Half)
+	}
+}

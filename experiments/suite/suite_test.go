@@ -238,12 +238,30 @@ func TestTailLatencyAgainstReplay(t *testing.T) {
 // TestBirthDeathSmall runs the reduced suite: its exact-MDP optimum
 // equals the brute force over every decision sequence (a second solver)
 // and no policy beats it; every Monte Carlo interval has a finite
-// non-negative half-width and the reference's gap to itself is 0.
+// non-negative half-width and the reference's gap to itself is 0. The
+// Monte Carlo table writes its first row's TEL (10³ tokens) and
+// half-width to CSV as the record's, unrounded.
 func TestBirthDeathSmall(t *testing.T) {
 	f, err := Run(context.Background(), BirthDeath(), Options{Seed: 1, Small: true, Workers: 2,
 		Params: map[string]string{"duration": "60"}}, Shard{1, 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	out, err := Layout(BirthDeath(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Records {
+		if f.Grid[r.Point]["kind"] == "exact" {
+			continue
+		}
+		mc := out.Tables[0]
+		m, err1 := strconv.ParseFloat(mc.Plain[0][2], 64)
+		h, err2 := strconv.ParseFloat(mc.Half[0][2], 64)
+		if err1 != nil || err2 != nil || m != r.V("tel")/1000 || h != r.V("tel_half")/1000 {
+			t.Errorf("CSV TEL %q ± %q, record %v ± %v (10³ tokens)", mc.Plain[0][2], mc.Half[0][2], r.V("tel")/1000, r.V("tel_half")/1000)
+		}
+		break
 	}
 	bf := map[string]float64{}
 	for _, w := range []exact.World{exact.Paper, exact.Bayes} {

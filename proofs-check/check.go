@@ -52,15 +52,15 @@ func Check(o CheckOptions) (any, report.Table, error) {
 		return nil, t, err
 	}
 	for _, r := range reports {
-		ce := "none"
+		ce := report.CellNone("none")
 		if r.Counterexample != nil {
 			b, err := json.Marshal(r.Counterexample)
 			if err != nil {
 				return nil, t, err
 			}
-			ce = string(b)
+			ce = report.CellText(string(b))
 		}
-		t.Rows = append(t.Rows, []string{r.Name, fmt.Sprint(r.Instances), fmt.Sprint(r.Passed), fmt.Sprint(r.Failed), ce})
+		t.Add(report.CellText(r.Name), report.CellI(int64(r.Instances)), report.CellI(int64(r.Passed)), report.CellI(int64(r.Failed)), ce)
 	}
 	return map[string]any{"checks": reports}, t, nil
 }

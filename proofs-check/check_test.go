@@ -44,6 +44,10 @@ func TestCheckFigure1(t *testing.T) {
 	if want := [][]string{{"figure1", "1", "1", "0", "none"}}; !reflect.DeepEqual(tab.Rows, want) {
 		t.Errorf("rows %v, want %v", tab.Rows, want)
 	}
+	// CSV writes no counterexample as an empty cell.
+	if want := [][]string{{"figure1", "1", "1", "0", ""}}; !reflect.DeepEqual(tab.Plain, want) {
+		t.Errorf("CSV rows %v, want %v", tab.Plain, want)
+	}
 	if tab.Title != "claims checked on random instances (seed 5)" {
 		t.Errorf("title %q", tab.Title)
 	}

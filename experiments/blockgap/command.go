@@ -133,26 +133,26 @@ func BoundsTable(trace string, block int64, bounds []Bound) report.Table {
 		Header: []string{"capacity (tokens)", "capacity (blocks)", "references", "LP misses", "IP misses", "hindsight misses", "width (blocks)", "order holds"},
 	}
 	for _, b := range bounds {
-		w := "-"
+		w := report.CellNone("-")
 		if b.WidthBlocks != nil {
-			w = report.F(*b.WidthBlocks, 2)
+			w = report.CellF(*b.WidthBlocks, 2)
 		}
-		t.Rows = append(t.Rows, []string{report.I(b.CapacityTokens), report.I(int64(b.CapacityBlocks)), report.I(b.RefBlocks),
-			b.LP.text(), b.IP.text(), report.I(b.HindsightMissBlocks), w, fmt.Sprint(b.OrderHolds)})
+		t.Add(report.CellI(b.CapacityTokens), report.CellI(int64(b.CapacityBlocks)), report.CellI(b.RefBlocks),
+			b.LP.cell(), b.IP.cell(), report.CellI(b.HindsightMissBlocks), w, report.CellText(fmt.Sprint(b.OrderHolds)))
 	}
 	return t
 }
 
-// text is a solve's misses (blocks, 2 decimals), its status when not
-// optimal, or "-" when it was not run.
-func (s *Solve) text() string {
+// cell is a solve's misses (blocks, 2 decimals), its status (as text)
+// when not optimal, or "-" (no value) when it was not run.
+func (s *Solve) cell() report.Cell {
 	switch {
 	case s == nil:
-		return "-"
+		return report.CellNone("-")
 	case s.Status != "optimal":
-		return s.Status
+		return report.CellText(s.Status)
 	}
-	return report.F(s.MissBlocks, 2)
+	return report.CellF(s.MissBlocks, 2)
 }
 
 // PolicyTable is the table of each policy's misses against the hindsight
@@ -163,8 +163,8 @@ func PolicyTable(rows []Row) report.Table {
 		Header: []string{"capacity (tokens)", "policy", "misses (blocks)", "block hit ratio", "gap (blocks)", "gap (relative)", "TEL (ms)", "mean TTFT (ms)"},
 	}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), r.Policy, report.I(r.MissBlocks), report.F(r.BlockHitRatio, 4),
-			report.I(r.GapBlocks), report.Pct(r.RelGap), report.F(r.TELMs, 1), report.F(r.MeanTTFTMs, 2)})
+		t.Add(report.CellI(r.CapacityTokens), report.CellText(r.Policy), report.CellI(r.MissBlocks), report.CellF(r.BlockHitRatio, 4),
+			report.CellI(r.GapBlocks), report.CellPct(r.RelGap), report.CellF(r.TELMs, 1), report.CellF(r.MeanTTFTMs, 2))
 	}
 	return t
 }

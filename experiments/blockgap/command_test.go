@@ -88,7 +88,8 @@ func TestCommandXi(t *testing.T) {
 // TestCommandHandWorked: single-block chains 1 2 3 1 at a capacity of 2
 // blocks (1,024 tokens of 512-token blocks). LRU evicts 1 for 3 and misses
 // all four; the optimum evicts 2 (never used again) and hits 1 at the end:
-// 3 misses, which the LP and the IP both reach (width 0).
+// 3 misses, which the LP and the IP both reach (width 0). LRU's relative
+// gap 1/3 shows as 33.3% and is written to CSV as its fraction, unrounded.
 func TestCommandHandWorked(t *testing.T) {
 	doc, tables, err := validBlock(mooncakeFile(t, 1, 2, 3, 1)).Run(context.Background())
 	if err != nil {
@@ -105,6 +106,9 @@ func TestCommandHandWorked(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 	if len(tables) != 2 || tables[0].Rows[0][5] != "3" || tables[1].Rows[1][2] != "4" {
-		t.Errorf("tables %+v", tables)
+		t.Fatalf("tables %+v", tables)
+	}
+	if got := tables[1].Rows[1][5] + " " + tables[1].Plain[1][5]; got != "33.3% 0.3333333333333333" {
+		t.Errorf("lru relative gap and its CSV cell %q", got)
 	}
 }

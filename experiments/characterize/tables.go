@@ -11,45 +11,44 @@ import (
 // (with the importer's summary s), the capacity for the ideal hit ratio
 // (gib GiB of KV cache of model), reuse times, lifespans and prefix hubs.
 func (r *Report) Tables(path string, s importer.Summary, model string, gib float64) []report.Table {
-	f3 := func(x float64) string { return report.F(x, 3) }
+	f3 := func(x float64) report.Cell { return report.CellF(x, 3) }
 	summary := report.Table{Title: "trace " + path,
 		Header: []string{"requests", "span (s)", "block (tokens)", "block refs (blocks)", "distinct (blocks)",
-			"ideal block hit ratio", "linked (requests)", "conversations", "shared prefix (blocks)"},
-		Rows: [][]string{{report.I(r.Requests), f3(r.SpanS), fmt.Sprint(r.BlockTokens), report.I(r.RefBlocks),
-			report.I(r.DistinctBlocks), report.FV(r.IdealHitRatio, 4), report.I(s.Linked), report.I(s.Conversations),
-			fmt.Sprint(r.SharedPrefixBlocks)}}}
+			"ideal block hit ratio", "linked (requests)", "conversations", "shared prefix (blocks)"}}
+	summary.Add(report.CellI(r.Requests), f3(r.SpanS), report.CellI(int64(r.BlockTokens)), report.CellI(r.RefBlocks),
+		report.CellI(r.DistinctBlocks), report.CellFV(r.IdealHitRatio, 4), report.CellI(s.Linked), report.CellI(s.Conversations),
+		report.CellI(int64(r.SharedPrefixBlocks)))
 	c := r.Capacity
 	capacity := report.Table{Title: "cache size for the ideal hit ratio (peak live blocks: used before and used again)",
-		Header: []string{"peak live (blocks)", "peak live (tokens)", "peak live (GiB, " + model + ")", "after request", "at (s)", "mean live (blocks)"},
-		Rows: [][]string{{report.I(c.PeakLiveBlocks), report.I(c.PeakLiveTokens), report.F(gib, 1), fmt.Sprint(c.PeakAfter),
-			f3(c.PeakTime), report.F(c.MeanLiveBlocks, 1)}}}
+		Header: []string{"peak live (blocks)", "peak live (tokens)", "peak live (GiB, " + model + ")", "after request", "at (s)", "mean live (blocks)"}}
+	capacity.Add(report.CellI(c.PeakLiveBlocks), report.CellI(c.PeakLiveTokens), report.CellF(gib, 1), report.CellI(int64(c.PeakAfter)),
+		f3(c.PeakTime), report.CellF(c.MeanLiveBlocks, 1))
 	reuse := report.Table{Title: "reuse time by category of the previous use",
 		Header: []string{"category", "uses (blocks)", "reuses (blocks)", "reuse fraction", "P10 (s)", "P25 (s)",
 			"P50 (s)", "P75 (s)", "P90 (s)", "P99 (s)", "max (s)", "mean (s)"}}
 	for _, cat := range append(r.Categories, r.Overall) {
 		q := cat.ReuseTime
-		reuse.Rows = append(reuse.Rows, []string{cat.Name, report.I(cat.Uses), report.I(cat.Reuses),
-			report.F(cat.ReuseFraction, 4), f3(q.P10), f3(q.P25), f3(q.P50), f3(q.P75), f3(q.P90), f3(q.P99), f3(q.Max), f3(q.Mean)})
+		reuse.Add(report.CellText(cat.Name), report.CellI(cat.Uses), report.CellI(cat.Reuses),
+			report.CellF(cat.ReuseFraction, 4), f3(q.P10), f3(q.P25), f3(q.P50), f3(q.P75), f3(q.P90), f3(q.P99), f3(q.Max), f3(q.Mean))
 	}
 	l := r.Lifespan
 	life := report.Table{Title: "block lifespan (first to last use)",
-		Header: []string{"blocks", "count (blocks)", "P50 (s)", "P90 (s)", "P99 (s)", "max (s)", "mean (s)"},
-		Rows: [][]string{
-			{"all", report.I(l.Blocks), f3(l.All.P50), f3(l.All.P90), f3(l.All.P99), f3(l.All.Max), f3(l.All.Mean)},
-			{"reused", report.I(l.Reused), f3(l.ReusedSpan.P50), f3(l.ReusedSpan.P90), f3(l.ReusedSpan.P99),
-				f3(l.ReusedSpan.Max), f3(l.ReusedSpan.Mean)}}}
+		Header: []string{"blocks", "count (blocks)", "P50 (s)", "P90 (s)", "P99 (s)", "max (s)", "mean (s)"}}
+	life.Add(report.CellText("all"), report.CellI(l.Blocks), f3(l.All.P50), f3(l.All.P90), f3(l.All.P99), f3(l.All.Max), f3(l.All.Mean))
+	life.Add(report.CellText("reused"), report.CellI(l.Reused), f3(l.ReusedSpan.P50), f3(l.ReusedSpan.P90), f3(l.ReusedSpan.P99),
+		f3(l.ReusedSpan.Max), f3(l.ReusedSpan.Mean))
 	hubs := report.Table{Title: "prefix hubs (blocks with the most distinct successors)",
 		Header: []string{"depth (blocks)", "depth (tokens)", "fanout (blocks)", "requests", "hash id"}}
 	for _, h := range r.Hubs {
-		hubs.Rows = append(hubs.Rows, []string{fmt.Sprint(h.Depth), report.I(h.DepthTokens), fmt.Sprint(h.Fanout),
-			report.I(h.Requests), fmt.Sprint(h.Hash)})
+		hubs.Add(report.CellI(int64(h.Depth)), report.CellI(h.DepthTokens), report.CellI(int64(h.Fanout)),
+			report.CellI(h.Requests), report.CellI(h.Hash))
 	}
 	return []report.Table{summary, capacity, reuse, life, hubs}
 }
 
-func distRow(name string, d Dist) []string {
-	f := func(x float64) string { return report.F(x, 1) }
-	return []string{name, report.I(d.Count), f(d.Min), f(d.P10), f(d.P50), f(d.P90), f(d.P99), f(d.Max), f(d.Mean)}
+func distRow(name string, d Dist) []report.Cell {
+	f := func(x float64) report.Cell { return report.CellF(x, 1) }
+	return []report.Cell{report.CellText(name), report.CellI(d.Count), f(d.Min), f(d.P10), f(d.P50), f(d.P90), f(d.P99), f(d.Max), f(d.Mean)}
 }
 
 var distHeader = []string{"count", "min", "P10", "P50", "P90", "P99", "max", "mean"}
@@ -58,8 +57,10 @@ var distHeader = []string{"count", "min", "P10", "P50", "P90", "P99", "max", "me
 func (t *Turns) Tables() []report.Table {
 	tb := report.Table{Title: fmt.Sprintf("turns and tokens (%d conversations, %d turns)", t.Conversations, t.Turns),
 		Header: append([]string{"distribution"}, distHeader...)}
-	tb.Rows = [][]string{distRow("turns per conversation", t.PerConversation), distRow("prompt (tokens)", t.Prompt),
-		distRow("response (tokens)", t.Response), distRow("history (tokens)", t.History), distRow("load H+p (tokens)", t.Load)}
+	for _, row := range [][]report.Cell{distRow("turns per conversation", t.PerConversation), distRow("prompt (tokens)", t.Prompt),
+		distRow("response (tokens)", t.Response), distRow("history (tokens)", t.History), distRow("load H+p (tokens)", t.Load)} {
+		tb.Add(row...)
+	}
 	return []report.Table{tb}
 }
 
@@ -71,8 +72,8 @@ func (r *Report) StudyTables() []report.Table {
 		t := report.Table{Title: fmt.Sprintf("time series (%g s windows; ideal = infinite cache)", r.WindowS),
 			Header: []string{"start (s)", "requests", "rate (req/s)", "ref (blocks)", "hit (blocks)", "ideal hit ratio"}}
 		for _, w := range r.Series {
-			t.Rows = append(t.Rows, []string{report.F(w.StartS, 0), report.I(w.Requests), report.F(w.RatePerS, 3),
-				report.I(w.RefBlocks), report.I(w.HitBlocks), report.FV(w.HitRatio, 4)})
+			t.Add(report.CellF(w.StartS, 0), report.CellI(w.Requests), report.CellF(w.RatePerS, 3),
+				report.CellI(w.RefBlocks), report.CellI(w.HitBlocks), report.CellFV(w.HitRatio, 4))
 		}
 		out = append(out, t)
 	}
@@ -82,12 +83,17 @@ func (r *Report) StudyTables() []report.Table {
 		for s := 1; s <= 10; s++ {
 			t.Header = append(t.Header, report.F(float64(s)/10, 1))
 		}
+		// The grid is filled cell by cell; cells not measured stay empty.
+		var grid [][]report.Cell
 		for _, c := range r.Spatial {
 			row := int(c.Offset*10 + 0.5)
-			for len(t.Rows) <= row {
-				t.Rows = append(t.Rows, append([]string{report.F(float64(len(t.Rows))/10, 1)}, make([]string, 10)...))
+			for len(grid) <= row {
+				grid = append(grid, append([]report.Cell{report.CellF(float64(len(grid))/10, 1)}, make([]report.Cell, 10)...))
 			}
-			t.Rows[row][int(c.Stride*10+0.5)] = report.FV(c.HitRatio, 4)
+			grid[row][int(c.Stride*10+0.5)] = report.CellFV(c.HitRatio, 4)
+		}
+		for _, row := range grid {
+			t.Add(row...)
 		}
 		out = append(out, t)
 	}
@@ -99,16 +105,17 @@ func (k KV) Tables() []report.Table {
 	const gib = 1 << 30
 	b := k.Budget
 	inst := report.Table{Title: fmt.Sprintf("KV cache of %s (%.0f bytes per token) on %d GPU(s) relative to HBM", k.Model, k.BytesPerToken, b.GPUs),
-		Header: []string{"HBM (GiB)", "usable (GiB)", "weights (GiB)", "for KV (GiB)", "ideal cache peak (GiB)", "peak / KV HBM", "mean / KV HBM"},
-		Rows: [][]string{{report.F(b.Total/gib, 1), report.F(b.Usable/gib, 1), report.F(b.Weights/gib, 1), report.F(b.KV/gib, 1),
-			report.F(k.PeakLiveBytes/gib, 2), report.F(k.PeakOverHBM, 3), report.F(k.MeanOverHBM, 3)}}}
-	pct := func(d Dist) []string {
-		f := func(x float64) string { return report.F(100*x, 3) }
-		return []string{report.I(d.Count), f(d.P50), f(d.P90), f(d.P99), f(d.Max), f(d.Mean)}
+		Header: []string{"HBM (GiB)", "usable (GiB)", "weights (GiB)", "for KV (GiB)", "ideal cache peak (GiB)", "peak / KV HBM", "mean / KV HBM"}}
+	inst.Add(report.CellF(b.Total/gib, 1), report.CellF(b.Usable/gib, 1), report.CellF(b.Weights/gib, 1), report.CellF(b.KV/gib, 1),
+		report.CellF(k.PeakLiveBytes/gib, 2), report.CellF(k.PeakOverHBM, 3), report.CellF(k.MeanOverHBM, 3))
+	// The shares are written in percent, as their columns say.
+	pct := func(name string, d Dist) []report.Cell {
+		f := func(x float64) report.Cell { return report.CellF(100*x, 3) }
+		return []report.Cell{report.CellText(name), report.CellI(d.Count), f(d.P50), f(d.P90), f(d.P99), f(d.Max), f(d.Mean)}
 	}
 	per := report.Table{Title: "per-request KV cache (input + output tokens) as % of the HBM for KV cache",
-		Header: []string{"requests", "count", "P50 (%)", "P90 (%)", "P99 (%)", "max (%)", "mean (%)"},
-		Rows: [][]string{append([]string{"first turns"}, pct(k.FirstTurnShare)...),
-			append([]string{"follow-up turns"}, pct(k.FollowUpShare)...)}}
+		Header: []string{"requests", "count", "P50 (%)", "P90 (%)", "P99 (%)", "max (%)", "mean (%)"}}
+	per.Add(pct("first turns", k.FirstTurnShare)...)
+	per.Add(pct("follow-up turns", k.FollowUpShare)...)
 	return []report.Table{inst, per}
 }

@@ -21,15 +21,16 @@ func Report(in *exact.Instance, qhat float64, rows []exact.Row) (any, report.Tab
 		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
 	}
 	for _, r := range rows {
-		pct := "0"
+		pct := report.CellAs("0", 0)
 		if opt.Value > 0 {
-			pct = report.F(100*r.Gap/opt.Value, 4)
+			pct = report.CellF(100*r.Gap/opt.Value, 4)
 		}
 		dec := "none (between turns)"
 		if r.Decision != nil {
 			dec = fmt.Sprint(r.Decision)
 		}
-		t.Rows = append(t.Rows, []string{r.Name, report.F(r.Value, 9), report.F(r.Gap, 9), pct, dec, fmt.Sprint(r.States)})
+		t.Add(report.CellText(r.Name), report.CellF(r.Value, 9), report.CellF(r.Gap, 9), pct, report.CellText(dec),
+			report.CellI(int64(r.States)))
 	}
 	doc := map[string]any{"units": "expected TEL in tokens over the horizon; decisions in tokens per seat",
 		"world": in.World.String(), "tolerance_tokens": "values exact up to float64 rounding (tests: 1e-9 relative)",

@@ -9,6 +9,7 @@ import (
 
 // Hand-worked rows: a policy 0.5 tokens above an optimum of 2 is 25% off;
 // a root between turns has no decision; a zero optimum shows a gap of "0".
+// CSV writes the gap unrounded: 1/4 token over an optimum of 3 is 25/3 %.
 func TestReport(t *testing.T) {
 	in := exact.Default(2, exact.Paper)
 	rows := []exact.Row{{Name: "optimum", Value: 2, Decision: []int64{16, 0}, States: 9},
@@ -20,6 +21,13 @@ func TestReport(t *testing.T) {
 		if !slices.Equal(tbl.Rows[i], w) {
 			t.Errorf("row %d: %v, want %v", i, tbl.Rows[i], w)
 		}
+	}
+	_, tbl = Report(in, 3, []exact.Row{{Name: "optimum", Value: 3}, {Name: "tlru", Value: 3.25, Gap: 0.25}})
+	if got, want := tbl.Rows[1][3], "8.3333"; got != want {
+		t.Errorf("gap %q, want %q", got, want)
+	}
+	if got, want := tbl.Plain[1][3], "8.333333333333334"; got != want {
+		t.Errorf("CSV gap %q, want %q", got, want)
 	}
 	_, tbl = Report(in, 3, []exact.Row{{Name: "optimum"}})
 	if tbl.Rows[0][3] != "0" {

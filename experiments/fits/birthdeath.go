@@ -27,21 +27,28 @@ func BirthDeath(o birthdeath.GenOptions, stdout, stderr io.Writer) error {
 // (per second) and laws (tokens), and the KS distances of the twin.
 func TwinTable(path string, tw *birthdeath.Twin) report.Table {
 	f, p := tw.Fitted, tw.Params
-	return report.Table{Title: "birth–death model fitted to " + path + " (maximum likelihood, censoring ignored); KS distance of the twin written to stdout",
-		Header: []string{"quantity", "value"},
-		Rows: [][]string{
-			{"conversations", report.I(int64(f.Conversations))},
-			{"turns", report.I(int64(len(tw.Trace.Turns)))},
-			{"λ_conv (births/s)", report.F(p.LambdaConv, 5)},
-			{"μ (deaths/s; mean lifetime s)", report.F(p.Mu, 6) + " (" + report.F(1/p.Mu, 1) + ")"},
-			{"λ̄ (turns/s while alive)", report.F(p.Classes[0].Rate, 6)},
-			{"mean follow-up turns per conversation", report.F(f.MeanFollowUps, 4)},
-			{"mean inter-turn gap (s)", report.F(f.MeanGapS, 2)},
-			{"prompt law (tokens)", p.Prompt.String()},
-			{"response law (tokens)", p.Response.String()},
-			{"births span (s)", report.F(p.Duration, 1)},
-			{"KS distance, turns per conversation", report.F(tw.KSTurns, 4)},
-			{"KS distance, conversation length (s)", report.F(tw.KSLengthS, 4)},
-			{"KS distance, inter-turn gap (s)", report.F(tw.KSGapsS, 4)},
-		}}
+	t := report.Table{Title: "birth–death model fitted to " + path + " (maximum likelihood, censoring ignored); KS distance of the twin written to stdout",
+		Header: []string{"quantity", "value"}}
+	// μ's cell joins two numbers and the laws are text: they stay text.
+	for _, q := range []struct {
+		name string
+		v    report.Cell
+	}{
+		{"conversations", report.CellI(int64(f.Conversations))},
+		{"turns", report.CellI(int64(len(tw.Trace.Turns)))},
+		{"λ_conv (births/s)", report.CellF(p.LambdaConv, 5)},
+		{"μ (deaths/s; mean lifetime s)", report.CellText(report.F(p.Mu, 6) + " (" + report.F(1/p.Mu, 1) + ")")},
+		{"λ̄ (turns/s while alive)", report.CellF(p.Classes[0].Rate, 6)},
+		{"mean follow-up turns per conversation", report.CellF(f.MeanFollowUps, 4)},
+		{"mean inter-turn gap (s)", report.CellF(f.MeanGapS, 2)},
+		{"prompt law (tokens)", report.CellText(p.Prompt.String())},
+		{"response law (tokens)", report.CellText(p.Response.String())},
+		{"births span (s)", report.CellF(p.Duration, 1)},
+		{"KS distance, turns per conversation", report.CellF(tw.KSTurns, 4)},
+		{"KS distance, conversation length (s)", report.CellF(tw.KSLengthS, 4)},
+		{"KS distance, inter-turn gap (s)", report.CellF(tw.KSGapsS, 4)},
+	} {
+		t.Add(report.CellText(q.name), q.v)
+	}
+	return t
 }

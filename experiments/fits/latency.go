@@ -4,7 +4,6 @@
 package fits
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/tailbound/tailbound/experiments/plots"
@@ -58,8 +57,8 @@ func Latency(o LatencyOptions) (any, report.Table, error) {
 	doc := map[string]any{"alpha_ms_per_token": m.AlphaMs, "beta_ms": m.BetaMs, "points": len(pts),
 		"rmse_ms": rmse, "xi_ms": o.XiMs, "xi_tokens": m.XiTokens(o.XiMs)}
 	t := report.Table{Title: "least-squares fit TTFT = β + α·b of " + o.CSV,
-		Header: []string{"α (ms/token)", "β (ms)", "points", "RMSE (ms)", "ξ_s (ms)", "ξ (tokens)"},
-		Rows: [][]string{{report.F(m.AlphaMs, 6), report.F(m.BetaMs, 3), fmt.Sprint(len(pts)), report.F(rmse, 3),
-			report.F(o.XiMs, 1), report.F(m.XiTokens(o.XiMs), 1)}}}
+		Header: []string{"α (ms/token)", "β (ms)", "points", "RMSE (ms)", "ξ_s (ms)", "ξ (tokens)"}}
+	t.Add(report.CellF(m.AlphaMs, 6), report.CellF(m.BetaMs, 3), report.CellI(int64(len(pts))), report.CellF(rmse, 3),
+		report.CellF(o.XiMs, 1), report.CellF(m.XiTokens(o.XiMs), 1))
 	return doc, t, nil
 }

@@ -1,9 +1,11 @@
 package fits
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,20 @@ func TestLatencyRefused(t *testing.T) {
 		if _, _, err := Latency(c.o); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one starting %q", c.o, err, c.want)
 		}
+	}
+}
+
+// TestLatencyFullPrecision: points on TTFT = 10 + b/3 fit α = 1/3, shown
+// "0.333333" and written to CSV unrounded (within 1e-12 of 1/3, where the
+// shown value is 3.3e-7 off).
+func TestLatencyFullPrecision(t *testing.T) {
+	csv := writeFile(t, "p.csv", "uncached_tokens,ttft_ms\n0,10\n3,11\n6,12\n")
+	_, tab, err := Latency(LatencyOptions{CSV: csv, XiMs: 60, Format: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha, err := strconv.ParseFloat(tab.Plain[0][0], 64)
+	if tab.Rows[0][0] != "0.333333" || err != nil || math.Abs(alpha-1.0/3) > 1e-12 {
+		t.Errorf("α shown %q, in CSV %q; want 0.333333 and 1/3", tab.Rows[0][0], tab.Plain[0][0])
 	}
 }

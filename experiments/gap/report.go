@@ -2,58 +2,52 @@ package gap
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp"
 )
 
-// optF formats an optional value ("—" when absent).
-func optF(p *float64, prec int) string {
-	if p == nil {
-		return "—"
-	}
-	return report.F(*p, prec)
-}
-
 // Tables returns the report as tables: the optimum, bounds, solver and
-// timings of instance in, then the formulation's conditions.
+// timings of instance in, then the formulation's conditions. The values
+// that are numbers are written to CSV at full precision, the rest as text
+// ("—", no value, as an empty cell).
 func (r *Report) Tables(in *lp.Instance) []report.Table {
-	integral := "—"
+	integral := report.CellNone("—")
 	if r.Integral != nil {
-		integral = fmt.Sprint(*r.Integral)
+		integral = report.CellText(fmt.Sprint(*r.Integral))
 	}
 	t := report.Table{
 		Title: fmt.Sprintf("hindsight TEL optimum: %d turns, %d conversations, C=%d tokens, B=%d tokens, ξ=%g tokens, forced=%v",
 			in.K(), in.Conversations, in.Capacity, in.BlockSize, in.Xi, in.Forced),
 		Header: []string{"quantity", "value"},
-		Rows: [][]string{
-			{"TEL optimum (tokens)", optF(r.TELOptTokens, 3)},
-			{"TEL optimum (ms)", optF(r.TELOptMs, 3)},
-			{"LP bound (tokens)", optF(r.LPBoundTokens, 3)},
-			{"LP solution integral (tol " + fmt.Sprint(r.IntegralityTolBlocks) + " blocks)", integral},
-			{"to-belady TEL (tokens)", report.F(r.BeladyTELTokens, 3)},
-			{"flow cross-check TEL (tokens)", optF(r.FlowTELTokens, 3)},
-			{"status", r.Status},
-			{"solver", r.Solver},
-			{"formulation", r.Formulation},
-			{"LP status / solver", r.LPStatus + " / " + r.LPSolver},
-			{"rows × cols (nonzeros)", fmt.Sprintf("%d × %d (%d)", r.Rows, r.Cols, r.NonZeros)},
-			{"build / solve / LP solve (s)", fmt.Sprintf("%.3f / %.3f / %.3f", r.BuildSeconds, r.SolveSeconds, r.LPSolveSeconds)},
-			{"schedule check", r.ScheduleCheck},
-		},
 	}
+	add := func(name string, v report.Cell) { t.Add(report.CellText(name), v) }
+	add("TEL optimum (tokens)", report.CellFV(r.TELOptTokens, 3))
+	add("TEL optimum (ms)", report.CellFV(r.TELOptMs, 3))
+	add("LP bound (tokens)", report.CellFV(r.LPBoundTokens, 3))
+	add("LP solution integral (tol "+fmt.Sprint(r.IntegralityTolBlocks)+" blocks)", integral)
+	add("to-belady TEL (tokens)", report.CellF(r.BeladyTELTokens, 3))
+	add("flow cross-check TEL (tokens)", report.CellFV(r.FlowTELTokens, 3))
+	add("status", report.CellText(r.Status))
+	add("solver", report.CellText(r.Solver))
+	add("formulation", report.CellText(r.Formulation))
+	add("LP status / solver", report.CellText(r.LPStatus+" / "+r.LPSolver))
+	add("rows × cols (nonzeros)", report.CellText(fmt.Sprintf("%d × %d (%d)", r.Rows, r.Cols, r.NonZeros)))
+	add("build / solve / LP solve (s)", report.CellText(fmt.Sprintf("%.3f / %.3f / %.3f", r.BuildSeconds, r.SolveSeconds, r.LPSolveSeconds)))
+	add("schedule check", report.CellText(r.ScheduleCheck))
 	if r.BestFoundTokens != nil {
-		t.Rows = append(t.Rows, []string{"best integer point found, not proven optimal (tokens)", optF(r.BestFoundTokens, 3)})
+		add("best integer point found, not proven optimal (tokens)", report.CellFV(r.BestFoundTokens, 3))
 	}
 	for _, d := range r.Disagreements {
-		t.Rows = append(t.Rows, []string{"DISAGREEMENT", d})
+		add("DISAGREEMENT", report.CellText(d))
 	}
 	for _, n := range r.Notes {
-		t.Rows = append(t.Rows, []string{"note", n})
+		add("note", report.CellText(n))
 	}
 	c := report.Table{Title: "conditions and readings of " + r.Formulation, Header: []string{"name", "condition"}}
 	for _, k := range r.Conditions {
-		c.Rows = append(c.Rows, []string{k.Name, k.Text})
+		c.Add(report.CellText(k.Name), report.CellText(k.Text))
 	}
 	return []report.Table{t, c}
 }
@@ -71,8 +65,20 @@ func SweepTable(trace string, block int64, forced bool, rows []Row) report.Table
 		if r.ThresholdTokens != nil {
 			name = fmt.Sprintf("%s(T=%d)", r.Policy, *r.ThresholdTokens)
 		}
-		t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), report.F(r.XiTokens, 2), name, report.F(r.TELOptTokens, 2),
-			report.F(r.TELTokens, 2), report.F(r.AbsGapTokens, 2), report.F(r.AbsGapMs, 2), r.RelGapText()})
+		t.Add(report.CellI(r.CapacityTokens), report.CellF(r.XiTokens, 2), report.CellText(name), report.CellF(r.TELOptTokens, 2),
+			report.CellF(r.TELTokens, 2), report.CellF(r.AbsGapTokens, 2), report.CellF(r.AbsGapMs, 2), r.RelGapCell())
 	}
 	return t
+}
+
+// RelGapCell is the relative gap as RelGapText shows it, written to CSV
+// as the fraction: 0 when both are 0, inf for a zero optimum.
+func (r Row) RelGapCell() report.Cell {
+	switch {
+	case r.RelGap != nil:
+		return report.CellFracAs(r.RelGapText(), *r.RelGap)
+	case r.OptZero == "both zero":
+		return report.CellFracAs(r.RelGapText(), 0)
+	}
+	return report.CellFracAs(r.RelGapText(), math.Inf(1))
 }

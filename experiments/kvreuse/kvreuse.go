@@ -52,14 +52,16 @@ func PlotName(path, label string, many bool) string {
 	return strings.TrimSuffix(path, ext) + "-" + label + ext
 }
 
-// ms formats seconds as milliseconds, us as microseconds.
-func ms(s float64) string { return report.F(1e3*s, 3) }
-func us(s float64) string { return report.F(1e6*s, 4) }
+// ms formats seconds as milliseconds; msCell and usCell are table cells
+// of seconds in milliseconds and microseconds.
+func ms(s float64) string          { return msCell(s).Text }
+func msCell(s float64) report.Cell { return report.CellF(1e3*s, 3) }
+func usCell(s float64) report.Cell { return report.CellF(1e6*s, 4) }
 
-// gbs formats a bandwidth in bytes/s as GB/s ("n/a" when 0).
-func gbs(b float64) string {
+// gbsCell is a bandwidth in bytes/s as GB/s ("n/a", no value, when 0).
+func gbsCell(b float64) report.Cell {
 	if b == 0 {
-		return "n/a"
+		return report.CellNone("n/a")
 	}
-	return report.F(b/1e9, 3)
+	return report.CellF(b/1e9, 3)
 }

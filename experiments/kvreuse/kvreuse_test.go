@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/tailbound/tailbound/models/kvsize"
@@ -34,7 +35,8 @@ func hardware(t *testing.T, model string, tiers []string, over map[string]float6
 
 // The roofline agrees with the closed forms: r0 = t_i/(t_c + t_i) clipped
 // to [r_min, r_max], t_i = per-layer KV bytes / bandwidth (Mistral-7B:
-// 2·8·128·2 = 4096 bytes per token per layer).
+// 2·8·128·2 = 4096 bytes per token per layer). The table shows r0 with 4
+// decimals and CSV writes it unrounded (within 1e-12 of the closed form).
 func TestRooflineClosedForms(t *testing.T) {
 	h := hardware(t, "mistral-7b", []string{"gpu", "nvme", "hdd"}, map[string]float64{"nvme": 2e9}, 4096, 8192)
 	out, err := Roofline(h, 5e-5, recompute.DefaultRMin, recompute.DefaultRMax)
@@ -51,6 +53,14 @@ func TestRooflineClosedForms(t *testing.T) {
 		}
 		if want := r.TiS / (r.TcS + r.TiS); math.Abs(r.R0Unclipped-want) > 1e-12 || r.R0 != math.Min(math.Max(want, 0.15), 1) {
 			t.Errorf("%s: r0 %v (unclipped %v), want clip(%v)", r.Tier, r.R0, r.R0Unclipped, want)
+		}
+	}
+	tbl := out.Tables[0]
+	for i, r := range rows {
+		want := 4096 / r.BandwidthBps / (r.TcS + 4096/r.BandwidthBps)
+		got, err := strconv.ParseFloat(tbl.Plain[i][5], 64)
+		if err != nil || math.Abs(got-want) > 1e-12 || tbl.Rows[i][5] != strconv.FormatFloat(want, 'f', 4, 64) {
+			t.Errorf("%s: r0 unclipped shown %s, CSV %s; want %v", r.Tier, tbl.Rows[i][5], tbl.Plain[i][5], want)
 		}
 	}
 	if rows[2].BandwidthBps != 2e9 {

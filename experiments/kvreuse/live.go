@@ -87,8 +87,8 @@ func Measure(l Live) (Output, []recompute.Measurement, error) {
 			"R² compute", "R² load", "r0 unclipped"}}
 	for _, r := range results {
 		p := r.Profile
-		prof.Rows = append(prof.Rows, []string{r.Tier, report.I(int64(r.Tokens)), us(p.Profile.Tc), us(p.Profile.Ti), us(p.Profile.To),
-			gbs(p.Bandwidth), report.F(p.Compute.R2, 3), report.F(p.Load.R2, 3), report.F(p.Profile.R0(), 4)})
+		prof.Add(report.CellText(r.Tier), report.CellI(int64(r.Tokens)), usCell(p.Profile.Tc), usCell(p.Profile.Ti), usCell(p.Profile.To),
+			gbsCell(p.Bandwidth), report.CellF(p.Compute.R2, 3), report.CellF(p.Load.R2, 3), report.CellF(p.Profile.R0(), 4))
 	}
 	out := Output{Doc: map[string]any{"setup": setupLine, "load_average_before": load0, "load_average_after": load1, "results": results},
 		Tables: []report.Table{prof}}

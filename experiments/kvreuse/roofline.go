@@ -75,9 +75,9 @@ func Roofline(h Hardware, toS, rMin, rMax float64) (Output, error) {
 		Header: []string{"tier", "bandwidth (GB/s)", "tokens", "t_c (µs/token/layer)", "t_i (µs/token/layer)", "r0 unclipped", "r0",
 			"TTFT(r0) (ms)", "TTFT load-only (ms)", "TTFT full recompute (ms)", "speed-up vs full recompute (×)"}}
 	for _, r := range rows {
-		tbl.Rows = append(tbl.Rows, []string{r.Tier, gbs(r.BandwidthBps), report.I(int64(r.Tokens)), us(r.TcS), us(r.TiS),
-			report.F(r.R0Unclipped, 4), report.F(r.R0, 4), ms(r.TTFTR0S), ms(r.TTFTLoadS), ms(r.TTFTRecomputS),
-			report.F(r.TTFTRecomputS/r.TTFTR0S, 2)})
+		tbl.Add(report.CellText(r.Tier), gbsCell(r.BandwidthBps), report.CellI(int64(r.Tokens)), usCell(r.TcS), usCell(r.TiS),
+			report.CellF(r.R0Unclipped, 4), report.CellF(r.R0, 4), msCell(r.TTFTR0S), msCell(r.TTFTLoadS), msCell(r.TTFTRecomputS),
+			report.CellF(r.TTFTRecomputS/r.TTFTR0S, 2))
 	}
 	doc := map[string]any{"model": cfg, "achieved_flops": h.FLOPS, "r_min": rMin, "r_max": rMax, "rows": rows}
 	return Output{Doc: doc, Tables: []report.Table{tbl}, Figures: []plots.Figure{fig}}, nil
@@ -118,9 +118,9 @@ func Cake(h Hardware, chunk int, overheadS float64) (Output, error) {
 			sch := []cake.Schedule{cake.ComputeOnly(c), cake.LoadOnly(c), cake.StaticSplit(c), cake.Bidirectional(c), cake.BidirectionalClaim(c)}
 			rows = append(rows, CakeRow{Tier: t.Name, Tokens: n, Chunks: c.Chunks(), Schedules: sch})
 			co, lo, ss, bi, cl := sch[0], sch[1], sch[2], sch[3], sch[4]
-			tbl.Rows = append(tbl.Rows, []string{t.Name, report.I(int64(n)), report.I(int64(c.Chunks())), ms(co.TTFT), ms(lo.TTFT),
-				report.I(int64(ss.Computed)), ms(ss.TTFT), ms(bi.TTFT), fmt.Sprintf("%d/%d", bi.Computed, bi.Loaded), ms(bi.Wasted), ms(cl.TTFT),
-				report.Pct(bi.TTFT/co.TTFT - 1), report.Pct(bi.TTFT/lo.TTFT - 1)})
+			tbl.Add(report.CellText(t.Name), report.CellI(int64(n)), report.CellI(int64(c.Chunks())), msCell(co.TTFT), msCell(lo.TTFT),
+				report.CellI(int64(ss.Computed)), msCell(ss.TTFT), msCell(bi.TTFT), report.CellText(fmt.Sprintf("%d/%d", bi.Computed, bi.Loaded)),
+				msCell(bi.Wasted), msCell(cl.TTFT), report.CellPct(bi.TTFT/co.TTFT-1), report.CellPct(bi.TTFT/lo.TTFT-1))
 			if ti == 0 {
 				for i, s := range sch {
 					series[i].X, series[i].Y = append(series[i].X, float64(n)), append(series[i].Y, 1e3*s.TTFT)

@@ -148,8 +148,8 @@ func Profile(source string, meas []recompute.Measurement, layers, defaultTokens 
 		if !fit.Consistent {
 			shape = "no (no split is consistent; do not trust)"
 		}
-		tbl.Rows = append(tbl.Rows, []string{c.Tier, report.I(int64(n)), report.I(int64(fit.Points)), us(fit.Tc), us(fit.Ti), us(fit.To),
-			report.F(fit.R0(), 4), ms(fit.RMSE), shape})
+		tbl.Add(report.CellText(c.Tier), report.CellI(int64(n)), report.CellI(int64(fit.Points)), usCell(fit.Tc), usCell(fit.Ti), usCell(fit.To),
+			report.CellF(fit.R0(), 4), msCell(fit.RMSE), report.CellText(shape))
 	}
 	return Output{Doc: map[string]any{"source": source, "layers": layers, "rows": rows}, Tables: []report.Table{tbl}}, nil
 }
@@ -160,28 +160,30 @@ func searchTable(title string, rows []SearchRow) report.Table {
 		"r* vs grid best", "unimodal", "roofline TTFT(r0) (ms)"}}
 	for _, r := range rows {
 		a := r.Analysis
-		gb, gt, gap := "-", "-", "-"
+		// "-" is no value; a missed grid best is flagged in the text (and
+		// in the JSON's gss_missed_minimum); CSV writes its gap as the fraction.
+		gb, gt, gap := report.CellNone("-"), report.CellNone("-"), report.CellNone("-")
 		if len(a.Grid) > 0 {
-			gb, gt, gap = report.F(a.GridBest.R, 4), ms(a.GridBest.TTFT), report.Pct(a.GridGap)
+			gb, gt, gap = report.CellF(a.GridBest.R, 4), msCell(a.GridBest.TTFT), report.CellPct(a.GridGap)
 			if a.Missed {
-				gap += " (missed)"
+				gap = report.CellFracAs(gap.Text+" (missed)", a.GridGap)
 			}
 		}
 		uni := "yes"
 		if !a.Unimodal {
 			uni = fmt.Sprintf("no: +%s ms at r=%.3f", report.F(1e3*a.Bump.Excess, 3), a.Bump.R)
 		}
-		pred := "-"
+		pred := report.CellNone("-")
 		if r.PredictedTTFTR0S != nil {
-			pred = ms(*r.PredictedTTFTR0S)
+			pred = msCell(*r.PredictedTTFTR0S)
 		}
-		tok := "-"
+		tok := report.CellNone("-")
 		if r.Tokens > 0 {
-			tok = report.I(int64(r.Tokens))
+			tok = report.CellI(int64(r.Tokens))
 		}
-		t.Rows = append(t.Rows, []string{r.Tier, tok, a.Variant.String(), r.R0Source, report.F(a.R0, 4), report.F(a.RStar, 4),
-			ms(a.TTFTR0), ms(a.TTFTRStar), report.Pct(a.Regret), report.I(int64(a.Evaluations)), report.I(int64(a.ClassicEvaluations)),
-			fmt.Sprint(a.Inverted), gb, gt, gap, uni, pred})
+		t.Add(report.CellText(r.Tier), tok, report.CellText(a.Variant.String()), report.CellText(r.R0Source), report.CellF(a.R0, 4),
+			report.CellF(a.RStar, 4), msCell(a.TTFTR0), msCell(a.TTFTRStar), report.CellPct(a.Regret), report.CellI(int64(a.Evaluations)),
+			report.CellI(int64(a.ClassicEvaluations)), report.CellText(fmt.Sprint(a.Inverted)), gb, gt, gap, report.CellText(uni), pred)
 	}
 	return t
 }

@@ -7,12 +7,16 @@ import (
 
 // Cell is one table cell built with Table.Add: Text as the table and
 // markdown formats show it, Plain as CSV writes it — the value at full
-// precision (shortest form that parses back to the same float64), with no
-// units, or "" when there is no value. Frac marks a Plain fraction whose
+// precision (shortest form that parses back to the same float64, with an
+// exponent only where encoding/json uses one), with no units, or "" when
+// there is no value. Frac marks a Plain fraction whose
 // Text is a percentage.
 type Cell struct {
 	Text, Plain string
 	Frac        bool
+	// Half is the half-width of the 95% interval around Plain (CellCI),
+	// at full precision; "" for none.
+	Half string
 }
 
 // The constructors below show their Text exactly as F, FV, I and Pct
@@ -40,6 +44,37 @@ func CellText(s string) Cell { return Cell{Text: s, Plain: s} }
 // fraction.
 func CellPct(x float64) Cell { return Cell{Text: Pct(x), Plain: plainFloat(x), Frac: true} }
 
+// CellCount is the count n with its share frac of a total, shown as
+// "3 (1.5%)" (the share as Pct shows it) and written to CSV as the count,
+// as the text path keeps it.
+func CellCount(n int64, frac float64) Cell {
+	return Cell{Text: I(n) + " (" + Pct(frac) + ")", Plain: I(n)}
+}
+
+// CellNone is text that stands for no value ("n/a (baseline 0)", "—",
+// "none"), written to CSV as an empty cell.
+func CellNone(text string) Cell { return Cell{Text: text} }
+
+// CellAs is the value x shown as text in a format of the table's own
+// (e.g. "∞ (opt 0)" for +Inf), written to CSV as x at full precision.
+// text must show x, rounded, and nothing else.
+func CellAs(text string, x float64) Cell { return Cell{Text: text, Plain: plainFloat(x)} }
+
+// CellFracAs is the fraction x shown as text, a percentage in a format
+// of the table's own (e.g. "12.35%"), written to CSV as the fraction.
+func CellFracAs(text string, x float64) Cell {
+	return Cell{Text: text, Plain: plainFloat(x), Frac: true}
+}
+
+// CellCI is a mean with the half-width of its 95% confidence interval,
+// shown "mean ± half" with prec decimals each. CSV writes the mean in the
+// column and the half-width, unrounded both, in a column of its own
+// after it, headed as the column followed by " ±95%" (as seeds.CSVColumns
+// splits a summary over seeds).
+func CellCI(mean, half float64, prec int) Cell {
+	return Cell{Text: F(mean, prec) + " ± " + F(half, prec), Plain: plainFloat(mean), Half: plainFloat(half)}
+}
+
 func plainFloat(x float64) string {
 	switch {
 	case math.IsNaN(x):
@@ -49,7 +84,13 @@ func plainFloat(x float64) string {
 	case math.IsInf(x, -1):
 		return "-inf"
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	// Without an exponent in the range encoding/json writes so, so that a
+	// count of tokens reads 38721966 as in the JSON document, not
+	// 3.8721966e+07.
+	if a := math.Abs(x); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // Add appends a row of cells: their Text to Rows and their Plain values
@@ -59,6 +100,7 @@ func plainFloat(x float64) string {
 func (t *Table) Add(cells ...Cell) {
 	text := make([]string, len(cells))
 	plain := make([]string, len(cells))
+	var half []string
 	for j, c := range cells {
 		text[j], plain[j] = c.Text, c.Plain
 		if c.Frac {
@@ -67,12 +109,37 @@ func (t *Table) Add(cells ...Cell) {
 			}
 			t.Fraction[j] = true
 		}
+		if c.Half != "" {
+			if half == nil {
+				half = make([]string, len(cells))
+			}
+			half[j] = c.Half
+		}
 	}
 	for len(t.Plain) < len(t.Rows) {
 		t.Plain = append(t.Plain, nil) // rows appended as text before
 	}
+	if half != nil || t.Half != nil {
+		for len(t.Half) < len(t.Rows) {
+			t.Half = append(t.Half, nil) // rows without intervals
+		}
+		t.Half = append(t.Half, half)
+	}
 	t.Rows = append(t.Rows, text)
 	t.Plain = append(t.Plain, plain)
+}
+
+// halfColumns reports which columns hold a half-width in some row.
+func (t Table) halfColumns() []bool {
+	split := make([]bool, len(t.Header))
+	for _, r := range t.Half {
+		for j, h := range r {
+			if h != "" && j < len(split) {
+				split[j] = true
+			}
+		}
+	}
+	return split
 }
 
 // plainRows returns the CSV rows and header of a table whose every row was
@@ -86,16 +153,36 @@ func (t Table) plainRows() (header []string, rows [][]string, ok bool) {
 			return nil, nil, false
 		}
 	}
-	header = append([]string(nil), t.Header...)
-	for j := range header {
+	split := t.halfColumns()
+	for j, h := range t.Header {
 		if j < len(t.Fraction) && t.Fraction[j] {
-			header[j] += " (fraction)"
+			h += " (fraction)"
+		}
+		header = append(header, h)
+		if split[j] {
+			header = append(header, h+" ±95%")
 		}
 	}
 	rows = make([][]string, len(t.Plain))
 	for i, r := range t.Plain {
-		rows[i] = make([]string, len(t.Header))
-		copy(rows[i], r)
+		for j := range t.Header {
+			rows[i] = append(rows[i], cellAt(r, j))
+			if split[j] {
+				var half []string
+				if i < len(t.Half) {
+					half = t.Half[i]
+				}
+				rows[i] = append(rows[i], cellAt(half, j))
+			}
+		}
 	}
 	return header, rows, true
+}
+
+// cellAt is r[j], or "" past the end of r.
+func cellAt(r []string, j int) string {
+	if j < len(r) {
+		return r[j]
+	}
+	return ""
 }

@@ -56,3 +56,77 @@ func TestAddMixedFallsBack(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }
+
+// CellCount shows a count with its share and writes the count; CellNone
+// writes nothing; CellAs and CellFracAs write the value their own text
+// shows, at full precision (2/3 shown "66.67%" is the fraction 2/3). Plain
+// numbers have an exponent only where encoding/json writes one (below
+// 1e-6 or from 1e21 on).
+func TestCellsOfOwnFormat(t *testing.T) {
+	twoThirds := 2.0 / 3
+	cases := []struct {
+		c           Cell
+		text, plain string
+		frac        bool
+	}{
+		{CellCount(3, 0.015), "3 (1.5%)", "3", false},
+		{CellCount(0, 0), "0 (0.0%)", "0", false},
+		{CellNone("n/a (baseline 0)"), "n/a (baseline 0)", "", false},
+		{CellAs("∞ (opt 0)", math.Inf(1)), "∞ (opt 0)", "inf", false},
+		{CellAs("0.667", twoThirds), "0.667", "0.6666666666666666", false},
+		{CellFracAs("66.67%", twoThirds), "66.67%", "0.6666666666666666", true},
+		{CellF(38721966, 1), "38721966.0", "38721966", false},
+		{CellF(-1234567.25, 0), "-1234567", "-1234567.25", false},
+		{CellF(1e21, 0), "1000000000000000000000", "1e+21", false},
+		{CellF(2.5e-7, 2), "0.00", "2.5e-07", false},
+	}
+	for _, k := range cases {
+		if k.c.Text != k.text || k.c.Plain != k.plain || k.c.Frac != k.frac {
+			t.Errorf("got %+v, want text %q plain %q frac %v", k.c, k.text, k.plain, k.frac)
+		}
+	}
+}
+
+// A column of intervals shows "mean ± half" and is written to CSV as two
+// columns, the means and the half-widths (header + " ±95%"), unrounded:
+// 1/3 ± 1/6 shown with 2 decimals; a row with no interval leaves both
+// empty, and a table with no interval has no Half.
+func TestCellCISplitsColumn(t *testing.T) {
+	var tb Table
+	tb.Header = []string{"policy", "TEL (tokens)", "gap"}
+	tb.Add(CellText("lru"), CellCI(1.0/3, 1.0/6, 2), CellPct(0.5))
+	tb.Add(CellText("tlru"), CellNone("n/a"), CellPct(0.25))
+	if got := tb.Rows[0][1]; got != "0.33 ± 0.17" {
+		t.Errorf("shown %q, want 0.33 ± 0.17", got)
+	}
+	var buf bytes.Buffer
+	if err := Emit(&buf, "csv", nil, tb); err != nil {
+		t.Fatal(err)
+	}
+	want := "policy,TEL (tokens),TEL (tokens) ±95%,gap (fraction)\n" +
+		"lru,0.3333333333333333,0.16666666666666666,0.5\n" +
+		"tlru,,,0.25\n"
+	if buf.String() != want {
+		t.Errorf("csv got\n%s\nwant\n%s", buf.String(), want)
+	}
+	// The interval may come after rows without one.
+	var late Table
+	late.Header = tb.Header
+	late.Add(CellText("tlru"), CellNone("n/a"), CellPct(0.25))
+	late.Add(CellText("lru"), CellCI(1.0/3, 1.0/6, 2), CellPct(0.5))
+	buf.Reset()
+	if err := Emit(&buf, "csv", nil, late); err != nil {
+		t.Fatal(err)
+	}
+	want = "policy,TEL (tokens),TEL (tokens) ±95%,gap (fraction)\n" +
+		"tlru,,,0.25\n" +
+		"lru,0.3333333333333333,0.16666666666666666,0.5\n"
+	if buf.String() != want {
+		t.Errorf("csv got\n%s\nwant\n%s", buf.String(), want)
+	}
+	var plain Table
+	plain.Add(CellText("lru"), CellF(1, 0))
+	if plain.Half != nil {
+		t.Errorf("a table without intervals has Half %v", plain.Half)
+	}
+}

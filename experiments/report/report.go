@@ -43,6 +43,10 @@ type Table struct {
 	// by appending to Rows leaves both nil.
 	Plain    [][]string `json:",omitempty"`
 	Fraction []bool     `json:",omitempty"`
+	// Half holds, for a table built with Add, each row's half-widths of
+	// 95% intervals (CellCI) as CSV writes them, "" where a cell has
+	// none; nil when no cell has one.
+	Half [][]string `json:",omitempty"`
 }
 
 // Emit writes the result in format: doc as indented JSON for "json", the

@@ -54,16 +54,27 @@ func TTFTMs(m metrics.Summary) map[string]float64 {
 // ImprovementHeader heads the cells of ImprovementCells.
 var ImprovementHeader = []string{"TEL", "mean", "P50", "P90", "P95", "P99", "SLO viol."}
 
-// ImprovementCells formats imp (from metrics.Improvements) in the order of
-// metrics.ImprovementKeys, "n/a (baseline 0)" where it has no value.
-func ImprovementCells(imp map[string]float64) []string {
-	var row []string
+// ImprovementRow is imp (from metrics.Improvements) as table cells in the
+// order of metrics.ImprovementKeys: each a percentage written to CSV as its
+// fraction, "n/a (baseline 0)" (no value) where it has none.
+func ImprovementRow(imp map[string]float64) []report.Cell {
+	var row []report.Cell
 	for _, k := range metrics.ImprovementKeys {
 		if v, ok := imp[k]; ok {
-			row = append(row, report.Pct(v))
+			row = append(row, report.CellPct(v))
 		} else {
-			row = append(row, "n/a (baseline 0)")
+			row = append(row, report.CellNone("n/a (baseline 0)"))
 		}
+	}
+	return row
+}
+
+// ImprovementCells is the text of ImprovementRow(imp), for tables built
+// from text.
+func ImprovementCells(imp map[string]float64) []string {
+	var row []string
+	for _, c := range ImprovementRow(imp) {
+		row = append(row, c.Text)
 	}
 	return row
 }
@@ -117,13 +128,13 @@ func Report(results []replay.Result, s Settings, l Labels) (any, []report.Table,
 	for _, r := range results {
 		m := r.Summary
 		pj := NewPolicyJSON(r.Name, m.Turns, m, r.Evictions, r.EvictedTokens)
-		main.Rows = append(main.Rows, []string{r.Name, report.F(m.TELTokens, 1), report.F(m.TELMs, 1),
-			report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P95, 2), report.F(m.P99, 2),
-			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.FV(report.Value(m.HitRatio), 4),
-			report.I(m.MaxUncached), report.I(r.Evictions)})
+		main.Add(report.CellText(r.Name), report.CellF(m.TELTokens, 1), report.CellF(m.TELMs, 1),
+			report.CellF(m.MeanTTFTMs, 2), report.CellF(m.P50, 2), report.CellF(m.P90, 2), report.CellF(m.P95, 2), report.CellF(m.P99, 2),
+			report.CellCount(m.Violations, m.ViolationPct), report.CellFV(report.Value(m.HitRatio), 4),
+			report.CellI(m.MaxUncached), report.CellI(r.Evictions))
 		if base != nil {
 			pj.Improvement = metrics.Improvements(base.Summary, m)
-			impr.Rows = append(impr.Rows, append([]string{r.Name}, ImprovementCells(pj.Improvement)...))
+			impr.Add(append([]report.Cell{report.CellText(r.Name)}, ImprovementRow(pj.Improvement)...)...)
 		}
 		doc.Policies = append(doc.Policies, pj)
 	}

@@ -108,14 +108,14 @@ func SweepReport(sw Sweep, s Settings, l Labels) (any, []report.Table, error) {
 		for _, r := range sw.Results[i] {
 			m := r.Summary
 			pj := NewPolicyJSON(r.Name, m.Turns, m, r.Evictions, r.EvictedTokens)
-			main.Rows = append(main.Rows, []string{report.I(c), r.Name, report.F(m.HitRatio, 4),
-				report.F(m.TELTokens, 1), report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2),
-				report.F(m.P90, 2), report.F(m.P95, 2), report.F(m.P99, 2),
-				fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct))})
+			main.Add(report.CellI(c), report.CellText(r.Name), report.CellF(m.HitRatio, 4),
+				report.CellF(m.TELTokens, 1), report.CellF(m.TELMs, 1), report.CellF(m.MeanTTFTMs, 2), report.CellF(m.P50, 2),
+				report.CellF(m.P90, 2), report.CellF(m.P95, 2), report.CellF(m.P99, 2),
+				report.CellCount(m.Violations, m.ViolationPct))
 			if base != nil {
 				haveBase = true
 				pj.Improvement = metrics.Improvements(base.Summary, m)
-				impr.Rows = append(impr.Rows, append([]string{report.I(c), r.Name}, ImprovementCells(pj.Improvement)...))
+				impr.Add(append([]report.Cell{report.CellI(c), report.CellText(r.Name)}, ImprovementRow(pj.Improvement)...)...)
 			}
 			pt.Policies = append(pt.Policies, pj)
 		}

@@ -220,9 +220,6 @@ func bdExact(in *exact.Instance) ([]Record, error) {
 	return recs, nil
 }
 
-// pm formats a mean ± half-width.
-func pm(m, h float64, prec int) string { return report.F(m, prec) + " ± " + report.F(h, prec) }
-
 func bdLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	reps, dur, err := bdSize(env)
 	if err != nil {
@@ -254,17 +251,22 @@ func bdLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 			if r.Key == "optimum" {
 				opt[r.Point] = r.V("value")
 			}
-			ex.Rows = append(ex.Rows, []string{p["world"], r.Key, report.F(r.V("value"), 6), report.Pct(r.V("value")/opt[r.Point] - 1)})
+			ex.Add(report.CellText(p["world"]), report.CellText(r.Key), report.CellF(r.V("value"), 6), report.CellPct(r.V("value")/opt[r.Point]-1))
 			continue
 		}
-		mc.Rows = append(mc.Rows, []string{p["capacity"], r.Key, pm(r.V("tel")/1000, r.V("tel_half")/1000, 1),
-			pm(r.V("p99"), r.V("p99_half"), 0), pctPM(r.V("vs_first"), r.V("vs_first_half")), pctPM(r.V("gap"), r.V("gap_half"))})
+		mc.Add(report.CellText(p["capacity"]), report.CellText(r.Key), report.CellCI(r.V("tel")/1000, r.V("tel_half")/1000, 1),
+			report.CellCI(r.V("p99"), r.V("p99_half"), 0), pctCI(r.V("vs_first"), r.V("vs_first_half")), pctCI(r.V("gap"), r.V("gap_half")))
 	}
 	return Output{Doc: map[string]any{"reps": reps, "duration_s": dur, "rows": docs}, Tables: []report.Table{mc, ex}}, nil
 }
 
-// pctPM formats a ratio and its half-width as percentages.
-func pctPM(m, h float64) string { return fmt.Sprintf("%+.1f%% ± %.1f%%", 100*m, 100*h) }
+// pctCI is the fraction m ± h shown as signed percentages, written to
+// CSV as fractions.
+func pctCI(m, h float64) report.Cell {
+	c := report.CellCI(m, h, 1)
+	c.Text, c.Frac = fmt.Sprintf("%+.1f%% ± %.1f%%", 100*m, 100*h), true
+	return c
+}
 
 // bdFigures draws mean TEL against capacity per policy.
 func bdFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {

@@ -261,11 +261,11 @@ func blockLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		for _, m := range blockMetrics() {
 			prec, _ := strconv.Atoi(m[2])
 			for _, c := range caps {
-				line := []string{fmt.Sprintf("%d — %s", c, m[1])}
+				line := []report.Cell{report.CellText(fmt.Sprintf("%d — %s", c, m[1]))}
 				for _, n := range names {
-					line = append(line, report.F(cell[n][c].V(m[0]), prec))
+					line = append(line, report.CellF(cell[n][c].V(m[0]), prec))
 				}
-				t.Rows = append(t.Rows, line)
+				t.Add(line...)
 			}
 		}
 		out.Tables = append(out.Tables, t)

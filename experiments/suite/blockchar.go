@@ -180,41 +180,42 @@ func charTables(p Point, recs []Record) []report.Table {
 	name := "Mooncake " + p["trace"] + " trace"
 	s := report.Table{Title: name + ", native 512-token hashes: characterization (workload study §3; ideal = infinite cache)",
 		Header: []string{"measure", "value"}}
+	// Values that join several numbers ("a / b") stay text.
 	for _, e := range []struct {
 		n string
-		v string
+		v report.Cell
 	}{
-		{"requests", report.I(int64(sum.V("requests")))},
-		{"span (s)", report.F(sum.V("span_s"), 1)},
-		{"block references", report.I(int64(sum.V("ref_blocks")))},
-		{"distinct blocks", report.I(int64(sum.V("distinct_blocks")))},
-		{"ideal block hit ratio", report.F(sum.V("ideal_hit"), 4)},
-		{"capacity for the ideal hit ratio (blocks)", report.I(int64(sum.V("peak_live_blocks")))},
-		{"capacity for the ideal hit ratio (tokens)", report.I(int64(sum.V("peak_live_tokens")))},
-		{"peak reached after request (0-based) / at (s)", report.I(int64(sum.V("peak_after"))) + " / " + report.F(sum.V("peak_time_s"), 1)},
-		{"mean live blocks", report.F(sum.V("mean_live_blocks"), 1)},
-		{"reused blocks / blocks", report.I(int64(sum.V("reused_blocks"))) + " / " + report.I(int64(sum.V("blocks")))},
-		{"lifespan of reused blocks p50 / p90 / p99 / mean (s)", fmt.Sprintf("%s / %s / %s / %s", report.F(sum.V("reused_p50"), 1),
-			report.F(sum.V("reused_p90"), 1), report.F(sum.V("reused_p99"), 1), report.F(sum.V("reused_mean"), 1))},
-		{"lifespan of all blocks p50 / p90 / p99 / mean (s)", fmt.Sprintf("%s / %s / %s / %s", report.F(sum.V("life_p50"), 1),
-			report.F(sum.V("life_p90"), 1), report.F(sum.V("life_p99"), 1), report.F(sum.V("life_mean"), 1))},
+		{"requests", report.CellI(int64(sum.V("requests")))},
+		{"span (s)", report.CellF(sum.V("span_s"), 1)},
+		{"block references", report.CellI(int64(sum.V("ref_blocks")))},
+		{"distinct blocks", report.CellI(int64(sum.V("distinct_blocks")))},
+		{"ideal block hit ratio", report.CellF(sum.V("ideal_hit"), 4)},
+		{"capacity for the ideal hit ratio (blocks)", report.CellI(int64(sum.V("peak_live_blocks")))},
+		{"capacity for the ideal hit ratio (tokens)", report.CellI(int64(sum.V("peak_live_tokens")))},
+		{"peak reached after request (0-based) / at (s)", report.CellText(report.I(int64(sum.V("peak_after"))) + " / " + report.F(sum.V("peak_time_s"), 1))},
+		{"mean live blocks", report.CellF(sum.V("mean_live_blocks"), 1)},
+		{"reused blocks / blocks", report.CellText(report.I(int64(sum.V("reused_blocks"))) + " / " + report.I(int64(sum.V("blocks"))))},
+		{"lifespan of reused blocks p50 / p90 / p99 / mean (s)", report.CellText(fmt.Sprintf("%s / %s / %s / %s", report.F(sum.V("reused_p50"), 1),
+			report.F(sum.V("reused_p90"), 1), report.F(sum.V("reused_p99"), 1), report.F(sum.V("reused_mean"), 1)))},
+		{"lifespan of all blocks p50 / p90 / p99 / mean (s)", report.CellText(fmt.Sprintf("%s / %s / %s / %s", report.F(sum.V("life_p50"), 1),
+			report.F(sum.V("life_p90"), 1), report.F(sum.V("life_p99"), 1), report.F(sum.V("life_mean"), 1)))},
 	} {
-		s.Rows = append(s.Rows, []string{e.n, e.v})
+		s.Add(report.CellText(e.n), e.v)
 	}
 	c := report.Table{Title: name + ": reuse time by category (the category of a reuse is its block's previous use)",
 		Header: []string{"category", "uses (blocks)", "reuses", "reuse fraction", "p10 (s)", "p50 (s)", "p90 (s)", "p99 (s)", "mean (s)"}}
 	for _, r := range cats {
-		c.Rows = append(c.Rows, []string{strings.TrimPrefix(r.Key, charReuse), report.I(int64(r.V("uses"))), report.I(int64(r.V("reuses"))),
-			report.F(r.V("reuse_fraction"), 4), report.F(r.V("p10"), 1), report.F(r.V("p50"), 1), report.F(r.V("p90"), 1),
-			report.F(r.V("p99"), 1), report.F(r.V("mean"), 1)})
+		c.Add(report.CellText(strings.TrimPrefix(r.Key, charReuse)), report.CellI(int64(r.V("uses"))), report.CellI(int64(r.V("reuses"))),
+			report.CellF(r.V("reuse_fraction"), 4), report.CellF(r.V("p10"), 1), report.CellF(r.V("p50"), 1), report.CellF(r.V("p90"), 1),
+			report.CellF(r.V("p99"), 1), report.CellF(r.V("mean"), 1))
 	}
 	out := []report.Table{s, c}
 	if len(wins) > 0 {
 		w := report.Table{Title: name + ": request rate and ideal block hit ratio per " + strconv.FormatFloat(sum.V("window_s"), 'g', -1, 64) + " s window",
 			Header: []string{"window start (s)", "requests", "rate (req/s)", "block references", "ideal hit ratio"}}
 		for _, r := range wins {
-			w.Rows = append(w.Rows, []string{report.F(r.V("start_s"), 0), report.I(int64(r.V("requests"))), report.F(r.V("rate"), 3),
-				report.I(int64(r.V("ref_blocks"))), report.F(r.V("hit_ratio"), 4)})
+			w.Add(report.CellF(r.V("start_s"), 0), report.CellI(int64(r.V("requests"))), report.CellF(r.V("rate"), 3),
+				report.CellI(int64(r.V("ref_blocks"))), report.CellF(r.V("hit_ratio"), 4))
 		}
 		out = append(out, w)
 	}

@@ -190,22 +190,23 @@ func recomputeLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		p := grid[r.Point]
 		docs = append(docs, doc{p["kind"], p["tier"], p["tokens"], r.Key, r.Values})
 	}
-	msF := func(v float64) string { return report.F(v, 3) }
+	msF := func(v float64) report.Cell { return report.CellF(v, 3) }
+	text := report.CellText
 	for _, i := range order {
 		p := grid[i]
 		m := byPoint[i]
 		if p["kind"] == "roofline" {
 			r := m[p["tier"]]
-			roof.Rows = append(roof.Rows, []string{p["tier"], p["tokens"], report.F(r.V("r0_unclipped"), 4), report.F(r.V("r0"), 4),
-				report.F(r.V("r_star"), 4), report.F(r.V("r_exact"), 4), msF(r.V("ttft_r0_ms")), msF(r.V("ttft_r_star_ms")),
-				msF(r.V("ttft_exact_ms")), report.Pct(r.V("ttft_r0_ms")/r.V("ttft_exact_ms") - 1), msF(r.V("ttft_load_ms")),
-				msF(r.V("ttft_recompute_ms")), report.I(int64(r.V("evaluations")))})
+			roof.Add(text(p["tier"]), text(p["tokens"]), report.CellF(r.V("r0_unclipped"), 4), report.CellF(r.V("r0"), 4),
+				report.CellF(r.V("r_star"), 4), report.CellF(r.V("r_exact"), 4), msF(r.V("ttft_r0_ms")), msF(r.V("ttft_r_star_ms")),
+				msF(r.V("ttft_exact_ms")), report.CellPct(r.V("ttft_r0_ms")/r.V("ttft_exact_ms")-1), msF(r.V("ttft_load_ms")),
+				msF(r.V("ttft_recompute_ms")), report.CellI(int64(r.V("evaluations"))))
 			continue
 		}
 		v := func(k string) float64 { return m[k].V("ttft_ms") }
-		ck.Rows = append(ck.Rows, []string{p["tier"], p["tokens"], report.I(int64(m["compute-only"].V("chunks"))),
+		ck.Add(text(p["tier"]), text(p["tokens"]), report.CellI(int64(m["compute-only"].V("chunks"))),
 			msF(v("compute-only")), msF(v("load-only")), msF(v("static-split")), msF(v("bidirectional")), msF(v("bidirectional-claim")),
-			report.Pct(v("bidirectional")/v("compute-only") - 1), report.Pct(v("bidirectional")/v("load-only") - 1)})
+			report.CellPct(v("bidirectional")/v("compute-only")-1), report.CellPct(v("bidirectional")/v("load-only")-1))
 	}
 	return Output{Doc: map[string]any{"model": env.Param("model"), "cake_model": env.Param("cake-model"), "rows": docs},
 		Tables: []report.Table{roof, ck}}, nil

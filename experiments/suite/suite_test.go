@@ -238,12 +238,30 @@ func TestTailLatencyAgainstReplay(t *testing.T) {
 // TestBirthDeathSmall runs the reduced suite: its exact-MDP optimum
 // equals the brute force over every decision sequence (a second solver)
 // and no policy beats it; every Monte Carlo interval has a finite
-// non-negative half-width and the reference's gap to itself is 0.
+// non-negative half-width and the reference's gap to itself is 0. The
+// Monte Carlo table writes its first row's TEL (10³ tokens) and
+// half-width to CSV as the record's, unrounded.
 func TestBirthDeathSmall(t *testing.T) {
 	f, err := Run(context.Background(), BirthDeath(), Options{Seed: 1, Small: true, Workers: 2,
 		Params: map[string]string{"duration": "60"}}, Shard{1, 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	out, err := Layout(BirthDeath(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Records {
+		if f.Grid[r.Point]["kind"] == "exact" {
+			continue
+		}
+		mc := out.Tables[0]
+		m, err1 := strconv.ParseFloat(mc.Plain[0][2], 64)
+		h, err2 := strconv.ParseFloat(mc.Half[0][2], 64)
+		if err1 != nil || err2 != nil || m != r.V("tel")/1000 || h != r.V("tel_half")/1000 {
+			t.Errorf("CSV TEL %q ± %q, record %v ± %v (10³ tokens)", mc.Plain[0][2], mc.Half[0][2], r.V("tel")/1000, r.V("tel_half")/1000)
+		}
+		break
 	}
 	bf := map[string]float64{}
 	for _, w := range []exact.World{exact.Paper, exact.Bayes} {
@@ -277,11 +295,21 @@ func TestBirthDeathSmall(t *testing.T) {
 }
 
 // TestRecomputeClosedForm: r0 is t_i/(t_c + t_i) clipped, from the
-// hardware profile computed here, and no grid r beats the exact minimizer.
+// hardware profile computed here, and no grid r beats the exact minimizer;
+// the table shows r0 with 4 decimals and CSV writes it unrounded.
 func TestRecomputeClosedForm(t *testing.T) {
 	f, err := Run(context.Background(), Recompute(), Options{Small: true}, Shard{1, 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	out, err := Layout(Recompute(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roof := out.Tables[0]
+	shown, plain := map[string]string{}, map[string]string{}
+	for i, row := range roof.Plain {
+		shown[row[0]+"@"+row[1]], plain[row[0]+"@"+row[1]] = roof.Rows[i][3], row[3]
 	}
 	cfg, _ := kvsize.Preset("mistral-7b")
 	d, _ := tier.LookupDevice("a100")
@@ -302,6 +330,10 @@ func TestRecomputeClosedForm(t *testing.T) {
 		want := math.Min(math.Max(prof.Ti/(prof.Tc+prof.Ti), 0.15), 1)
 		if got := r.V("r0"); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s %d: r0 %g, want %g", p["tier"], n, got, want)
+		}
+		key := p["tier"] + "@" + p["tokens"]
+		if got, err := strconv.ParseFloat(plain[key], 64); err != nil || math.Abs(got-want) > 1e-12 || shown[key] != strconv.FormatFloat(want, 'f', 4, 64) {
+			t.Errorf("%s: r0 shown %q, in CSV %q; want %v", key, shown[key], plain[key], want)
 		}
 		if r.V("ttft_exact_ms") > r.V("ttft_r0_ms")+1e-9 || r.V("ttft_exact_ms") > r.V("ttft_r_star_ms")+1e-9 {
 			t.Errorf("%s %d: exact minimizer above r0 or r*", p["tier"], n)

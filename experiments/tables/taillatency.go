@@ -57,14 +57,14 @@ func TailLatency(tr *trace.Trace, xisMs []float64, s sim.Settings) ([]Row, error
 	return rows, nil
 }
 
-// improvement formats metrics.Improvement of v over base ("n/a" when base
-// is 0).
-func improvement(base, v float64) string {
+// improvement is metrics.Improvement of v over base as a percentage
+// cell ("n/a", no value, when base is 0).
+func improvement(base, v float64) report.Cell {
 	x, ok := metrics.Improvement(base, v)
 	if !ok {
-		return "n/a"
+		return report.CellNone("n/a")
 	}
-	return report.Pct(x)
+	return report.CellPct(x)
 }
 
 // Tables renders the paper's Tables 1–3 (T-LRU against LRU, against
@@ -76,8 +76,8 @@ func Tables(rows []Row, sloMs float64) []report.Table {
 		t := report.Table{Title: title, Header: append([]string{"ξ_s (ms)"}, pct...)}
 		for _, r := range rows {
 			b, q := r.Summary[base], r.Summary["tlru"]
-			t.Rows = append(t.Rows, []string{report.F(r.XiMs, 0), improvement(b.P50, q.P50), improvement(b.P90, q.P90),
-				improvement(b.P95, q.P95), improvement(b.P99, q.P99)})
+			t.Add(report.CellF(r.XiMs, 0), improvement(b.P50, q.P50), improvement(b.P90, q.P90),
+				improvement(b.P95, q.P95), improvement(b.P99, q.P99))
 		}
 		return t
 	}
@@ -87,13 +87,13 @@ func Tables(rows []Row, sloMs float64) []report.Table {
 		Header: []string{"ξ_s (ms)", "policy", "P50", "P90", "P95", "P99", "mean", "TEL"}}
 	for _, r := range rows {
 		q := r.Summary["tlru"]
-		t3.Rows = append(t3.Rows, []string{report.F(r.XiMs, 0),
+		t3.Add(report.CellF(r.XiMs, 0),
 			improvement(float64(r.Summary["lru"].Violations), float64(q.Violations)),
-			improvement(float64(r.Summary["threshold-lru"].Violations), float64(q.Violations))})
+			improvement(float64(r.Summary["threshold-lru"].Violations), float64(q.Violations)))
 		for _, res := range r.Results {
 			s := r.Summary[res.Name]
-			fig.Rows = append(fig.Rows, []string{report.F(r.XiMs, 0), res.Name, report.F(s.P50, 1), report.F(s.P90, 1),
-				report.F(s.P95, 1), report.F(s.P99, 1), report.F(s.MeanMs, 1), report.F(s.TELMs, 0)})
+			fig.Add(report.CellF(r.XiMs, 0), report.CellText(res.Name), report.CellF(s.P50, 1), report.CellF(s.P90, 1),
+				report.CellF(s.P95, 1), report.CellF(s.P99, 1), report.CellF(s.MeanMs, 1), report.CellF(s.TELMs, 0))
 		}
 	}
 	return []report.Table{

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/policies"
@@ -14,7 +15,8 @@ import (
 
 // TestTable1MatchesSeparateRuns recomputes Table 1's P90 cell at each ξ_s
 // from separate single-policy replays of LRU and T-LRU, and Table 3's cell
-// from their violation counts.
+// from their violation counts; CSV carries Table 1's cell unrounded, as
+// the fraction.
 func TestTable1MatchesSeparateRuns(t *testing.T) {
 	p := birthdeath.Default()
 	p.Duration = 600
@@ -40,9 +42,13 @@ func TestTable1MatchesSeparateRuns(t *testing.T) {
 			return r[0]
 		}
 		l, q := one("lru"), one("tlru")
-		want := report.Pct((l.Summary.P90 - q.Summary.P90) / l.Summary.P90)
+		frac := (l.Summary.P90 - q.Summary.P90) / l.Summary.P90
+		want := report.Pct(frac)
 		if got := tabs[0].Rows[i][2]; got != want {
 			t.Errorf("ξ_s=%v: Table 1 P90 %s, separate runs give %s", x, got, want)
+		}
+		if got, want := tabs[0].Plain[i][2], strconv.FormatFloat(frac, 'g', -1, 64); got != want {
+			t.Errorf("ξ_s=%v: Table 1 P90 in CSV %s, separate runs give %s", x, got, want)
 		}
 		v := float64(l.Summary.Violations)
 		want3 := report.Pct((v - float64(q.Summary.Violations)) / v)

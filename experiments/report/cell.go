@@ -142,16 +142,25 @@ func (t Table) halfColumns() []bool {
 	return split
 }
 
-// plainRows returns the CSV rows and header of a table whose every row was
-// built with Add, and false otherwise.
-func (t Table) plainRows() (header []string, rows [][]string, ok bool) {
+// HasPlain reports whether every row of t was built with Add, so that CSV
+// writes t from its Plain cells.
+func (t Table) HasPlain() bool {
 	if len(t.Plain) != len(t.Rows) || len(t.Rows) == 0 {
-		return nil, nil, false
+		return false
 	}
 	for _, r := range t.Plain {
 		if r == nil {
-			return nil, nil, false
+			return false
 		}
+	}
+	return true
+}
+
+// plainRows returns the CSV rows and header of a table whose every row was
+// built with Add, and false otherwise.
+func (t Table) plainRows() (header []string, rows [][]string, ok bool) {
+	if !t.HasPlain() {
+		return nil, nil, false
 	}
 	split := t.halfColumns()
 	for j, h := range t.Header {

@@ -204,6 +204,56 @@ func Cell(cells []string) string {
 	return b.String()
 }
 
+// plainCell summarizes one cell over seeds from its full-precision values
+// (plains[k], as CSV writes them; frac when they are fractions shown as
+// percentages) as well as its text: numbers that differ across seeds
+// become their mean and 95% half-width, computed from the full values,
+// so that rounding each seed's cell does not move the interval. A cell
+// that shows one number shows that interval at the cell's decimals; any
+// other keeps Cell's text, and CSV has the interval of its value.
+func plainCell(texts, plains []string, frac bool) report.Cell {
+	xs := make([]float64, len(plains))
+	numeric, equal := true, true
+	for k, p := range plains {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			numeric = false
+		}
+		xs[k] = v
+		equal = equal && p == plains[0]
+	}
+	if equal || !numeric {
+		c := report.Cell{Text: Cell(texts), Frac: frac}
+		if equal {
+			c.Plain = plains[0]
+		}
+		return c
+	}
+	m, h := Interval(xs)
+	c := report.CellCI(m, h, 0)
+	c.Text, c.Frac = Cell(texts), frac
+	tmpl := number.ReplaceAllString(texts[0], "#")
+	dec := 0
+	for _, t := range texts {
+		toks := number.FindAllString(t, -1)
+		if len(toks) != 1 || number.ReplaceAllString(t, "#") != tmpl {
+			return c
+		}
+		if i := strings.IndexByte(toks[0], '.'); i >= 0 && len(toks[0])-i-1 > dec {
+			dec = len(toks[0]) - i - 1
+		}
+	}
+	if dec == 0 {
+		dec = 1
+	}
+	scale := 1.0
+	if frac {
+		scale = 100
+	}
+	c.Text = strings.Replace(tmpl, "#", report.F(scale*m, dec)+" ± "+report.F(scale*h, dec), 1)
+	return c
+}
+
 func distinct(cells []string) string {
 	var out []string
 	seen := map[string]bool{}
@@ -232,19 +282,40 @@ func Tables(per [][]report.Table, note string) ([]report.Table, error) {
 			}
 			o.Title += note
 		}
+		plain := true
+		for k := range per {
+			if len(per[k]) != len(per[0]) {
+				return nil, fmt.Errorf("seeds: table %q differs in shape across seeds", t.Title)
+			}
+			plain = plain && per[k][i].HasPlain()
+		}
 		for r := range t.Rows {
 			row := make([]string, len(t.Rows[r]))
+			cells := make([]report.Cell, len(row))
 			for j := range row {
-				cells := make([]string, len(per))
+				texts := make([]string, len(per))
+				plains := make([]string, len(per))
 				for k := range per {
-					if len(per[k]) != len(per[0]) || len(per[k][i].Rows) != len(t.Rows) || len(per[k][i].Rows[r]) != len(row) {
+					pk := per[k][i]
+					if len(pk.Rows) != len(t.Rows) || len(pk.Rows[r]) != len(row) || plain && len(pk.Plain[r]) != len(row) {
 						return nil, fmt.Errorf("seeds: table %q differs in shape across seeds", t.Title)
 					}
-					cells[k] = per[k][i].Rows[r][j]
+					texts[k] = pk.Rows[r][j]
+					if plain {
+						plains[k] = pk.Plain[r][j]
+					}
 				}
-				row[j] = Cell(cells)
+				if plain {
+					cells[j] = plainCell(texts, plains, j < len(t.Fraction) && t.Fraction[j])
+				} else {
+					row[j] = Cell(texts)
+				}
 			}
-			o.Rows = append(o.Rows, row)
+			if plain {
+				o.Add(cells...)
+			} else {
+				o.Rows = append(o.Rows, row)
+			}
 		}
 		out[i] = o
 	}
@@ -255,13 +326,18 @@ func Tables(per [][]report.Table, note string) ([]report.Table, error) {
 var pm = regexp.MustCompile(`(-?[0-9]+(?:\.[0-9]+)?) ± ([0-9]+(?:\.[0-9]+)?)`)
 
 // CSVColumns prepares summarized tables for CSV, whose cells are plain
-// values: every column holding an interval is split into the column of its
+// values. A table built with Add is kept: CSV writes its Plain cells and
+// half-widths. In any other, every column holding an interval is split into the column of its
 // means (header unchanged) and the column of its half-widths (header
 // followed by " ±95%"); a cell without an interval has half-width 0 when it
 // holds a number, none otherwise.
 func CSVColumns(tables []report.Table) []report.Table {
 	out := make([]report.Table, len(tables))
 	for i, t := range tables {
+		if t.HasPlain() {
+			out[i] = t // written from its full-precision cells
+			continue
+		}
 		split := make([]bool, len(t.Header))
 		for _, r := range t.Rows {
 			for j, c := range r {

@@ -1,9 +1,12 @@
 package seeds
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -105,5 +108,50 @@ func TestRunOrder(t *testing.T) {
 	}
 	if _, err := Run([]uint64{1, 2}, 2, func(s uint64) (int, error) { return 0, fmt.Errorf("boom %d", s) }); err == nil {
 		t.Error("Run: want an error")
+	}
+}
+
+// Tables built with Add are summarized from their full-precision cells:
+// 1/3 and 2/3, shown 0.33 and 0.67, have mean 1/2 and sample deviation
+// √2/6, so the half-width is t(0.975, 1)·(√2/6)/√2 = 12.7062/6 = 2.1177 —
+// not the 2.16 the rounded cells would give. Percentages (fractions 0.1
+// and 0.3) are averaged as fractions and shown ×100; a label and an equal
+// value pass through; CSV carries the unrounded mean and half-width.
+func TestTablesFromPlain(t *testing.T) {
+	seedTable := func(x, frac float64) report.Table {
+		var tb report.Table
+		tb.Header = []string{"policy", "TEL", "share", "C"}
+		tb.Add(report.CellText("lru"), report.CellF(x, 2), report.CellPct(frac), report.CellI(64))
+		return tb
+	}
+	got, err := Tables([][]report.Table{{seedTable(1.0/3, 0.1)}, {seedTable(2.0/3, 0.3)}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := TQuantile975(1) / 6
+	wantRow := []string{"lru", "0.50 ± " + report.F(half, 2), "20.0 ± " + report.F(100*TQuantile975(1)*math.Sqrt(0.02)/math.Sqrt(2), 1) + "%", "64"}
+	if !reflect.DeepEqual(got[0].Rows[0], wantRow) {
+		t.Errorf("row %q, want %q", got[0].Rows[0], wantRow)
+	}
+	if s := report.F(half, 2); s != "2.12" {
+		t.Errorf("half-width %s, want 2.12 (hand value)", s)
+	}
+	var buf bytes.Buffer
+	if err := report.Emit(&buf, "csv", nil, CSVColumns(got)...); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if lines[0] != "policy,TEL,TEL ±95%,share (fraction),share (fraction) ±95%,C" {
+		t.Errorf("header %q", lines[0])
+	}
+	fields := strings.Split(lines[1], ",")
+	if m, _ := strconv.ParseFloat(fields[1], 64); math.Abs(m-0.5) > 1e-15 {
+		t.Errorf("CSV mean %s, want 0.5", fields[1])
+	}
+	if h, _ := strconv.ParseFloat(fields[2], 64); math.Abs(h-half) > 1e-12 {
+		t.Errorf("CSV half-width %s, want %v", fields[2], half)
+	}
+	if m, _ := strconv.ParseFloat(fields[3], 64); math.Abs(m-0.2) > 1e-15 {
+		t.Errorf("CSV share %s, want 0.2", fields[3])
 	}
 }

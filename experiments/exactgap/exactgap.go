@@ -5,6 +5,7 @@ package exactgap
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/mdp/exact"
@@ -21,10 +22,7 @@ func Report(in *exact.Instance, qhat float64, rows []exact.Row) (any, report.Tab
 		Header: []string{"policy", "expected TEL (tokens)", "gap to optimum (tokens)", "gap (%)", "first decision (tokens per seat)", "states"},
 	}
 	for _, r := range rows {
-		pct := report.CellAs("0", 0)
-		if opt.Value > 0 {
-			pct = report.CellF(100*r.Gap/opt.Value, 4)
-		}
+		pct := relGap(r.Gap, opt.Value)
 		dec := "none (between turns)"
 		if r.Decision != nil {
 			dec = fmt.Sprint(r.Decision)
@@ -41,4 +39,18 @@ func Report(in *exact.Instance, qhat float64, rows []exact.Row) (any, report.Tab
 			"discount_per_step": in.Discount, "tlru_qhat_tokens": qhat},
 		"policies": rows}
 	return doc, t
+}
+
+// relGap is the gap of a policy as a percentage of the optimum. Against an
+// optimum of 0 a policy that matches it (gap within 10⁻⁹ tokens, the
+// values' float64 tolerance) has gap 0, and any other an infinite one,
+// shown "∞ (opt 0)" as gap tables show it.
+func relGap(gap, opt float64) report.Cell {
+	switch {
+	case opt > 0:
+		return report.CellF(100*gap/opt, 4)
+	case math.Abs(gap) <= 1e-9:
+		return report.CellAs("0 (both 0)", 0)
+	}
+	return report.CellAs("∞ (opt 0)", math.Inf(1))
 }

@@ -30,7 +30,23 @@ func TestReport(t *testing.T) {
 		t.Errorf("CSV gap %q, want %q", got, want)
 	}
 	_, tbl = Report(in, 3, []exact.Row{{Name: "optimum"}})
-	if tbl.Rows[0][3] != "0" {
-		t.Errorf("zero optimum: gap %q, want 0", tbl.Rows[0][3])
+	if tbl.Rows[0][3] != "0 (both 0)" {
+		t.Errorf("zero optimum: gap %q, want 0 (both 0)", tbl.Rows[0][3])
+	}
+}
+
+// relGap by hand: 1 token over an optimum of 4 is 25 %; against an
+// optimum of 0 a policy that also has 0 has gap 0 and one with 3 tokens
+// more has no finite relative gap (it printed 0 before).
+func TestRelGap(t *testing.T) {
+	for _, c := range []struct {
+		gap, opt float64
+		text     string
+	}{
+		{1, 4, "25.0000"}, {0, 4, "0.0000"}, {0, 0, "0 (both 0)"}, {1e-12, 0, "0 (both 0)"}, {3, 0, "∞ (opt 0)"},
+	} {
+		if got := relGap(c.gap, c.opt).Text; got != c.text {
+			t.Errorf("relGap(%v, %v) = %q, want %q", c.gap, c.opt, got, c.text)
+		}
 	}
 }

@@ -47,7 +47,16 @@ func TestCheckRooflineLive(t *testing.T) {
 	o := recompute.DefaultOptions()
 	o.Eps, o.GridIntervals = 0.3, 2
 	s := kvpipe.Settings{Reps: 1, ProfileSteps: 2, Options: o, Variants: []recompute.Variant{recompute.Ordered}}
-	ok, detail, err := CheckRooflineLive(cfg, kvpipe.PageCache, 128, s, math.Inf(1))
+	// A live measurement on a shared machine can fail its profile fit
+	// under other load; three tries tell that from a check that fails.
+	var ok bool
+	var detail string
+	var err error
+	for try := 0; try < 3; try++ {
+		if ok, detail, err = CheckRooflineLive(cfg, kvpipe.PageCache, 128, s, math.Inf(1)); err == nil {
+			break
+		}
+	}
 	if err != nil || !ok || strings.Contains(detail, "\n") || !strings.Contains(detail, "regret") {
 		t.Errorf("ok %v err %v detail %q", ok, err, detail)
 	}

@@ -116,13 +116,20 @@ func TestFitProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	pf, err := p.FitProfile(PageCache, 512, 2, 4)
-	if err != nil {
-		t.Fatal(err)
+	// Timings on a shared machine can be swamped by other load, so a fit
+	// gets three tries: a pipeline whose cost does not grow with the
+	// tokens fails all three, a noisy measurement rarely does.
+	var pf ProfileFit
+	for try := 0; try < 3; try++ {
+		pf, err = p.FitProfile(PageCache, 512, 2, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pf.Compute.Slope > 0 && pf.Load.Slope > 0 && pf.Bandwidth > 0 {
+			return
+		}
 	}
-	if !(pf.Compute.Slope > 0) || !(pf.Load.Slope > 0) || !(pf.Bandwidth > 0) {
-		t.Errorf("profile %+v: slopes must be positive", pf)
-	}
+	t.Errorf("profile %+v: slopes must be positive (3 tries)", pf)
 }
 
 func BenchmarkAttend(b *testing.B) {

@@ -58,8 +58,8 @@ func (o *Order) Contains(c int) bool { return c < len(o.nodes) && o.nodes[c].in 
 // or a unique turn index guarantees it.
 func (o *Order) Put(c int, k1, k2 int64, v float64) {
 	o.Remove(c)
-	for len(o.nodes) <= c {
-		o.nodes = append(o.nodes, orderNode{left: none, right: none})
+	if len(o.nodes) <= c {
+		o.grow(c)
 	}
 	if !o.treap {
 		if o.above(k1, k2) {
@@ -75,6 +75,20 @@ func (o *Order) Put(c int, k1, k2 int64, v float64) {
 	l, r := o.split(o.root, k1, k2)
 	o.root = o.merge(o.merge(l, int32(c)), r)
 	o.size++
+}
+
+// grow extends the node pool to hold conversation c, at least doubling it:
+// ids arrive densely, so element-wise append (which grows large slices by
+// a quarter) would copy the pool, and leave it behind as garbage, several
+// times over.
+func (o *Order) grow(c int) {
+	n := max(c+1, 2*len(o.nodes), 64)
+	nodes := make([]orderNode, n)
+	copy(nodes, o.nodes)
+	for i := len(o.nodes); i < n; i++ {
+		nodes[i] = orderNode{left: none, right: none}
+	}
+	o.nodes = nodes
 }
 
 // SetValue changes the value of conversation c, which must be in the set.
@@ -288,14 +302,19 @@ func (o *Order) putSlot(c int, k1, k2 int64, v float64) {
 }
 
 // reslot moves the occupied slots to the front, in order, into room for at
-// least twice as many, and rebuilds the max tree.
+// least twice as many, and rebuilds the max tree. When the present room
+// suffices it compacts in place: a slot moves only down (j ≤ s), so no
+// occupied slot is overwritten before it is read, and the arrays are
+// reused rather than left as garbage every len(conv)/2 Puts.
 func (o *Order) reslot() {
 	n := max(64, len(o.conv))
 	for 2*o.size > n {
 		n *= 2
 	}
-	conv := make([]int32, n)
-	tree := make([]float64, 2*n)
+	conv, tree := o.conv, o.tree
+	if n != len(o.conv) {
+		conv, tree = make([]int32, n), make([]float64, 2*n)
+	}
 	j, last := 0, -1
 	for s := o.lo; s < o.next; s++ {
 		if c := o.conv[s]; c >= 0 {

@@ -144,3 +144,33 @@ func TestOrderSlotModeAgainstScan(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderSlotModeSteadyStateAllocs checks that recency use with a
+// bounded set allocates nothing once the arrays have grown: each reslot
+// compacts in place instead of replacing the slot arrays.
+func TestOrderSlotModeSteadyStateAllocs(t *testing.T) {
+	o := NewOrder()
+	const convs = 1000
+	k := int64(0)
+	turn := func() {
+		c := int(k % convs)
+		o.Put(c, k, 0, float64(c%7))
+		k++
+	}
+	for range 10 * convs { // reach the steady size
+		turn()
+	}
+	// Each run is 4·convs Puts, so it passes through at least one reslot
+	// (a set of convs in slot arrays of under 4·convs slots).
+	round := func() {
+		for range 4 * convs {
+			turn()
+		}
+	}
+	if a := testing.AllocsPerRun(10, round); a != 0 {
+		t.Fatalf("%d Puts allocate %v times in steady state, want 0", 4*convs, a)
+	}
+	if o.Len() != convs {
+		t.Fatalf("Len = %d, want %d", o.Len(), convs)
+	}
+}

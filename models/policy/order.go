@@ -14,10 +14,13 @@ import "math"
 // keys in the set (recency keys do), it is instead a sequence of slots in
 // key order with a max tree of the values over them: a Put takes the next
 // slot, First is the lowest occupied slot (amortized O(1)), FirstAtLeast a
-// descent of the max tree, and updates stop climbing where a maximum does
-// not change (at once when every value is the same, as for policies
-// without a budget phase). The first Put with a smaller key turns it into
-// the treap for good.
+// descent of the max tree. The tree's inner nodes hold upper bounds of
+// their leaves' maxima, not the maxima: a raise climbs only while it passes
+// a bound, a lowering (an eviction's SetValue, a Remove) writes its leaf
+// alone, and FirstAtLeast tightens the stale bounds it meets on a dead end.
+// T-LRU's turn raises the conversation just served to the top and then
+// trims it: with exact maxima both climbed to the root. The first Put with
+// a smaller key turns it into the treap for good.
 type Order struct {
 	nodes []orderNode
 	root  int32
@@ -191,13 +194,7 @@ func (o *Order) FirstAtLeast(theta float64) int {
 		if len(o.conv) == 0 || !(o.tree[1] >= theta) {
 			return -1
 		}
-		i, n := 1, len(o.conv)
-		for i < n {
-			if i *= 2; !(o.tree[i] >= theta) {
-				i++
-			}
-		}
-		return int(o.conv[i-n])
+		return o.firstSlotAtLeast(theta)
 	}
 	t := o.root
 	for t != none {
@@ -338,18 +335,58 @@ func (o *Order) reslot() {
 	o.conv, o.tree, o.lo, o.next = conv, tree, 0, j
 }
 
-// setLeaf sets slot s's value and repairs the maxima above it, stopping
-// where one does not change.
+// setLeaf sets slot s's value. A raise climbs while the bounds above are
+// below v; a lowering leaves them as they are, still upper bounds, for
+// firstSlotAtLeast to tighten when it needs to. Values are never NaN (the
+// rules give finite values or ±Inf), so the comparisons are a total order.
 func (o *Order) setLeaf(s int, v float64) {
+	t := o.tree
 	i := len(o.conv) + s
-	o.tree[i] = v
+	old := t[i]
+	t[i] = v
+	if v <= old {
+		return
+	}
 	for i > 1 {
 		i /= 2
-		m := max2(o.tree[2*i], o.tree[2*i+1])
-		if m == o.tree[i] {
+		if t[i] >= v {
 			return
 		}
-		o.tree[i] = m
+		t[i] = v
+	}
+}
+
+// firstSlotAtLeast returns the conversation of the lowest slot whose value
+// is ≥ theta, given that the root's bound is ≥ theta. It descends leftmost
+// first through bounds ≥ theta; a node whose children's bounds are both
+// below theta is a dead end (its own bound was stale): it takes the larger
+// of them, and the search backs up to the next right sibling in reach.
+// Leaves hold exact values, so a leaf reached is the answer.
+func (o *Order) firstSlotAtLeast(theta float64) int {
+	t, n := o.tree, len(o.conv)
+	i := 1
+	for {
+		if i >= n {
+			return int(o.conv[i-n])
+		}
+		if l := 2 * i; t[l] >= theta {
+			i = l
+			continue
+		} else if t[l+1] >= theta {
+			i = l + 1
+			continue
+		}
+		for { // dead end at i
+			t[i] = max2(t[2*i], t[2*i+1])
+			if i == 1 {
+				return -1
+			}
+			if i%2 == 0 && t[i+1] >= theta {
+				i++
+				break
+			}
+			i /= 2
+		}
 	}
 }
 

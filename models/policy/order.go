@@ -14,13 +14,14 @@ import "math"
 // keys in the set (recency keys do), it is instead a sequence of slots in
 // key order with a max tree of the values over them: a Put takes the next
 // slot, First is the lowest occupied slot (amortized O(1)), FirstAtLeast a
-// descent of the max tree. The tree's inner nodes hold upper bounds of
-// their leaves' maxima, not the maxima: a raise climbs only while it passes
-// a bound, a lowering (an eviction's SetValue, a Remove) writes its leaf
-// alone, and FirstAtLeast tightens the stale bounds it meets on a dead end.
-// T-LRU's turn raises the conversation just served to the top and then
-// trims it: with exact maxima both climbed to the root. The first Put with
-// a smaller key turns it into the treap for good.
+// descent of the max tree (maxTree: eight children a node, so a third as
+// deep as a binary one). Its inner nodes are upper bounds, not maxima: a
+// raise climbs only while it passes a bound, a lowering (an eviction's
+// SetValue, a Remove) writes its leaf alone, and FirstAtLeast tightens the
+// stale bounds it meets on a dead end. T-LRU's turn raises the
+// conversation just served above every other value and then trims it: with
+// exact maxima in a binary tree both climbed to the root. The first Put
+// with a smaller key turns it into the treap for good.
 type Order struct {
 	nodes []orderNode
 	root  int32
@@ -28,12 +29,12 @@ type Order struct {
 	size  int
 	buf   []int32 // reused by path
 
-	treap bool      // false: slot mode
-	conv  []int32   // slot → conversation, -1 when empty
-	tree  []float64 // max tree over the slots' values, leaves at len(conv)
-	lo    int       // no slot below lo is occupied
-	next  int       // slots at or above next are unused
-	last  int       // the slot of the latest Put in slot mode, -1 if none
+	treap bool    // false: slot mode
+	conv  []int32 // slot → conversation, -1 when empty
+	tree  maxTree // the slots' values
+	lo    int     // no slot below lo is occupied
+	next  int     // slots at or above next are unused
+	last  int     // the slot of the latest Put in slot mode, -1 if none
 }
 
 type orderNode struct {
@@ -99,7 +100,7 @@ func (o *Order) grow(c int) {
 func (o *Order) SetValue(c int, v float64) {
 	if !o.treap {
 		o.nodes[c].val = v
-		o.setLeaf(int(o.nodes[c].slot), v)
+		o.tree.set(int(o.nodes[c].slot), v)
 		return
 	}
 	path := o.path(c)
@@ -143,7 +144,7 @@ func (o *Order) Remove(c int) {
 	if !o.treap {
 		s := int(o.nodes[c].slot)
 		o.conv[s] = -1
-		o.setLeaf(s, math.Inf(-1))
+		o.tree.set(s, math.Inf(-1))
 		o.nodes[c].in = false
 		o.size--
 		return
@@ -191,10 +192,13 @@ func (o *Order) FirstAtLeast(theta float64) int {
 		if math.IsInf(theta, -1) {
 			return o.First()
 		}
-		if len(o.conv) == 0 || !(o.tree[1] >= theta) {
+		if len(o.conv) == 0 {
 			return -1
 		}
-		return o.firstSlotAtLeast(theta)
+		if s := o.tree.firstAtLeast(theta); s >= 0 {
+			return int(o.conv[s])
+		}
+		return -1
 	}
 	t := o.root
 	for t != none {
@@ -293,7 +297,7 @@ func (o *Order) putSlot(c int, k1, k2 int64, v float64) {
 	o.next++
 	o.conv[s] = int32(c)
 	o.nodes[c] = orderNode{k1: k1, k2: k2, val: v, maxVal: v, left: none, right: none, slot: int32(s), in: true}
-	o.setLeaf(s, v)
+	o.tree.set(s, v)
 	o.last = s
 	o.size++
 }
@@ -310,14 +314,15 @@ func (o *Order) reslot() {
 	}
 	conv, tree := o.conv, o.tree
 	if n != len(o.conv) {
-		conv, tree = make([]int32, n), make([]float64, 2*n)
+		conv, tree = make([]int32, n), newMaxTree(n)
 	}
+	vals := tree.leaves()
 	j, last := 0, -1
 	for s := o.lo; s < o.next; s++ {
 		if c := o.conv[s]; c >= 0 {
 			conv[j] = c
 			o.nodes[c].slot = int32(j)
-			tree[n+j] = o.nodes[c].val
+			vals[j] = o.nodes[c].val
 			if s == o.last {
 				last = j
 			}
@@ -327,70 +332,13 @@ func (o *Order) reslot() {
 	o.last = last
 	for k := j; k < n; k++ {
 		conv[k] = -1
-		tree[n+k] = math.Inf(-1)
+		vals[k] = math.Inf(-1)
 	}
-	for i := n - 1; i >= 1; i-- {
-		tree[i] = max2(tree[2*i], tree[2*i+1])
-	}
+	tree.rebuild()
 	o.conv, o.tree, o.lo, o.next = conv, tree, 0, j
 }
 
-// setLeaf sets slot s's value. A raise climbs while the bounds above are
-// below v; a lowering leaves them as they are, still upper bounds, for
-// firstSlotAtLeast to tighten when it needs to. Values are never NaN (the
-// rules give finite values or ±Inf), so the comparisons are a total order.
-func (o *Order) setLeaf(s int, v float64) {
-	t := o.tree
-	i := len(o.conv) + s
-	old := t[i]
-	t[i] = v
-	if v <= old {
-		return
-	}
-	for i > 1 {
-		i /= 2
-		if t[i] >= v {
-			return
-		}
-		t[i] = v
-	}
-}
-
-// firstSlotAtLeast returns the conversation of the lowest slot whose value
-// is ≥ theta, given that the root's bound is ≥ theta. It descends leftmost
-// first through bounds ≥ theta; a node whose children's bounds are both
-// below theta is a dead end (its own bound was stale): it takes the larger
-// of them, and the search backs up to the next right sibling in reach.
-// Leaves hold exact values, so a leaf reached is the answer.
-func (o *Order) firstSlotAtLeast(theta float64) int {
-	t, n := o.tree, len(o.conv)
-	i := 1
-	for {
-		if i >= n {
-			return int(o.conv[i-n])
-		}
-		if l := 2 * i; t[l] >= theta {
-			i = l
-			continue
-		} else if t[l+1] >= theta {
-			i = l + 1
-			continue
-		}
-		for { // dead end at i
-			t[i] = max2(t[2*i], t[2*i+1])
-			if i == 1 {
-				return -1
-			}
-			if i%2 == 0 && t[i+1] >= theta {
-				i++
-				break
-			}
-			i /= 2
-		}
-	}
-}
-
-// max2 is the larger of a and b as update computes it.
+// max2 is the larger of a and b as update and maxTree compute it.
 func max2(a, b float64) float64 {
 	if b > a {
 		return b
@@ -403,7 +351,7 @@ func (o *Order) toTreap() {
 	o.treap = true
 	conv := o.conv
 	lo, next := o.lo, o.next
-	o.conv, o.tree = nil, nil
+	o.conv, o.tree = nil, maxTree{}
 	o.size = 0
 	for s := lo; s < next; s++ {
 		if c := conv[s]; c >= 0 {

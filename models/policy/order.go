@@ -14,10 +14,14 @@ import "math"
 // keys in the set (recency keys do), it is instead a sequence of slots in
 // key order with a max tree of the values over them: a Put takes the next
 // slot, First is the lowest occupied slot (amortized O(1)), FirstAtLeast a
-// descent of the max tree, and updates stop climbing where a maximum does
-// not change (at once when every value is the same, as for policies
-// without a budget phase). The first Put with a smaller key turns it into
-// the treap for good.
+// descent of the max tree (maxTree: eight children a node, so a third as
+// deep as a binary one). Its inner nodes are upper bounds, not maxima: a
+// raise climbs only while it passes a bound, a lowering (an eviction's
+// SetValue, a Remove) writes its leaf alone, and FirstAtLeast tightens the
+// stale bounds it meets on a dead end. T-LRU's turn raises the
+// conversation just served above every other value and then trims it: with
+// exact maxima in a binary tree both climbed to the root. The first Put
+// with a smaller key turns it into the treap for good.
 type Order struct {
 	nodes []orderNode
 	root  int32
@@ -25,12 +29,12 @@ type Order struct {
 	size  int
 	buf   []int32 // reused by path
 
-	treap bool      // false: slot mode
-	conv  []int32   // slot → conversation, -1 when empty
-	tree  []float64 // max tree over the slots' values, leaves at len(conv)
-	lo    int       // no slot below lo is occupied
-	next  int       // slots at or above next are unused
-	last  int       // the slot of the latest Put in slot mode, -1 if none
+	treap bool    // false: slot mode
+	conv  []int32 // slot → conversation, -1 when empty
+	tree  maxTree // the slots' values
+	lo    int     // no slot below lo is occupied
+	next  int     // slots at or above next are unused
+	last  int     // the slot of the latest Put in slot mode, -1 if none
 }
 
 type orderNode struct {
@@ -58,8 +62,8 @@ func (o *Order) Contains(c int) bool { return c < len(o.nodes) && o.nodes[c].in 
 // or a unique turn index guarantees it.
 func (o *Order) Put(c int, k1, k2 int64, v float64) {
 	o.Remove(c)
-	for len(o.nodes) <= c {
-		o.nodes = append(o.nodes, orderNode{left: none, right: none})
+	if len(o.nodes) <= c {
+		o.grow(c)
 	}
 	if !o.treap {
 		if o.above(k1, k2) {
@@ -77,12 +81,26 @@ func (o *Order) Put(c int, k1, k2 int64, v float64) {
 	o.size++
 }
 
+// grow extends the node pool to hold conversation c, at least doubling it:
+// ids arrive densely, so element-wise append (which grows large slices by
+// a quarter) would copy the pool, and leave it behind as garbage, several
+// times over.
+func (o *Order) grow(c int) {
+	n := max(c+1, 2*len(o.nodes), 64)
+	nodes := make([]orderNode, n)
+	copy(nodes, o.nodes)
+	for i := len(o.nodes); i < n; i++ {
+		nodes[i] = orderNode{left: none, right: none}
+	}
+	o.nodes = nodes
+}
+
 // SetValue changes the value of conversation c, which must be in the set.
 // It walks down to c once and repairs the subtree maxima on the way back.
 func (o *Order) SetValue(c int, v float64) {
 	if !o.treap {
 		o.nodes[c].val = v
-		o.setLeaf(int(o.nodes[c].slot), v)
+		o.tree.set(int(o.nodes[c].slot), v)
 		return
 	}
 	path := o.path(c)
@@ -126,7 +144,7 @@ func (o *Order) Remove(c int) {
 	if !o.treap {
 		s := int(o.nodes[c].slot)
 		o.conv[s] = -1
-		o.setLeaf(s, math.Inf(-1))
+		o.tree.set(s, math.Inf(-1))
 		o.nodes[c].in = false
 		o.size--
 		return
@@ -174,16 +192,13 @@ func (o *Order) FirstAtLeast(theta float64) int {
 		if math.IsInf(theta, -1) {
 			return o.First()
 		}
-		if len(o.conv) == 0 || !(o.tree[1] >= theta) {
+		if len(o.conv) == 0 {
 			return -1
 		}
-		i, n := 1, len(o.conv)
-		for i < n {
-			if i *= 2; !(o.tree[i] >= theta) {
-				i++
-			}
+		if s := o.tree.firstAtLeast(theta); s >= 0 {
+			return int(o.conv[s])
 		}
-		return int(o.conv[i-n])
+		return -1
 	}
 	t := o.root
 	for t != none {
@@ -282,26 +297,32 @@ func (o *Order) putSlot(c int, k1, k2 int64, v float64) {
 	o.next++
 	o.conv[s] = int32(c)
 	o.nodes[c] = orderNode{k1: k1, k2: k2, val: v, maxVal: v, left: none, right: none, slot: int32(s), in: true}
-	o.setLeaf(s, v)
+	o.tree.set(s, v)
 	o.last = s
 	o.size++
 }
 
 // reslot moves the occupied slots to the front, in order, into room for at
-// least twice as many, and rebuilds the max tree.
+// least twice as many, and rebuilds the max tree. When the present room
+// suffices it compacts in place: a slot moves only down (j ≤ s), so no
+// occupied slot is overwritten before it is read, and the arrays are
+// reused rather than left as garbage every len(conv)/2 Puts.
 func (o *Order) reslot() {
 	n := max(64, len(o.conv))
 	for 2*o.size > n {
 		n *= 2
 	}
-	conv := make([]int32, n)
-	tree := make([]float64, 2*n)
+	conv, tree := o.conv, o.tree
+	if n != len(o.conv) {
+		conv, tree = make([]int32, n), newMaxTree(n)
+	}
+	vals := tree.leaves()
 	j, last := 0, -1
 	for s := o.lo; s < o.next; s++ {
 		if c := o.conv[s]; c >= 0 {
 			conv[j] = c
 			o.nodes[c].slot = int32(j)
-			tree[n+j] = o.nodes[c].val
+			vals[j] = o.nodes[c].val
 			if s == o.last {
 				last = j
 			}
@@ -311,30 +332,13 @@ func (o *Order) reslot() {
 	o.last = last
 	for k := j; k < n; k++ {
 		conv[k] = -1
-		tree[n+k] = math.Inf(-1)
+		vals[k] = math.Inf(-1)
 	}
-	for i := n - 1; i >= 1; i-- {
-		tree[i] = max2(tree[2*i], tree[2*i+1])
-	}
+	tree.rebuild()
 	o.conv, o.tree, o.lo, o.next = conv, tree, 0, j
 }
 
-// setLeaf sets slot s's value and repairs the maxima above it, stopping
-// where one does not change.
-func (o *Order) setLeaf(s int, v float64) {
-	i := len(o.conv) + s
-	o.tree[i] = v
-	for i > 1 {
-		i /= 2
-		m := max2(o.tree[2*i], o.tree[2*i+1])
-		if m == o.tree[i] {
-			return
-		}
-		o.tree[i] = m
-	}
-}
-
-// max2 is the larger of a and b as update computes it.
+// max2 is the larger of a and b as update and maxTree compute it.
 func max2(a, b float64) float64 {
 	if b > a {
 		return b
@@ -347,7 +351,7 @@ func (o *Order) toTreap() {
 	o.treap = true
 	conv := o.conv
 	lo, next := o.lo, o.next
-	o.conv, o.tree = nil, nil
+	o.conv, o.tree = nil, maxTree{}
 	o.size = 0
 	for s := lo; s < next; s++ {
 		if c := conv[s]; c >= 0 {

@@ -144,3 +144,80 @@ func TestOrderSlotModeAgainstScan(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderSlotModeSteadyStateAllocs checks that recency use with a
+// bounded set allocates nothing once the arrays have grown: each reslot
+// compacts in place instead of replacing the slot arrays.
+func TestOrderSlotModeSteadyStateAllocs(t *testing.T) {
+	o := NewOrder()
+	const convs = 1000
+	k := int64(0)
+	turn := func() {
+		c := int(k % convs)
+		o.Put(c, k, 0, float64(c%7))
+		k++
+	}
+	for range 10 * convs { // reach the steady size
+		turn()
+	}
+	// Each run is 4·convs Puts, so it passes through at least one reslot
+	// (a set of convs in slot arrays of under 4·convs slots).
+	round := func() {
+		for range 4 * convs {
+			turn()
+		}
+	}
+	if a := testing.AllocsPerRun(10, round); a != 0 {
+		t.Fatalf("%d Puts allocate %v times in steady state, want 0", 4*convs, a)
+	}
+	if o.Len() != convs {
+		t.Fatalf("Len = %d, want %d", o.Len(), convs)
+	}
+}
+
+// TestOrderRaiseThenTrimAgainstScan drives slot mode the way T-LRU does:
+// the conversation just put holds the top value and is then lowered below
+// the threshold, so every inner bound above it goes stale; FirstAtLeast at
+// thresholds around the values must still agree with a linear scan.
+func TestOrderRaiseThenTrimAgainstScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	o := NewOrder()
+	key := map[int]int64{}
+	val := map[int]float64{}
+	scan := func(theta float64) int {
+		best := -1
+		for c, v := range val {
+			if v >= theta && (best < 0 || key[c] < key[best]) {
+				best = c
+			}
+		}
+		return best
+	}
+	for step := 0; step < 30000; step++ {
+		c := r.IntN(500)
+		top := float64(-r.IntN(16))
+		o.Put(c, int64(step), int64(c), top)
+		key[c], val[c] = int64(step), top
+		for _, theta := range []float64{-20, -100, top, top + 1} {
+			if got, want := o.FirstAtLeast(theta), scan(theta); got != want {
+				t.Fatalf("step %d: FirstAtLeast(%v) = %d, scan %d", step, theta, got, want)
+			}
+		}
+		if r.IntN(8) > 0 { // trimmed below every threshold in use
+			low := float64(-200 - r.IntN(100))
+			o.SetValue(c, low)
+			val[c] = low
+		}
+		if r.IntN(4) == 0 {
+			d := r.IntN(500)
+			o.Remove(d)
+			delete(key, d)
+			delete(val, d)
+		}
+		for _, theta := range []float64{-20, -250, float64(-r.IntN(300))} {
+			if got, want := o.FirstAtLeast(theta), scan(theta); got != want {
+				t.Fatalf("step %d: FirstAtLeast(%v) = %d, scan %d", step, theta, got, want)
+			}
+		}
+	}
+}

@@ -238,13 +238,14 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 			return 0, false, err
 		}
 		r.Index = int(f.reqs)
-		q, arena, err := f.in.Intern(r, b.arena)
+		b.reqs = append(b.reqs, prefixcache.Req{})
+		q := &b.reqs[len(b.reqs)-1]
+		arena, err := f.in.InternTo(q, r, b.arena)
 		if err != nil {
 			return 0, false, err
 		}
 		b.arena = arena
-		f.observe(&q)
-		b.reqs = append(b.reqs, q)
+		f.observe(q)
 	}
 	if f.opt.Progress != nil {
 		if done {

@@ -57,18 +57,26 @@ func (in *Interner) CategoryName(c int) string { return in.names[c] }
 // order: a negative length, a time earlier than the previous request's or
 // too many distinct blocks is an error naming the request.
 func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []BlockID, error) {
+	var q Req
+	arena, err := in.InternTo(&q, r, arena)
+	return q, arena, err
+}
+
+// InternTo is Intern writing the request into *q, which a replay's batch
+// holds already: the request is not copied on its way there.
+func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]BlockID, error) {
 	if r.Input < 0 || r.Output < 0 {
-		return Req{}, arena, fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
+		return arena, fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
 	}
 	if in.n > 0 && r.Time < in.last {
-		return Req{}, arena, fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, in.last)
+		return arena, fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, in.last)
 	}
 	if len(r.Hashes) > math.MaxInt32-in.blocks {
-		return Req{}, arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
+		return arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
 	}
 	in.n++
 	in.last = r.Time
-	q := Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
+	*q = Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
 	c := in.lastCat
 	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
 		var ok bool
@@ -99,7 +107,7 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 		q.Seen = len(r.Hashes)
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
-	return q, arena, nil
+	return arena, nil
 }
 
 // turn counts a request of conversation c and returns its turn number.

@@ -154,10 +154,19 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	f := newFeeder(opt)
 	ra := readAhead(src, batchSize)
 	defer ra.stop()
-	readErr, errs := fanout.Broadcast(len(rs), func() *batch {
+	// The ideal figures are one more consumer of the batches, after the
+	// runs: off the feeder, which is the pipeline's slowest stage on a
+	// stream of short requests.
+	readErr, errs := fanout.Broadcast(len(rs)+1, func() *batch {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
 	}, func(b *batch) (int, bool, error) { return f.fill(ra, b) },
-		func(i int, b *batch) error { return rs[i].serve(b.reqs) })
+		func(i int, b *batch) error {
+			if i == len(rs) {
+				f.observe(b.reqs)
+				return nil
+			}
+			return rs[i].serve(b.reqs)
+		})
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
@@ -216,7 +225,8 @@ type feeder struct {
 	in          *prefixcache.Interner
 	acc         *metrics.Accumulator
 	first, last []int32 // request index of a block's first and latest use
-	reqs, refs  int64
+	reqs, refs  int64   // requests and block references observed
+	read        int64   // requests read and interned (the feeder's own count)
 }
 
 func newFeeder(opt Options) *feeder {
@@ -237,7 +247,7 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		r.Index = int(f.reqs)
+		r.Index = int(f.read)
 		b.reqs = append(b.reqs, prefixcache.Req{})
 		q := &b.reqs[len(b.reqs)-1]
 		arena, err := f.in.InternTo(q, r, b.arena)
@@ -245,32 +255,37 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 			return 0, false, err
 		}
 		b.arena = arena
-		f.observe(q)
+		f.read++
 	}
 	if f.opt.Progress != nil {
 		if done {
-			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.reqs)
-		} else if f.reqs%(32*batchSize) < batchSize {
-			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.reqs)
+			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.read)
+		} else if f.read%(32*batchSize) < batchSize {
+			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.read)
 		}
 	}
 	return len(b.reqs), done, nil
 }
 
-func (f *feeder) observe(q *prefixcache.Req) {
-	idx := int32(q.Index)
-	for _, id := range q.Blocks {
-		if int(id) >= len(f.first) {
-			f.first = append(f.first, idx)
-			f.last = append(f.last, idx)
-			continue
+// observe adds a batch of interned requests, in trace order, to the ideal
+// figures.
+func (f *feeder) observe(reqs []prefixcache.Req) {
+	for i := range reqs {
+		q := &reqs[i]
+		idx := int32(q.Index)
+		for _, id := range q.Blocks {
+			if int(id) >= len(f.first) {
+				f.first = append(f.first, idx)
+				f.last = append(f.last, idx)
+				continue
+			}
+			f.last[id] = idx
 		}
-		f.last[id] = idx
+		f.reqs++
+		f.refs += int64(len(q.Blocks))
+		x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
+		f.acc.Add(x, x, q.Input)
 	}
-	f.reqs++
-	f.refs += int64(len(q.Blocks))
-	x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
-	f.acc.Add(x, x, q.Input)
 }
 
 func (f *feeder) ideal() Ideal {

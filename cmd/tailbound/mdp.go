@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/mdp/exact"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/latency"
 )
 
 // runMDP is the belief-MDP command: mdp solve | mdp simulate.
@@ -81,8 +82,8 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.Policies, "policies", "lru,tlru,etlru-paper,etlru-bayes", "online policies (registered names, or etlru-paper / etlru-bayes: ET-LRU told the model's μ and rates); to-belady is added as the reference")
 	fs.Int64Var(&c.Capacity, "capacity", defaultWorkloadCapacity, "cache capacity C, tokens, a multiple of --block-size")
 	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens")
-	var lat latencyFlags
-	lat.add(fs)
+	var lat latency.Settings
+	addLatency(fs, &lat)
 	fs.StringVar(&c.QHat, "qhat", "auto", "T-LRU's Q̂: auto (running mean) or tokens")
 	fs.Float64Var(&c.SLOMs, "slo-ms", 200, "SLO for violation counts, ms")
 	fs.BoolVar(&c.Forced, "forced", false, "forced caching")
@@ -95,7 +96,7 @@ func runMDPSimulate(args []string, stdout, stderr io.Writer) error {
 	if err := mf.apply(&c.Model); err != nil {
 		return err
 	}
-	if c.Latency, c.Xi, err = lat.resolve(fs.Changed); err != nil {
+	if c.Latency, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}
 	doc, tables, err := c.Run()

@@ -22,13 +22,13 @@ const defaultWorkloadCapacity = sim.DefaultWorkloadCapacity
 // what blocksim.Simulate returns.
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o blocksim.Command
-	var lat latencyFlags
+	var lat latency.Settings
 	fs := newFlags("simulate", "simulate [--trace FILE] [--policies lru,tlru,...] --capacity TOKENS [flags]", stdout)
 	fs.StringVar(&o.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
 	fs.StringVar(&o.Policies, "policies", "", "comma-separated policies (default: all of "+fmt.Sprint(policies.Names())+")")
 	fs.Int64Var(&o.Capacity, "capacity", 0, fmt.Sprintf("cache capacity C, tokens, a multiple of --block-size (default %d with the embedded workload)", sim.DefaultWorkloadCapacity))
 	fs.Int64Var(&o.BlockSize, "block-size", 16, "block size B, tokens")
-	lat.add(fs)
+	addLatency(fs, &lat)
 	fs.StringVar(&o.QHat, "qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
 	fs.Int64Var(&o.Threshold, "threshold", policy.DefaultThreshold, "Threshold-LRU's T: cache only histories ≥ T tokens")
 	fs.Float64Var(&o.SLOMs, "slo-ms", 200, "SLO for violation counts, ms")
@@ -57,7 +57,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	o.Changed, o.Progress = fs.Changed, progressTo(stderr)
-	o.Latency = func() (latency.Model, float64, error) { return lat.resolve(fs.Changed) }
+	o.Latency = &lat
 	doc, tables, err := blocksim.Simulate(&o)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/models/latency"
 )
 
 // runSolve computes the hindsight TEL optimum of a trace (experiments/gap).
@@ -17,8 +18,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin)")
 	fs.Int64Var(&c.Capacity, "capacity", 0, "cache capacity C, tokens, a multiple of --block-size")
 	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens")
-	var lat latencyFlags
-	lat.add(fs)
+	var lat latency.Settings
+	addLatency(fs, &lat)
 	fs.StringVar(&c.Formulation, "formulation", string(lp.Compact), "compact|paper|paper-as-written")
 	fs.StringVar(&c.Solver, "solver", solvers.Auto, "solver: "+solvers.Help(solvers.IP|solvers.LP))
 	fs.BoolVar(&c.Relax, "relax", false, "solve only the LP relaxation")
@@ -31,7 +32,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	c.CapacityGiven = fs.Changed("capacity")
-	if c.Model, c.Xi, err = lat.resolve(fs.Changed); err != nil {
+	if c.Model, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}
 	doc, tables, err := c.Run(ctx)

@@ -23,7 +23,7 @@ func blockDefaults(trace string, changed ...string) blocksim.Command {
 	return blocksim.Command{Command: sim.Command{Level: "block", Format: "table", TraceFormat: "canonical", Trace: trace,
 		MaxChain: blocksim.DefaultMaxChainBlocks, Baseline: "lru", BlockSize: 4, Capacity: 1024, QHat: "auto", SLOMs: 200,
 		Seed: 1, ExecTimeout: 10, Workload: birthdeath.DefaultFlags(),
-		Latency: func() (latency.Model, float64, error) { return latency.Model{AlphaMs: 1, BetaMs: 10}, 0, nil },
+		Latency: &latency.Settings{AlphaMs: 1, BetaMs: 10, XiMs: 10}, // ξ = (10 − 10)/1 = 0 tokens
 		Changed: func(f string) bool {
 			for _, c := range changed {
 				if c == f {

@@ -50,9 +50,9 @@ type Command struct {
 	// Changed reports whether a flag (named without dashes) was given on
 	// the command line; it also serves Workload. nil: none was.
 	Changed func(flag string) bool
-	// Latency resolves the latency flags into the model and ξ in tokens;
-	// nil gives latency.Default and ξ_s = latency.DefaultXiMs.
-	Latency func() (latency.Model, float64, error)
+	// Latency are the latency-model and threshold flags (--alpha-ms,
+	// --beta-ms, --xi-ms, --xi-tokens); nil gives latency.DefaultSettings.
+	Latency *latency.Settings
 	// Progress receives progress lines of single runs; nil for none.
 	Progress io.Writer
 
@@ -116,10 +116,9 @@ func (c *Command) ExecOptions() execpolicy.Options {
 // LatencyModel returns the latency model and the threshold ξ in tokens.
 func (c *Command) LatencyModel() (latency.Model, float64, error) {
 	if c.Latency == nil {
-		m := latency.Default()
-		return m, m.XiTokens(latency.DefaultXiMs), nil
+		return latency.DefaultSettings().Resolve(c.changed)
 	}
-	return c.Latency()
+	return c.Latency.Resolve(c.changed)
 }
 
 // TraceLabel names what is replayed: the trace file, or the workload and

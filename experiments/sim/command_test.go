@@ -161,7 +161,7 @@ func TestTurnsSettles(t *testing.T) {
 func TestTurnsHandWorked(t *testing.T) {
 	cmd := flagDefaults()
 	cmd.Trace, cmd.Capacities, cmd.Policies = tinyTrace(t), "32,0", "lru"
-	cmd.Latency = func() (latency.Model, float64, error) { return latency.Model{AlphaMs: 0.1, BetaMs: 10}, 5, nil }
+	cmd.Latency = &latency.Settings{AlphaMs: 0.1, BetaMs: 10, XiMs: 10.5} // ξ = (10.5 − 10)/0.1 = 5 tokens
 	doc, _, err := cmd.Turns()
 	if err != nil {
 		t.Fatal(err)

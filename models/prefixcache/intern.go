@@ -65,11 +65,8 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 // InternTo is Intern writing the request into *q, which a replay's batch
 // holds already: the request is not copied on its way there.
 func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]BlockID, error) {
-	if r.Input < 0 || r.Output < 0 {
-		return arena, fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
-	}
-	if in.n > 0 && r.Time < in.last {
-		return arena, fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, in.last)
+	if err := CheckNext(r, in.n > 0, in.last); err != nil {
+		return arena, err
 	}
 	if len(r.Hashes) > math.MaxInt32-in.blocks {
 		return arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
@@ -108,6 +105,19 @@ func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
 	return arena, nil
+}
+
+// CheckNext checks request r, the next of a trace: its lengths are not
+// negative and, when it is not the first (later), its time is not earlier
+// than the previous request's, last seconds.
+func CheckNext(r *blocktrace.Request, later bool, last float64) error {
+	if r.Input < 0 || r.Output < 0 {
+		return fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
+	}
+	if later && r.Time < last {
+		return fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, last)
+	}
+	return nil
 }
 
 // turn counts a request of conversation c and returns its turn number.

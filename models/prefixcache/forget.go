@@ -27,7 +27,7 @@ package prefixcache
 // cannot tell is whether an uncached block was seen before: that is the
 // ideal figures' question, which needs every block.
 type Forgetter struct {
-	ids  map[edgeKey]BlockID
+	ids  edgeTable // (parent, hash) → id, known blocks only
 	keys []edgeKey // keys[id], the (parent, hash) pair of a known id
 	free []BlockID // forgotten ids, reused last in first out
 }
@@ -44,10 +44,10 @@ type edgeKey struct {
 const forgotten BlockID = -2
 
 // NewForgetter returns an empty forgetter.
-func NewForgetter() *Forgetter { return &Forgetter{ids: map[edgeKey]BlockID{}} }
+func NewForgetter() *Forgetter { return &Forgetter{} }
 
 // Len returns the number of blocks known now.
-func (f *Forgetter) Len() int { return len(f.ids) }
+func (f *Forgetter) Len() int { return f.ids.n }
 
 // Span returns one more than the largest id ever given: the length of the
 // forgetter's id arrays, and a bound on the ids a cache has seen.
@@ -58,10 +58,9 @@ func (f *Forgetter) Span() int { return len(f.keys) }
 func (f *Forgetter) Chain(hashes []int64, arena []BlockID) []BlockID {
 	parent := BlockID(-1)
 	for _, h := range hashes {
-		k := edgeKey{parent, h}
-		id, ok := f.ids[k]
+		id, ok := f.ids.findOrAdd(parent, h, f.next())
 		if !ok {
-			id = f.number(k)
+			f.number(id, edgeKey{parent, h})
 		}
 		arena = append(arena, id)
 		parent = id
@@ -69,18 +68,23 @@ func (f *Forgetter) Chain(hashes []int64, arena []BlockID) []BlockID {
 	return arena
 }
 
-// number gives key k an id: a forgotten one if any, else a new one.
-func (f *Forgetter) number(k edgeKey) BlockID {
-	var id BlockID
+// next returns the id the next new block gets: the latest forgotten one
+// if any, else a new one.
+func (f *Forgetter) next() BlockID {
 	if n := len(f.free); n > 0 {
-		id, f.free = f.free[n-1], f.free[:n-1]
-		f.keys[id] = k
-	} else {
-		id = BlockID(len(f.keys))
-		f.keys = append(f.keys, k)
+		return f.free[n-1]
 	}
-	f.ids[k] = id
-	return id
+	return BlockID(len(f.keys))
+}
+
+// number records that id, which next returned, now names key k.
+func (f *Forgetter) number(id BlockID, k edgeKey) {
+	if n := len(f.free); n > 0 {
+		f.free = f.free[:n-1]
+		f.keys[id] = k
+		return
+	}
+	f.keys = append(f.keys, k)
 }
 
 // Forget drops block id, which no cached block may have as parent; the
@@ -91,7 +95,8 @@ func (f *Forgetter) Forget(id BlockID) {
 	if id < 0 || int(id) >= len(f.keys) || f.keys[id].parent == forgotten {
 		return
 	}
-	delete(f.ids, f.keys[id])
+	k := f.keys[id]
+	f.ids.remove(k.parent, k.hash)
 	f.keys[id].parent = forgotten
 	f.free = append(f.free, id)
 }

@@ -259,3 +259,28 @@ func (t *edgeTable) resize() {
 		t.slots[i] = s
 	}
 }
+
+// remove deletes (parent, h), which must be in the table (a Forgetter's
+// forgotten block). The entries after it in its probe run are shifted back
+// so that every entry stays reachable from its home without tombstones
+// (as slotTable.remove does).
+func (t *edgeTable) remove(parent BlockID, h int64) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.index(parent, h) & mask
+	for s := &t.slots[i]; s.hash != h || s.parent != parent || s.id1 == 0; s = &t.slots[i] {
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; t.slots[j].id1 != 0; j = (j + 1) & mask {
+		// The entry at j may move to the hole at i unless its home lies
+		// cyclically in (i, j].
+		s := &t.slots[j]
+		home := t.index(s.parent, s.hash) & mask
+		if (j-home)&mask < (j-i)&mask {
+			continue
+		}
+		t.slots[i] = *s
+		i = j
+	}
+	t.slots[i] = edgeSlot{}
+	t.n--
+}

@@ -129,7 +129,9 @@ type runner struct {
 }
 
 // Replay runs every run over the requests of src and returns their results
-// in the order given, and the trace's ideal figures. A malformed request or
+// in the order given, and the trace's ideal figures (Ideal.None under
+// Options.NoIdeal, which refuses policies that are not CachedOnly with an
+// option.Error naming --no-ideal). A malformed request or
 // a policy that breaks the cache's rules is an error; no partial result is
 // returned.
 func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, error) {
@@ -172,8 +174,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		out, err := results(rs)
-		return out, ideal, err
+		return results(rs), ideal, nil
 	}
 	f := newFeeder(opt)
 	ra := readAhead(src, batchSize)
@@ -199,8 +200,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 			return nil, Ideal{}, r.failed(errs[i])
 		}
 	}
-	out, err := results(rs)
-	return out, f.ideal(), err
+	return results(rs), f.ideal(), nil
 }
 
 // failed names the run that err stopped.
@@ -209,7 +209,7 @@ func (r *runner) failed(err error) error {
 }
 
 // results returns the runs' results, in order.
-func results(rs []*runner) ([]Result, error) {
+func results(rs []*runner) []Result {
 	out := make([]Result, len(rs))
 	for i, r := range rs {
 		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
@@ -223,7 +223,7 @@ func results(rs []*runner) ([]Result, error) {
 			out[i].Queued = &s
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (r *runner) serve(reqs []prefixcache.Req) error {
@@ -265,7 +265,9 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 // of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
 // each block's first and last use, known only at the end. The caches, and
 // the policies that keep state for cached blocks only
-// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity.
+// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity;
+// Options.NoIdeal replaces the feeder by the streaming replay of stream.go,
+// bounded by them alone.
 type feeder struct {
 	opt         Options
 	in          *prefixcache.Interner

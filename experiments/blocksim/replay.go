@@ -53,6 +53,12 @@ type Options struct {
 	Queue bool
 	// QueueServers is the number of servers of that queue (0 means 1).
 	QueueServers int
+	// NoIdeal turns the ideal figures off, so that memory follows the
+	// caches' working set instead of the trace: each run numbers the
+	// blocks itself and forgets those its cache evicts (stream.go). Only
+	// CachedOnly policies (lru, fifo) can run so; the Ideal returned holds
+	// Requests and RefBlocks only, and HistoryHit has no value (NaN).
+	NoIdeal bool
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -95,6 +101,9 @@ type Ideal struct {
 	PeakLiveBlocks int64
 	// Summary holds TTFT, TEL and the token hit ratio of the infinite cache.
 	Summary metrics.Summary
+	// None reports that the figures were not computed (Options.NoIdeal):
+	// only Requests and RefBlocks hold values.
+	None bool
 }
 
 const batchSize = 2048
@@ -107,6 +116,8 @@ type batch struct {
 
 type runner struct {
 	run    Run
+	fg     *prefixcache.Forgetter // Options.NoIdeal: the run's own block ids
+	arena  []prefixcache.BlockID  // Options.NoIdeal: the chain being served
 	cache  *prefixcache.Cache
 	acc    *metrics.Accumulator
 	reqs   int64
@@ -118,7 +129,9 @@ type runner struct {
 }
 
 // Replay runs every run over the requests of src and returns their results
-// in the order given, and the trace's ideal figures. A malformed request or
+// in the order given, and the trace's ideal figures (Ideal.None under
+// Options.NoIdeal, which refuses policies that are not CachedOnly with an
+// option.Error naming --no-ideal). A malformed request or
 // a policy that breaks the cache's rules is an error; no partial result is
 // returned.
 func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, error) {
@@ -150,6 +163,18 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		if opt.Queue {
 			rs[i].queue = &queue.FIFO{Servers: opt.QueueServers}
 		}
+		if opt.NoIdeal {
+			if err := rs[i].forgetting(p); err != nil {
+				return nil, Ideal{}, err
+			}
+		}
+	}
+	if opt.NoIdeal {
+		ideal, err := replayStream(src, rs, opt)
+		if err != nil {
+			return nil, Ideal{}, err
+		}
+		return results(rs), ideal, nil
 	}
 	f := newFeeder(opt)
 	ra := readAhead(src, batchSize)
@@ -170,11 +195,23 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
-	out := make([]Result, len(rs))
 	for i, r := range rs {
 		if errs[i] != nil {
-			return nil, Ideal{}, fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, errs[i])
+			return nil, Ideal{}, r.failed(errs[i])
 		}
+	}
+	return results(rs), f.ideal(), nil
+}
+
+// failed names the run that err stopped.
+func (r *runner) failed(err error) error {
+	return fmt.Errorf("policy %s at %d tokens: %w", r.run.Name, r.run.Capacity, err)
+}
+
+// results returns the runs' results, in order.
+func results(rs []*runner) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
 		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
 			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.cache.Evictions(),
 			Summary: r.acc.Summary(), Metrics: r.acc}
@@ -186,25 +223,34 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 			out[i].Queued = &s
 		}
 	}
-	return out, f.ideal(), nil
+	return out
 }
 
 func (r *runner) serve(reqs []prefixcache.Req) error {
 	for i := range reqs {
 		q := &reqs[i]
-		hit, err := r.cache.Serve(q)
-		if err != nil {
+		if err := r.serveOne(q, min(int64(q.Seen)*r.blockT, q.Input)); err != nil {
 			return err
 		}
-		r.reqs++
-		r.refs += int64(len(q.Blocks))
-		r.hits += int64(hit)
-		x := min(int64(hit)*r.blockT, q.Input)
-		r.acc.Add(min(int64(q.Seen)*r.blockT, q.Input), x, q.Input)
-		if r.queue != nil {
-			if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
-				return fmt.Errorf("request %d: %w", q.Index, err)
-			}
+	}
+	return nil
+}
+
+// serveOne serves q, of which an infinite cache hits h tokens (0 when
+// unknown: Options.NoIdeal).
+func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
+	hit, err := r.cache.Serve(q)
+	if err != nil {
+		return err
+	}
+	r.reqs++
+	r.refs += int64(len(q.Blocks))
+	r.hits += int64(hit)
+	x := min(int64(hit)*r.blockT, q.Input)
+	r.acc.Add(h, x, q.Input)
+	if r.queue != nil {
+		if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
+			return fmt.Errorf("request %d: %w", q.Index, err)
 		}
 	}
 	return nil
@@ -219,7 +265,9 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 // of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
 // each block's first and last use, known only at the end. The caches, and
 // the policies that keep state for cached blocks only
-// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity.
+// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity;
+// Options.NoIdeal replaces the feeder by the streaming replay of stream.go,
+// bounded by them alone.
 type feeder struct {
 	opt         Options
 	in          *prefixcache.Interner
@@ -257,14 +305,21 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 		b.arena = arena
 		f.read++
 	}
-	if f.opt.Progress != nil {
-		if done {
-			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests\n", f.read)
-		} else if f.read%(32*batchSize) < batchSize {
-			fmt.Fprintf(f.opt.Progress, "\rreplayed %d requests", f.read)
-		}
-	}
+	progress(f.opt.Progress, f.read, done)
 	return len(b.reqs), done, nil
+}
+
+// progress writes, to w when not nil, the count of requests read now and
+// then, and at the end (done).
+func progress(w io.Writer, read int64, done bool) {
+	if w == nil {
+		return
+	}
+	if done {
+		fmt.Fprintf(w, "\rreplayed %d requests\n", read)
+	} else if read%(32*batchSize) < batchSize {
+		fmt.Fprintf(w, "\rreplayed %d requests", read)
+	}
 }
 
 // observe adds a batch of interned requests, in trace order, to the ideal

@@ -29,17 +29,53 @@ type policyJSON struct {
 	Queued *queue.Summary `json:"queued_ttft,omitempty"`
 }
 
-// idealJSON is what an infinite cache achieves on the trace.
+// idealJSON is what an infinite cache achieves on the trace; without the
+// ideal figures (Ideal.None) all but the counts are null.
 type idealJSON struct {
 	Requests       int64              `json:"requests"`
 	RefBlocks      int64              `json:"ref_blocks"`
-	DistinctBlocks int64              `json:"distinct_blocks"`
+	DistinctBlocks *int64             `json:"distinct_blocks"`
 	BlockHitRatio  *float64           `json:"block_hit_ratio"`
 	HitRatio       *float64           `json:"hit_ratio"`
-	CapacityNeeded int64              `json:"capacity_needed_tokens"`
-	TELTokens      float64            `json:"tel_tokens"`
-	TELMs          float64            `json:"tel_ms"`
+	CapacityNeeded *int64             `json:"capacity_needed_tokens"`
+	TELTokens      *float64           `json:"tel_tokens"`
+	TELMs          *float64           `json:"tel_ms"`
 	TTFTMs         map[string]float64 `json:"ttft_ms"`
+}
+
+// newIdealJSON returns the ideal figures of the report, in tokens of
+// block tokens per block.
+func newIdealJSON(ideal Ideal, block int64) idealJSON {
+	j := idealJSON{Requests: ideal.Requests, RefBlocks: ideal.RefBlocks}
+	if ideal.None {
+		return j
+	}
+	im := ideal.Summary
+	need := ideal.PeakLiveBlocks * block
+	j.DistinctBlocks, j.CapacityNeeded = &ideal.Distinct, &need
+	j.BlockHitRatio, j.HitRatio = report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), report.Value(im.HitRatio)
+	j.TELTokens, j.TELMs, j.TTFTMs = &im.TELTokens, &im.TELMs, sim.TTFTMs(im)
+	return j
+}
+
+// idealTable is the report's table of the ideal figures; without them
+// (Ideal.None) it shows the counts and no values.
+func idealTable(ideal Ideal, block int64, trace string) report.Table {
+	t := report.Table{
+		Header: []string{"ideal block hit ratio", "ideal token hit ratio", "capacity needed (tokens)", "TEL (ms)", "mean TTFT (ms)", "P99 (ms)"},
+	}
+	if ideal.None {
+		t.Title = fmt.Sprintf("%s: %d requests, %d block references of %d tokens; infinite cache not computed (--no-ideal)",
+			trace, ideal.Requests, ideal.RefBlocks, block)
+		t.Rows = [][]string{{"—", "—", "—", "—", "—", "—"}}
+		return t
+	}
+	im := ideal.Summary
+	t.Title = fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
+		trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, block)
+	t.Rows = [][]string{{report.FV(report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), 4), report.FV(report.Value(im.HitRatio), 4), report.I(ideal.PeakLiveBlocks * block),
+		report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}}
+	return t
 }
 
 type reportJSON struct {
@@ -65,7 +101,6 @@ type Labels struct {
 // with a baseline, each run's relative improvement over the baseline at the
 // same capacity. A baseline that is not among results is an error.
 func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report.Table, error) {
-	im := ideal.Summary
 	doc := reportJSON{
 		Units: "lengths in tokens, times in ms, ratios in [0,1]; hit_ratio = cached tokens / input tokens; " +
 			"history_hit_ratio = cached tokens / tokens an infinite cache hits; improvement = (baseline − policy)/baseline at the same capacity",
@@ -73,22 +108,13 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 			"xi_ms": opt.Model.XiMs(opt.Xi), "alpha_ms_per_token": opt.Model.AlphaMs, "beta_ms": opt.Model.BetaMs,
 			"slo_ms": opt.SLOMs, "qhat": l.QHat, "trace": l.Trace, "trace_format": l.TraceFormat},
 		Baseline: l.Baseline,
-		Ideal: idealJSON{Requests: ideal.Requests, RefBlocks: ideal.RefBlocks, DistinctBlocks: ideal.Distinct,
-			BlockHitRatio: report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), HitRatio: report.Value(im.HitRatio), CapacityNeeded: ideal.PeakLiveBlocks * opt.BlockSize,
-			TELTokens: im.TELTokens, TELMs: im.TELMs, TTFTMs: sim.TTFTMs(im)},
+		Ideal:    newIdealJSON(ideal, opt.BlockSize),
 	}
 	if !l.Sweep && len(results) > 0 {
 		doc.Settings["capacity_tokens"] = results[0].CapacityTokens
 	}
 	for k, v := range l.Settings {
 		doc.Settings[k] = v
-	}
-	idealTable := report.Table{
-		Title: fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
-			l.Trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, opt.BlockSize),
-		Header: []string{"ideal block hit ratio", "ideal token hit ratio", "capacity needed (tokens)", "TEL (ms)", "mean TTFT (ms)", "P99 (ms)"},
-		Rows: [][]string{{report.FV(report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), 4), report.FV(report.Value(im.HitRatio), 4), report.I(ideal.PeakLiveBlocks * opt.BlockSize),
-			report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}},
 	}
 	main := report.Table{
 		Title: fmt.Sprintf("B=%d tokens, ξ=%.1f tokens (%.1f ms), α=%g ms/token, β=%g ms, SLO %g ms",
@@ -121,7 +147,7 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 		}
 		doc.Policies = append(doc.Policies, pj)
 	}
-	tables := []report.Table{idealTable, main}
+	tables := []report.Table{idealTable(ideal, opt.BlockSize, l.Trace), main}
 	if l.Baseline != "" {
 		tables = append(tables, impr)
 	}

@@ -24,6 +24,7 @@ type Command struct {
 	Mix          string // --mix: a second trace interleaved by time (same format and block size)
 	Ablation     bool   // --ablation: the workload-aware ablation's policies instead of the default
 	BlockSizes   string // --block-sizes: block-size sweep over a canonical trace, comma-separated tokens
+	NoIdeal      bool   // --no-ideal: no ideal figures, memory bounded by the caches (Options.NoIdeal)
 }
 
 // Simulate runs the simulate command at c's level and returns what it
@@ -35,6 +36,9 @@ func Simulate(c *Command) (any, []report.Table, error) {
 		return nil, nil, err
 	}
 	if c.Level == "turn" {
+		if c.NoIdeal {
+			return nil, nil, option.Errorf("no-ideal", "block level only (--level block)")
+		}
 		return c.Command.Turns()
 	}
 	return c.blocks()
@@ -52,7 +56,7 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 			return nil, nil, option.Errorf(name, "turn level only (the block level always admits a request's chain)")
 		}
 	}
-	opt := Options{Progress: c.Progress, Queue: c.Queue, QueueServers: c.QueueServers, SLOMs: c.SLOMs}
+	opt := Options{Progress: c.Progress, Queue: c.Queue, QueueServers: c.QueueServers, SLOMs: c.SLOMs, NoIdeal: c.NoIdeal}
 	if opt.Model, opt.Xi, err = c.LatencyModel(); err != nil {
 		return nil, nil, err
 	}
@@ -81,6 +85,9 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.checkNoIdeal(len(capacities)); err != nil {
+		return nil, nil, err
+	}
 	if c.BlockSizes != "" {
 		return c.sweepBlockSizes(entries, capacities, opt)
 	}
@@ -100,6 +107,21 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 	}
 	return Report(results, ideal, opt, Labels{Trace: c.TraceLabel(), TraceFormat: c.TraceFormat,
 		QHat: c.QHat, Baseline: c.Baseline, Sweep: len(capacities) > 1, Settings: c.settings()})
+}
+
+// checkNoIdeal refuses --no-ideal with the outputs that show the ideal
+// figures: the --block-sizes table's ideal column and the sweep's plots
+// (n capacities).
+func (c *Command) checkNoIdeal(n int) error {
+	switch {
+	case !c.NoIdeal:
+		return nil
+	case c.BlockSizes != "":
+		return option.Both("no-ideal", "block-sizes", "the block-size sweep shows the ideal hit ratio")
+	case c.Plot != "" && n > 1:
+		return option.Both("no-ideal", "plot", "a capacity sweep's plots draw the ideal figures")
+	}
+	return nil
 }
 
 // entries checks the study flags and returns the policies: --policies

@@ -30,6 +30,7 @@ type Cache struct {
 	checker   Checker
 	pin       int32 // slot of the pinned block, -1 when none
 	evictions int64
+	onEvict   func(BlockID)
 }
 
 type node struct {
@@ -59,6 +60,10 @@ func (c *Cache) Len() int { return c.used }
 
 // Evictions returns the number of blocks evicted so far.
 func (c *Cache) Evictions() int64 { return c.evictions }
+
+// OnEvict sets f to be called with the id of every block evicted from now
+// on, after the cache has let it go (a Forgetter's Forget); nil: none.
+func (c *Cache) OnEvict(f func(BlockID)) { c.onEvict = f }
 
 // Cached reports whether block id is cached.
 func (c *Cache) Cached(id BlockID) bool { return id >= 0 && c.table.find(id) >= 0 }
@@ -188,6 +193,9 @@ func (c *Cache) evict(v BlockID) error {
 	c.free = append(c.free, s)
 	c.used--
 	c.evictions++
+	if c.onEvict != nil {
+		c.onEvict(c.ids[s])
+	}
 	if p := nd.parent; p >= 0 {
 		c.nodes[p].kids--
 		if c.nodes[p].kids == 0 && p != c.pin {

@@ -65,11 +65,8 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 // InternTo is Intern writing the request into *q, which a replay's batch
 // holds already: the request is not copied on its way there.
 func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]BlockID, error) {
-	if r.Input < 0 || r.Output < 0 {
-		return arena, fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
-	}
-	if in.n > 0 && r.Time < in.last {
-		return arena, fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, in.last)
+	if err := CheckNext(r, in.n > 0, in.last); err != nil {
+		return arena, err
 	}
 	if len(r.Hashes) > math.MaxInt32-in.blocks {
 		return arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
@@ -108,6 +105,19 @@ func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
 	return arena, nil
+}
+
+// CheckNext checks request r, the next of a trace: its lengths are not
+// negative and, when it is not the first (later), its time is not earlier
+// than the previous request's, last seconds.
+func CheckNext(r *blocktrace.Request, later bool, last float64) error {
+	if r.Input < 0 || r.Output < 0 {
+		return fmt.Errorf("request %d: negative length (input %d, output %d tokens)", r.Index, r.Input, r.Output)
+	}
+	if later && r.Time < last {
+		return fmt.Errorf("request %d: time %g s is earlier than the previous request's %g s", r.Index, r.Time, last)
+	}
+	return nil
 }
 
 // turn counts a request of conversation c and returns its turn number.
@@ -248,4 +258,29 @@ func (t *edgeTable) resize() {
 		}
 		t.slots[i] = s
 	}
+}
+
+// remove deletes (parent, h), which must be in the table (a Forgetter's
+// forgotten block). The entries after it in its probe run are shifted back
+// so that every entry stays reachable from its home without tombstones
+// (as slotTable.remove does).
+func (t *edgeTable) remove(parent BlockID, h int64) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.index(parent, h) & mask
+	for s := &t.slots[i]; s.hash != h || s.parent != parent || s.id1 == 0; s = &t.slots[i] {
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; t.slots[j].id1 != 0; j = (j + 1) & mask {
+		// The entry at j may move to the hole at i unless its home lies
+		// cyclically in (i, j].
+		s := &t.slots[j]
+		home := t.index(s.parent, s.hash) & mask
+		if (j-home)&mask < (j-i)&mask {
+			continue
+		}
+		t.slots[i] = *s
+		i = j
+	}
+	t.slots[i] = edgeSlot{}
+	t.n--
 }

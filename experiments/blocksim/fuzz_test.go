@@ -33,18 +33,20 @@ func FuzzBlockReplay(f *testing.F) {
 `), true, uint8(1), uint8(2), int16(-5))
 	f.Add([]byte(`{"t":0,"conv":"a","prompt":4611686018427387904,"response":0}`), false, uint8(0), uint8(1), int16(0))
 	f.Fuzz(func(t *testing.T, data []byte, mooncake bool, blocksByte, capByte uint8, xi int16) {
-		var src blocktrace.Source
 		block := int64(blocksByte%32) + 1
-		if mooncake {
-			m := importer.NewMooncake(bytes.NewReader(data), "fuzz", importer.DefaultOptions())
-			src, block = m.Next, int64(m.BlockTokens())
-		} else {
+		open := func() blocktrace.Source {
+			if mooncake {
+				m := importer.NewMooncake(bytes.NewReader(data), "fuzz", importer.DefaultOptions())
+				block = int64(m.BlockTokens())
+				return m.Next
+			}
 			s, err := canonicalSource(trace.NewReader(bytes.NewReader(data), "fuzz"), block, 1<<12)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src = s
+			return s
 		}
+		src := open()
 		capacity := block * int64(capByte%16)
 		opt := Options{Params: instance.Params{BlockSize: block, Xi: float64(xi)}, Model: latency.Default(), SLOMs: latency.DefaultSLOMs}
 		res, ideal, err := Replay(src, SweepRuns(prefixcache.All(), []int64{capacity}), opt)
@@ -73,6 +75,29 @@ func FuzzBlockReplay(f *testing.F) {
 			ratio(r.Name+" token hit ratio", s.HitRatio)
 			if !(s.TELTokens >= 0) || math.IsInf(s.TELTokens, 0) || !(s.MeanTTFTMs >= 0) || math.IsInf(s.MeanTTFTMs, 0) || !(s.P50 <= s.P99) {
 				t.Fatalf("%s: summary breaks the model: %+v", r.Name, s)
+			}
+		}
+		// Without the ideal figures, the policies that keep state only for
+		// cached blocks give the same results from their forgetting
+		// numbering (--no-ideal).
+		var cached []prefixcache.Entry
+		for _, e := range prefixcache.All() {
+			p, err := e.New(prefixcache.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: float64(xi)}})
+			if _, ok := p.(prefixcache.CachedOnly); ok && err == nil {
+				cached = append(cached, e)
+			}
+		}
+		opt.NoIdeal = true
+		stream, _, err := Replay(open(), SweepRuns(cached, []int64{capacity}), opt)
+		if err != nil {
+			t.Fatalf("--no-ideal refuses what the default mode replays: %v", err)
+		}
+		for _, r := range stream {
+			for _, d := range res {
+				if d.Name == r.Name && (d.HitBlocks != r.HitBlocks || d.RefBlocks != r.RefBlocks || d.Evictions != r.Evictions || d.Summary.TELTokens != r.Summary.TELTokens) {
+					t.Fatalf("%s: --no-ideal %d/%d hits, %d evictions, TEL %v; default %d/%d, %d, %v", r.Name,
+						r.HitBlocks, r.RefBlocks, r.Evictions, r.Summary.TELTokens, d.HitBlocks, d.RefBlocks, d.Evictions, d.Summary.TELTokens)
+				}
 			}
 		}
 	})

@@ -56,7 +56,7 @@ type Options struct {
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
 	// blocks itself and forgets those its cache evicts (stream.go). Only
-	// CachedOnly policies (lru, fifo) can run so; the Ideal returned holds
+	// CachedOnly policies (lru, fifo, lfu, aging-lfu, gdsf) can run so; the Ideal returned holds
 	// Requests and RefBlocks only, and HistoryHit has no value (NaN).
 	NoIdeal bool
 }
@@ -265,7 +265,7 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 // of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
 // each block's first and last use, known only at the end. The caches, and
 // the policies that keep state for cached blocks only
-// (prefixcache.CachedOnly: LRU, FIFO), are bounded by their capacity;
+// (prefixcache.CachedOnly: LRU, FIFO, LFU, Aging-LFU, GDSF), are bounded by their capacity;
 // Options.NoIdeal replaces the feeder by the streaming replay of stream.go,
 // bounded by them alone.
 type feeder struct {

@@ -30,7 +30,7 @@ type rawBatch struct {
 // its cache tells its forgetter of every eviction.
 func (r *runner) forgetting(p prefixcache.Policy) error {
 	if _, ok := p.(prefixcache.CachedOnly); !ok {
-		return option.Errorf("no-ideal", "policy %s keeps state for blocks it does not cache; only lru and fifo run without the ideal figures", r.run.Name)
+		return option.Errorf("no-ideal", "policy %s keeps state for blocks it does not cache; only lru, fifo, lfu, aging-lfu and gdsf run without the ideal figures", r.run.Name)
 	}
 	r.fg = prefixcache.NewForgetter()
 	r.cache.OnEvict(r.fg.Forget)

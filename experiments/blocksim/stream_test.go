@@ -21,10 +21,11 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// streamed replays s under LRU and FIFO at capacities (tokens) with and
-// without NoIdeal and returns both.
+// streamed replays s under every CachedOnly policy (LRU, FIFO, LFU,
+// Aging-LFU, GDSF) at capacities (tokens) with and without NoIdeal and
+// returns both.
 func streamed(t fataler, s *blocktrace.Stream, capacities []int64, o blocksim.Options) (plain, stream []blocksim.Result, ideal blocksim.Ideal) {
-	es, err := prefixcache.Parse("lru,fifo")
+	es, err := prefixcache.Parse("lru,fifo,lfu,aging-lfu,gdsf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +90,8 @@ func TestNoIdealMatchesPlainRandom(t *testing.T) {
 //	[5 6 7 8]  0  evict 4, then 3 and 1 (3 deeper in the same request); admit 5, 6, 7; 8 does not fit
 //	[5 6 7 8]  3  nothing evictable (7 is pinned): 8 does not fit
 //
-// 7 hits of 17 references and 5 evictions, in both modes; FIFO's run is
-// the same in both modes too. The chains cut short and the block admitted
+// 7 hits of 17 references and 5 evictions, in both modes; the other
+// CachedOnly policies' runs are the same in both modes too. The chains cut short and the block admitted
 // again after its eviction are where a forgetter reuses ids.
 func TestNoIdealHandWorked(t *testing.T) {
 	chains := [][]int64{{1, 2}, {1, 3}, {1, 2}, {4}, {1, 3}, {5, 6, 7, 8}, {5, 6, 7, 8}}

@@ -47,3 +47,10 @@ func (p *gdsf) Victim() BlockID {
 	}
 	return id
 }
+
+// CachedOnly marks GDSF as keeping state for cached blocks only: a block's
+// frequency and priority are reset when it is admitted, and the inflation
+// clock is one number, so the cache names blocks to it by slot. Names never
+// decide the order: two evictable blocks with the same latest use lie on
+// one chain, of which only the deepest cached block is a leaf.
+func (*gdsf) CachedOnly() {}

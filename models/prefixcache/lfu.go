@@ -48,3 +48,11 @@ func (p *frequency) Evictable(id BlockID, on bool) {
 }
 
 func (p *frequency) Victim() BlockID { return p.order.Pop() }
+
+// CachedOnly marks LFU and Aging-LFU as keeping state for cached blocks
+// only: a block's uses and latest use are reset when it is admitted, so
+// nothing of an evicted block survives its eviction, and the cache names
+// blocks to them by slot. Names never decide the order: two evictable
+// blocks with the same latest use were used by the same request, so they
+// lie on one chain, and only the deepest cached block of a chain is a leaf.
+func (*frequency) CachedOnly() {}

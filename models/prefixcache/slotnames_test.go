@@ -13,8 +13,8 @@ import (
 // by BlockID, as before slots existed.
 type byID struct{ prefixcache.Policy }
 
-// Naming blocks by slot changes nothing: LRU and FIFO told slots and the
-// same policies told BlockIDs hit the same blocks, evict as many and hold
+// Naming blocks by slot changes nothing: LRU, FIFO, LFU, Aging-LFU and
+// GDSF told slots and the same policies told BlockIDs hit the same blocks, evict as many and hold
 // the same blocks after every request of any stream, at any capacity.
 func TestSlotNamesChangeNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -29,7 +29,7 @@ func TestSlotNamesChangeNothing(t *testing.T) {
 			qs = append(qs, q)
 		}
 		capacity := 16 * int64(rapid.IntRange(0, in.Blocks()+1).Draw(t, "capacity"))
-		for _, mk := range []prefixcache.Factory{prefixcache.NewLRU, prefixcache.NewFIFO} {
+		for _, mk := range []prefixcache.Factory{prefixcache.NewLRU, prefixcache.NewFIFO, prefixcache.NewLFU, prefixcache.NewAgingLFU, prefixcache.NewGDSF} {
 			cfg := prefixcache.Config{Params: instance.Params{Capacity: capacity, BlockSize: 16}}
 			p, _ := mk(cfg)
 			q, _ := mk(cfg)

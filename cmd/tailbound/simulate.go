@@ -52,7 +52,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&o.Mix, "mix", "", "block level: interleave this second trace (same --trace-format and block size) by time, ids kept disjoint")
 	fs.BoolVar(&o.Ablation, "ablation", false, "block level: the workload-aware ablation (lru, wa, wa-no-offset, wa-no-life, wa-no-categories, wa-pooled-no-life) instead of the default policies")
 	fs.StringVar(&o.BlockSizes, "block-sizes", "", "block level, canonical traces: sweep the block size, comma-separated tokens (every capacity a multiple of each)")
-	fs.BoolVar(&o.NoIdeal, "no-ideal", false, "block level, lru, fifo, lfu, aging-lfu and gdsf only: skip the ideal (infinite-cache) figures, printed null/—, so that memory is bounded by the caches' capacity in blocks instead of growing with the trace's distinct blocks (about 16 bytes each)")
+	fs.BoolVar(&o.NoIdeal, "no-ideal", false, "block level, lru, fifo, lfu, aging-lfu, gdsf and s3fifo only: skip the ideal (infinite-cache) figures, printed null/—, so that memory is bounded by the caches' capacity in blocks (plus s3fifo's ghost) instead of growing with the trace's distinct blocks (about 16 bytes each)")
 	addWorkloadFlags(fs, &o.Workload)
 	if err := parseFlags(fs, args); err != nil {
 		return err

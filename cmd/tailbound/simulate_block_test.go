@@ -32,7 +32,7 @@ func TestSimulateBlockBadInput(t *testing.T) {
 		{blk("--trace", good, "--capacity", "32", "--policy-opt", "wa-window=-1", "--policies", "workload-aware"), "wa-window"},
 		{blk("--trace", good, "--capacity", "32", "--xi-ms", "100", "--xi-tokens", "3"), "give one threshold"},
 		{blk("--trace", good, "--capacity", "32", "--forced"), "turn level only"},
-		{blk("--trace", good, "--capacity", "32", "--no-ideal", "--policies", "lru,s3fifo"), "flag --no-ideal: policy s3fifo"},
+		{blk("--trace", good, "--capacity", "32", "--no-ideal", "--policies", "lru,tlru"), "flag --no-ideal: policy tlru"},
 		{blk("--trace", good, "--capacities", "32,64", "--no-ideal", "--policies", "lru", "--plot", filepath.Join(t.TempDir(), "p.svg")), "flags --no-ideal and --plot"},
 		{blk("--trace", good, "--capacity", "32", "--no-ideal", "--policies", "lru", "--block-sizes", "16"), "flags --no-ideal and --block-sizes"},
 		{[]string{"simulate", "--trace", good, "--capacity", "32", "--no-ideal"}, "flag --no-ideal: block level only"},

@@ -78,12 +78,15 @@ func FuzzBlockReplay(f *testing.F) {
 			}
 		}
 		// Without the ideal figures, the policies that keep state only for
-		// cached blocks give the same results from their forgetting
-		// numbering (--no-ideal).
+		// cached blocks (CachedOnly) or for them and the evicted blocks
+		// they hold (Remembering: s3fifo) give the same results from their
+		// forgetting numbering (--no-ideal).
 		var cached []prefixcache.Entry
 		for _, e := range prefixcache.All() {
 			p, err := e.New(prefixcache.Config{Params: instance.Params{Capacity: capacity, BlockSize: block, Xi: float64(xi)}})
-			if _, ok := p.(prefixcache.CachedOnly); ok && err == nil {
+			_, only := p.(prefixcache.CachedOnly)
+			_, remembers := p.(prefixcache.Remembering)
+			if (only || remembers) && err == nil {
 				cached = append(cached, e)
 			}
 		}

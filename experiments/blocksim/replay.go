@@ -56,7 +56,8 @@ type Options struct {
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
 	// blocks itself and forgets those its cache evicts (stream.go). Only
-	// CachedOnly policies (lru, fifo, lfu, aging-lfu, gdsf) can run so; the Ideal returned holds
+	// CachedOnly policies (lru, fifo, lfu, aging-lfu, gdsf) and Remembering
+	// ones (s3fifo) can run so; the Ideal returned holds
 	// Requests and RefBlocks only, and HistoryHit has no value (NaN).
 	NoIdeal bool
 }
@@ -130,7 +131,8 @@ type runner struct {
 
 // Replay runs every run over the requests of src and returns their results
 // in the order given, and the trace's ideal figures (Ideal.None under
-// Options.NoIdeal, which refuses policies that are not CachedOnly with an
+// Options.NoIdeal, which refuses policies that are neither CachedOnly nor
+// Remembering with an
 // option.Error naming --no-ideal). A malformed request or
 // a policy that breaks the cache's rules is an error; no partial result is
 // returned.
@@ -265,7 +267,8 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 // of every block seen, and the peak of live blocks (PeakLiveBlocks) takes
 // each block's first and last use, known only at the end. The caches, and
 // the policies that keep state for cached blocks only
-// (prefixcache.CachedOnly: LRU, FIFO, LFU, Aging-LFU, GDSF), are bounded by their capacity;
+// (prefixcache.CachedOnly: LRU, FIFO, LFU, Aging-LFU, GDSF), are bounded by their capacity
+// (S3-FIFO, prefixcache.Remembering, by its capacity and its ghost's);
 // Options.NoIdeal replaces the feeder by the streaming replay of stream.go,
 // bounded by them alone.
 type feeder struct {

@@ -15,10 +15,12 @@ import (
 // Forgetter of its own, on its own goroutine, in step with its cache: a
 // block its cache evicts, or does not admit, is forgotten at once. Its
 // memory is then the caches' (capacity) plus the batches in flight,
-// whatever the length of the trace. Ids differ from an Interner's, which a
-// CachedOnly policy cannot tell (it is named slots), so the results are
-// those of Replay without NoIdeal; the ideal figures, which need every
-// block seen, are not computed.
+// whatever the length of the trace (and, for S3-FIFO, the ids its ghost
+// holds). Ids differ from an Interner's, which a CachedOnly policy cannot
+// tell (it is named slots), nor a Remembering one (the forgetter keeps
+// the ids it holds; see Forgetter), so the results are those of Replay
+// without NoIdeal; the ideal figures, which need every block seen, are not
+// computed.
 
 // rawBatch is a batch of requests as read.
 type rawBatch struct {
@@ -26,14 +28,20 @@ type rawBatch struct {
 }
 
 // forgetting readies r for the streaming replay: its policy p must be
-// CachedOnly (other policies keep state under the trace's block ids), and
-// its cache tells its forgetter of every eviction.
+// CachedOnly or Remembering (other policies keep state under the trace's
+// block ids), its cache tells its forgetter of every eviction, and a
+// Remembering policy holds in the forgetter the evicted ids it keeps.
 func (r *runner) forgetting(p prefixcache.Policy) error {
-	if _, ok := p.(prefixcache.CachedOnly); !ok {
-		return option.Errorf("no-ideal", "policy %s keeps state for blocks it does not cache; only lru, fifo, lfu, aging-lfu and gdsf run without the ideal figures", r.run.Name)
+	_, cached := p.(prefixcache.CachedOnly)
+	rem, remembers := p.(prefixcache.Remembering)
+	if !cached && !remembers {
+		return option.Errorf("no-ideal", "policy %s keeps state for blocks it does not cache; only lru, fifo, lfu, aging-lfu, gdsf and s3fifo run without the ideal figures", r.run.Name)
 	}
 	r.fg = prefixcache.NewForgetter()
 	r.cache.OnEvict(r.fg.Forget)
+	if remembers {
+		rem.Remember(r.fg.Hold, r.fg.Release)
+	}
 	return nil
 }
 

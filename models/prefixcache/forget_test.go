@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/tailbound/tailbound/models/instance"
 )
 
 // Equal chains get equal ids, a prefix of a known chain its ids, and a
@@ -95,6 +97,81 @@ func TestForgetterBoundedByCache(t *testing.T) {
 	if c.Evictions() < 90000 {
 		t.Fatalf("%d evictions: the stream did not cycle the cache", c.Evictions())
 	}
+}
+
+// Kept in step with an S3-FIFO cache of 64 blocks (ghost of 57) over 10^5
+// distinct blocks, as above, a forgetter holding the ghost's ids knows
+// the cached blocks, the ghost's and the uncached ancestors of the
+// ghost's, each of which has at most longest−1 of them: at most
+// capacity + ghost·longest blocks between requests, and one chain more
+// while a request is numbered, so its ids stay below that. It knows more
+// than the cache (the ghost is kept) and the ghost is hit.
+func TestForgetterBoundedWithGhost(t *testing.T) {
+	const capacity, ghost, longest = 64, 57, 8
+	p, _ := NewS3FIFO(Config{Params: instance.Params{Capacity: capacity, BlockSize: 1}})
+	inVictim := false
+	c, err := New(capacity, 1, &victimFlag{Policy: p, on: &inVictim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewForgetter()
+	c.OnEvict(f.Forget)
+	ghostHits := 0
+	p.(Remembering).Remember(f.Hold, func(id BlockID) {
+		if !inVictim {
+			ghostHits++
+		}
+		f.Release(id)
+	})
+	rng := rand.New(rand.NewPCG(3, 4))
+	var prev [][]int64
+	next := int64(0)
+	var arena []BlockID
+	most := 0
+	for distinct := 0; distinct < 100000; {
+		var chain []int64
+		if len(prev) > 0 && rng.IntN(2) == 0 {
+			old := prev[rng.IntN(len(prev))]
+			chain = append(chain, old[:rng.IntN(len(old)+1)]...)
+		}
+		for len(chain) < 1+rng.IntN(longest) {
+			chain = append(chain, next)
+			next++
+			distinct++
+		}
+		prev = append(prev, chain)
+		if len(prev) > 256 {
+			prev = prev[1:]
+		}
+		arena = f.Chain(chain, arena[:0])
+		q := Req{Index: len(prev), Blocks: arena}
+		if _, err := c.Serve(&q); err != nil {
+			t.Fatal(err)
+		}
+		for j := len(arena) - 1; j >= 0 && !c.Cached(arena[j]); j-- {
+			f.Forget(arena[j])
+		}
+		most = max(most, f.Len())
+		if f.Len() < c.Len() || f.Len() > capacity+ghost*longest || f.Span() > capacity+ghost*longest+longest {
+			t.Fatalf("after %d distinct blocks: %d known, %d cached, span %d", distinct, f.Len(), c.Len(), f.Span())
+		}
+	}
+	if c.Evictions() < 90000 || ghostHits == 0 || most <= capacity {
+		t.Fatalf("%d evictions, %d ghost hits, at most %d known: the stream did not cycle the cache and its ghost", c.Evictions(), ghostHits, most)
+	}
+	t.Logf("%d ghost hits, at most %d blocks known, span %d", ghostHits, most, f.Span())
+}
+
+// victimFlag sets *on while its policy chooses a victim.
+type victimFlag struct {
+	Policy
+	on *bool
+}
+
+func (v *victimFlag) Victim() BlockID {
+	*v.on = true
+	defer func() { *v.on = false }()
+	return v.Policy.Victim()
 }
 
 // The edge table agrees with a Go map under any sequence of adds and

@@ -108,6 +108,20 @@ type CachedOnly interface {
 	CachedOnly()
 }
 
+// Remembering is implemented by policies whose state concerns the blocks
+// cached now and some ids of blocks they evicted (S3-FIFO's ghost), and
+// nothing else: no use of the ids in Req.Blocks, no ordering by id. Where
+// block ids are reused after a block is forgotten (a Forgetter, which the
+// blocksim streaming replay passes as hold and release), Remember is
+// called once, before the first request: the policy then calls hold(id)
+// when it starts keeping the id of a block it evicted and release(id) when
+// it stops (the id leaves its memory, or the block is admitted again), so
+// that the id goes on naming that block meanwhile. Its memory is then
+// bounded by the cache and its own bound on the ids it keeps.
+type Remembering interface {
+	Remember(hold, release func(BlockID))
+}
+
 // Checker is implemented by policies whose victims come from outside
 // tailbound (a schedule, an external process; package blockext): Err is
 // called at the end of every request and returns the first rule their

@@ -16,6 +16,9 @@ import "fmt"
 // blocks only, in order of entry into the queue; the shares count every
 // cached block of the queue. When the queue that should give has no
 // evictable block, the other one gives.
+//
+// It is Remembering: it holds the id of every block in the ghost, and
+// releases it when the block leaves the ghost (pushed out, or admitted).
 func NewS3FIFO(cfg Config) (Policy, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("s3fifo: %w", err)
@@ -41,6 +44,11 @@ type s3fifo struct {
 	nSmall, nMain     int // cached blocks per queue
 	smallCap, mainCap int
 	ghost             ghostFIFO
+}
+
+// Remember implements Remembering: the ghost holds its ids.
+func (p *s3fifo) Remember(hold, release func(BlockID)) {
+	p.ghost.hold, p.ghost.release = hold, release
 }
 
 func (p *s3fifo) Access(_ *Req, id BlockID, _ int, hit bool) {
@@ -113,14 +121,16 @@ func (p *s3fifo) Victim() BlockID {
 }
 
 // ghostFIFO is a FIFO set of at most capacity block ids; removing an id
-// frees its place.
+// frees its place. An id entering the set is passed to hold and one
+// leaving it to release, when they are set (Remembering).
 type ghostFIFO struct {
-	capacity int
-	queue    []ghostEntry
-	head     int
-	stamp    []int64 // stamp of the live entry of id, 0 when absent
-	clock    int64
-	live     int
+	capacity      int
+	hold, release func(BlockID)
+	queue         []ghostEntry
+	head          int
+	stamp         []int64 // stamp of the live entry of id, 0 when absent
+	clock         int64
+	live          int
 }
 
 type ghostEntry struct {
@@ -135,6 +145,8 @@ func (g *ghostFIFO) add(id BlockID) {
 	g.stamp = grow(g.stamp, id)
 	if g.stamp[id] != 0 {
 		g.live--
+	} else if g.hold != nil {
+		g.hold(id)
 	}
 	g.clock++
 	g.stamp[id] = g.clock
@@ -146,6 +158,9 @@ func (g *ghostFIFO) add(id BlockID) {
 		if g.stamp[e.id] == e.stamp {
 			g.stamp[e.id] = 0
 			g.live--
+			if g.release != nil {
+				g.release(e.id)
+			}
 		}
 	}
 	if g.head > len(g.queue)/2 && g.head > 64 { // drop the consumed prefix
@@ -169,5 +184,8 @@ func (g *ghostFIFO) remove(id BlockID) bool {
 	}
 	g.stamp[id] = 0
 	g.live--
+	if g.release != nil {
+		g.release(id)
+	}
 	return true
 }

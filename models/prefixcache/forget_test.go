@@ -2,6 +2,7 @@ package prefixcache
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -15,14 +16,14 @@ import (
 func TestForgetterNumbers(t *testing.T) {
 	f := NewForgetter()
 	a := f.Chain([]int64{7, 8, 9}, nil)
-	if want := []BlockID{0, 1, 2}; !equalIDs(a, want) {
+	if want := []BlockID{0, 1, 2}; !slices.Equal(a, want) {
 		t.Fatalf("first chain %v, want %v", a, want)
 	}
-	if b := f.Chain([]int64{7, 8, 5}, nil); !equalIDs(b, []BlockID{0, 1, 3}) {
+	if b := f.Chain([]int64{7, 8, 5}, nil); !slices.Equal(b, []BlockID{0, 1, 3}) {
 		t.Fatalf("shared prefix %v, want [0 1 3]", b)
 	}
 	// Hash 8 under another parent is another block.
-	if b := f.Chain([]int64{8}, nil); !equalIDs(b, []BlockID{4}) {
+	if b := f.Chain([]int64{8}, nil); !slices.Equal(b, []BlockID{4}) {
 		t.Fatalf("same hash, no parent: %v, want [4]", b)
 	}
 	f.Forget(2)
@@ -30,24 +31,12 @@ func TestForgetterNumbers(t *testing.T) {
 	if f.Len() != 4 || f.Span() != 5 {
 		t.Fatalf("after forgetting 2: %d known, span %d; want 4 and 5", f.Len(), f.Span())
 	}
-	if b := f.Chain([]int64{7, 8, 6}, nil); !equalIDs(b, []BlockID{0, 1, 2}) {
+	if b := f.Chain([]int64{7, 8, 6}, nil); !slices.Equal(b, []BlockID{0, 1, 2}) {
 		t.Fatalf("new block after a forget: %v, want [0 1 2] (id 2 reused)", b)
 	}
-	if b := f.Chain([]int64{7, 8, 9}, nil); !equalIDs(b, []BlockID{0, 1, 5}) {
+	if b := f.Chain([]int64{7, 8, 9}, nil); !slices.Equal(b, []BlockID{0, 1, 5}) {
 		t.Fatalf("forgotten block seen again: %v, want [0 1 5] (numbered anew)", b)
 	}
-}
-
-func equalIDs(a, b []BlockID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Kept in step with an LRU cache of 64 blocks over 10^5 distinct blocks
@@ -63,37 +52,11 @@ func TestForgetterBoundedByCache(t *testing.T) {
 	}
 	f := NewForgetter()
 	c.OnEvict(f.Forget)
-	rng := rand.New(rand.NewPCG(1, 2))
-	var prev [][]int64
-	next := int64(0)
-	var arena []BlockID
-	for distinct := 0; distinct < 100000; {
-		var chain []int64
-		if len(prev) > 0 && rng.IntN(2) == 0 {
-			old := prev[rng.IntN(len(prev))]
-			chain = append(chain, old[:rng.IntN(len(old))]...)
-		}
-		for len(chain) < 1+rng.IntN(longest) {
-			chain = append(chain, next)
-			next++
-			distinct++
-		}
-		prev = append(prev, chain)
-		if len(prev) > 256 {
-			prev = prev[1:]
-		}
-		arena = f.Chain(chain, arena[:0])
-		q := Req{Index: len(prev), Blocks: arena}
-		if _, err := c.Serve(&q); err != nil {
-			t.Fatal(err)
-		}
-		for j := len(arena) - 1; j >= 0 && !c.Cached(arena[j]); j-- {
-			f.Forget(arena[j])
-		}
+	chainStream(t, c, f, 1, longest, false, func(distinct int) {
 		if f.Len() != c.Len() || f.Span() > capacity+longest {
 			t.Fatalf("after %d distinct blocks: %d known, %d cached, span %d > %d", distinct, f.Len(), c.Len(), f.Span(), capacity+longest)
 		}
-	}
+	})
 	if c.Evictions() < 90000 {
 		t.Fatalf("%d evictions: the stream did not cycle the cache", c.Evictions())
 	}
@@ -123,16 +86,40 @@ func TestForgetterBoundedWithGhost(t *testing.T) {
 		}
 		f.Release(id)
 	})
-	rng := rand.New(rand.NewPCG(3, 4))
+	most := 0
+	chainStream(t, c, f, 3, longest, true, func(distinct int) {
+		most = max(most, f.Len())
+		if f.Len() < c.Len() || f.Len() > capacity+ghost*longest || f.Span() > capacity+ghost*longest+longest {
+			t.Fatalf("after %d distinct blocks: %d known, %d cached, span %d", distinct, f.Len(), c.Len(), f.Span())
+		}
+	})
+	if c.Evictions() < 90000 || ghostHits == 0 || most <= capacity {
+		t.Fatalf("%d evictions, %d ghost hits, at most %d known: the stream did not cycle the cache and its ghost", c.Evictions(), ghostHits, most)
+	}
+	t.Logf("%d ghost hits, at most %d blocks known, span %d", ghostHits, most, f.Span())
+}
+
+// chainStream serves 10^5 distinct blocks through c, numbered by f: chains
+// of up to longest blocks, half of them continuing one of the last 256
+// chains (a strict prefix of it, or up to the whole of it when whole),
+// each chain's uncached tail forgotten after its request; check runs after
+// every request with the distinct blocks served so far. seed fixes the
+// stream.
+func chainStream(t *testing.T, c *Cache, f *Forgetter, seed uint64, longest int, whole bool, check func(distinct int)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	extra := 0
+	if whole {
+		extra = 1
+	}
 	var prev [][]int64
 	next := int64(0)
 	var arena []BlockID
-	most := 0
 	for distinct := 0; distinct < 100000; {
 		var chain []int64
 		if len(prev) > 0 && rng.IntN(2) == 0 {
 			old := prev[rng.IntN(len(prev))]
-			chain = append(chain, old[:rng.IntN(len(old)+1)]...)
+			chain = append(chain, old[:rng.IntN(len(old)+extra)]...)
 		}
 		for len(chain) < 1+rng.IntN(longest) {
 			chain = append(chain, next)
@@ -151,15 +138,8 @@ func TestForgetterBoundedWithGhost(t *testing.T) {
 		for j := len(arena) - 1; j >= 0 && !c.Cached(arena[j]); j-- {
 			f.Forget(arena[j])
 		}
-		most = max(most, f.Len())
-		if f.Len() < c.Len() || f.Len() > capacity+ghost*longest || f.Span() > capacity+ghost*longest+longest {
-			t.Fatalf("after %d distinct blocks: %d known, %d cached, span %d", distinct, f.Len(), c.Len(), f.Span())
-		}
+		check(distinct)
 	}
-	if c.Evictions() < 90000 || ghostHits == 0 || most <= capacity {
-		t.Fatalf("%d evictions, %d ghost hits, at most %d known: the stream did not cycle the cache and its ghost", c.Evictions(), ghostHits, most)
-	}
-	t.Logf("%d ghost hits, at most %d blocks known, span %d", ghostHits, most, f.Span())
 }
 
 // victimFlag sets *on while its policy chooses a victim.

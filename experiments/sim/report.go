@@ -110,11 +110,8 @@ func Report(results []replay.Result, s Settings, l Labels) (any, []report.Table,
 		return nil, nil, fmt.Errorf("flag --baseline: policy %q is not among --policies", l.Baseline)
 	}
 	doc := simJSON{
-		Units: "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline",
-		Settings: map[string]any{"capacity_tokens": s.Capacity, "block_size_tokens": s.BlockSize,
-			"xi_tokens": s.Xi, "xi_ms": s.Model.XiMs(s.Xi), "alpha_ms_per_token": s.Model.AlphaMs,
-			"beta_ms": s.Model.BetaMs, "slo_ms": s.SLOMs, "forced": s.Forced, "qhat": l.QHat,
-			"threshold_tokens": l.Threshold, "trace": l.Trace},
+		Units:    "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline",
+		Settings: settingsDoc(s, l, "capacity_tokens", s.Capacity),
 		Baseline: l.Baseline,
 	}
 	main := report.Table{
@@ -153,4 +150,14 @@ func CDFFigure(unit string, names []string, accs []*metrics.Accumulator) plots.F
 		f.Series = append(f.Series, plots.Series{Name: names[i], X: x, Y: y})
 	}
 	return f
+}
+
+// settingsDoc is the "settings" object of a report: the instance, latency
+// model and labels of s and l, with the capacity under key (one capacity
+// in tokens, or the list of a sweep).
+func settingsDoc(s Settings, l Labels, key string, capacity any) map[string]any {
+	return map[string]any{key: capacity, "block_size_tokens": s.BlockSize,
+		"xi_tokens": s.Xi, "xi_ms": s.Model.XiMs(s.Xi), "alpha_ms_per_token": s.Model.AlphaMs,
+		"beta_ms": s.Model.BetaMs, "slo_ms": s.SLOMs, "forced": s.Forced, "qhat": l.QHat,
+		"threshold_tokens": l.Threshold, "trace": l.Trace}
 }

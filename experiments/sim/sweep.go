@@ -78,11 +78,8 @@ type sweepPoint struct {
 // improvement over the baseline at the same capacity.
 func SweepReport(sw Sweep, s Settings, l Labels) (any, []report.Table, error) {
 	doc := sweepJSON{
-		Units: "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline at the same capacity",
-		Settings: map[string]any{"capacities_tokens": sw.Capacities, "block_size_tokens": s.BlockSize,
-			"xi_tokens": s.Xi, "xi_ms": s.Model.XiMs(s.Xi), "alpha_ms_per_token": s.Model.AlphaMs,
-			"beta_ms": s.Model.BetaMs, "slo_ms": s.SLOMs, "forced": s.Forced, "qhat": l.QHat,
-			"threshold_tokens": l.Threshold, "trace": l.Trace},
+		Units:    "lengths in tokens, times in ms, ratios in [0,1]; improvement = (baseline − policy)/baseline at the same capacity",
+		Settings: settingsDoc(s, l, "capacities_tokens", sw.Capacities),
 		Baseline: l.Baseline,
 	}
 	main := report.Table{

@@ -276,8 +276,8 @@ type feeder struct {
 	in          *prefixcache.Interner
 	acc         *metrics.Accumulator
 	first, last []int32 // request index of a block's first and latest use
-	reqs, refs  int64   // requests and block references observed
-	read        int64   // requests read and interned (the feeder's own count)
+	refs        int64   // block references observed
+	read        int64   // requests read and interned; all observed once Replay's workers are done
 }
 
 func newFeeder(opt Options) *feeder {
@@ -339,7 +339,6 @@ func (f *feeder) observe(reqs []prefixcache.Req) {
 			}
 			f.last[id] = idx
 		}
-		f.reqs++
 		f.refs += int64(len(q.Blocks))
 		x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
 		f.acc.Add(x, x, q.Input)
@@ -347,7 +346,7 @@ func (f *feeder) observe(reqs []prefixcache.Req) {
 }
 
 func (f *feeder) ideal() Ideal {
-	id := Ideal{Requests: f.reqs, RefBlocks: f.refs, Distinct: int64(len(f.first)), Summary: f.acc.Summary()}
+	id := Ideal{Requests: f.read, RefBlocks: f.refs, Distinct: int64(len(f.first)), Summary: f.acc.Summary()}
 	if f.refs > 0 {
 		id.BlockHitRatio = float64(f.refs-id.Distinct) / float64(f.refs)
 	}

@@ -20,6 +20,9 @@
 // reads the JSON Lines, cachesim one object per block reference in chain
 // order), (c) a Zipf object stream in oracleGeneral, read by both.
 //
+// Memory: peak RSS of block-level lru, lfu and s3fifo with and without
+// --no-ideal on streams of 10^6 and 4·10^6 distinct single-block requests.
+//
 // Every configuration runs --repeat times, interleaved; the best wall time
 // and its peak RSS are reported, and at the block level the least CPU
 // time. The tables are Markdown on stdout.
@@ -153,7 +156,47 @@ func run(args []string) error {
 	if err := turnLevel(o, b, dir); err != nil {
 		return err
 	}
-	return blockLevel(o, b, dir)
+	if err := blockLevel(o, b, dir); err != nil {
+		return err
+	}
+	return memory(o, b, dir)
+}
+
+// memory measures the peak RSS of block-level runs with and without
+// --no-ideal on streams of 10^6 and 4·10^6 single-block requests of
+// distinct objects, where every request brings a block never seen before:
+// with the ideal figures memory grows with the stream, without them it
+// follows the cache.
+func memory(o options, b binaries, dir string) error {
+	fmt.Printf("\n### Block level: peak RSS with and without the ideal figures, best of %d\n\n", o.repeat)
+	fmt.Println("| requests (distinct objects) | policy | ideal figures (s) | peak RSS (MB) | --no-ideal (s) | peak RSS (MB) |")
+	fmt.Println("| ---: | --- | ---: | ---: | ---: | ---: |")
+	for _, n := range []int{1_000_000, 4_000_000} {
+		path := filepath.Join(dir, fmt.Sprintf("distinct-%d.jsonl", n))
+		w, err := newFile(path)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, `{"timestamp": %d, "input_length": 512, "output_length": 0, "hash_ids": [%d]}`+"\n", i, i)
+		}
+		if err := closeAll(w); err != nil {
+			return err
+		}
+		for _, p := range []string{"lru", "lfu", "s3fifo"} {
+			args := []string{b.new, "simulate", "--level", "block", "--trace", path, "--trace-format", "mooncake", "--policies", p,
+				"--capacity", "10240000", "--format", "json"}
+			with := &config{name: "ideal", args: args}
+			without := &config{name: "no-ideal", args: append(append([]string(nil), args...), "--no-ideal")}
+			if err := bestOf(o, dir, []*config{with, without}); err != nil {
+				return err
+			}
+			fmt.Printf("| %d | %s | %.2f | %.0f | %.2f | %.0f |\n", n, p, with.best.wall.Seconds(), float64(with.best.rss)/1024,
+				without.best.wall.Seconds(), float64(without.best.rss)/1024)
+		}
+		os.Remove(path)
+	}
+	return nil
 }
 
 // binaries are the programs measured.

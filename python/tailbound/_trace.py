@@ -1,0 +1,160 @@
+"""Canonical traces as DataFrames: reading, writing and streaming."""
+
+import json
+import math
+import os
+
+import pandas as pd
+
+from ._engine import TailboundError, run
+
+__all__ = ["read_trace", "write_trace", "trace_lines"]
+
+#: columns of a canonical trace DataFrame, in order (category and user are optional)
+COLUMNS = ["t", "conv", "prompt", "response"]
+OPTIONAL = ["category", "user"]
+
+_CHUNK = 65536  # rows serialized per chunk when streaming
+
+
+def _frame(rows, cats, users):
+    t, conv, prompt, response = rows
+    df = pd.DataFrame({
+        "t": pd.Series(t, dtype="float64"),
+        "conv": pd.Series(conv, dtype="object"),
+        "prompt": pd.Series(prompt, dtype="int64"),
+        "response": pd.Series(response, dtype="int64"),
+    })
+    if any(c is not None for c in cats):
+        df["category"] = pd.Series(cats, dtype="object")
+    if any(u is not None for u in users):
+        df["user"] = pd.Series(users, dtype="object")
+    return df
+
+
+def _parse(lines, name):
+    """Parses canonical JSON Lines with the engine's rules (README "Trace
+    format"); a bad line raises TailboundError naming name, line and field."""
+    t, conv, prompt, response, cats, users = [], [], [], [], [], []
+    last = 0.0
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = "%s:%d" % (name, n)
+        try:
+            d = json.loads(line)
+        except ValueError as e:
+            raise TailboundError("tailbound: %s: not a JSON object (%s)" % (where, e)) from None
+        if not isinstance(d, dict):
+            raise TailboundError("tailbound: %s: not a JSON object" % where)
+
+        def field(key, ok, rule):
+            if key not in d:
+                raise TailboundError('tailbound: %s: field "%s": missing' % (where, key))
+            v = d[key]
+            if not ok(v):
+                raise TailboundError('tailbound: %s: field "%s": %s, got %s' % (where, key, rule, json.dumps(v)))
+            return v
+
+        def is_int(v):
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        tv = field("t", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
+                   "must be a finite number of seconds ≥ 0")
+        if tv < last:
+            raise TailboundError('tailbound: %s: field "t": %s is before the previous turn\'s %s (must be non-decreasing)' % (where, tv, last))
+        last = tv
+        t.append(float(tv))
+        conv.append(field("conv", lambda v: isinstance(v, str) and v != "", "must be a non-empty string"))
+        prompt.append(field("prompt", lambda v: is_int(v) and v >= 1, "must be ≥ 1 token"))
+        response.append(field("response", lambda v: is_int(v) and v >= 0, "must be ≥ 0 tokens"))
+        for key, out in (("category", cats), ("user", users)):
+            v = d.get(key)
+            if v is not None and not isinstance(v, str):
+                raise TailboundError('tailbound: %s: field "%s": must be a string, got %s' % (where, key, json.dumps(v)))
+            out.append(v)
+    return _frame((t, conv, prompt, response), cats, users)
+
+
+def read_trace(path, format="canonical", **flags):
+    """Reads a trace into a DataFrame with one row per turn and columns t
+    (seconds, float64), conv (str), prompt and response (tokens, int64),
+    and category / user when the trace has them.
+
+    format "canonical" reads JSON Lines (README "Trace format") and checks
+    every line as the engine does; "mooncake" or "bailian" converts a
+    published trace with ``tailbound import FORMAT --to canonical`` (flags
+    such as min_shared_blocks are passed on as its flags)."""
+    if format == "canonical":
+        if flags:
+            raise TypeError("read_trace: flags %s apply only to imported formats" % sorted(flags))
+        with open(path, "r", encoding="utf-8") as f:
+            return _parse(f, path)
+    from ._api import _flags  # late: _api imports this module
+    out = run(["import", format, "--in", os.fspath(path), "--to", "canonical"] + _flags(flags), json_output=False)
+    return _parse(out.decode("utf-8").splitlines(), "tailbound import %s" % format)
+
+
+def _check_frame(df):
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise TailboundError("tailbound: trace DataFrame: missing column(s) %s (needs %s)" % (", ".join(missing), ", ".join(COLUMNS)))
+
+
+def _num(x):
+    """JSON for a time: integers without a fraction, others as repr (exact)."""
+    if x.is_integer():
+        return "%d" % x
+    return repr(x)
+
+
+def trace_lines(df, chunk=_CHUNK):
+    """Yields the canonical JSON Lines of a trace DataFrame as UTF-8 byte
+    chunks (chunk rows each). Times are written exactly (shortest
+    round-trip repr); prompt and response must be whole numbers."""
+    _check_frame(df)
+    n = len(df)
+    t = df["t"].to_numpy(dtype="float64")
+    codes, uniques = pd.factorize(df["conv"].astype(str))
+    names = [json.dumps(u, ensure_ascii=False) for u in uniques]
+    extra = []
+    for col in OPTIONAL:
+        if col in df.columns:
+            extra.append((col, df[col].tolist()))
+
+    def ints(col):
+        s = df[col]
+        if s.dtype.kind == "f":
+            bad = ~(s.isna() | (s == s.round()))
+            if s.isna().any() or bad.any():
+                i = int((s.isna() | bad).to_numpy().nonzero()[0][0])
+                raise TailboundError('tailbound: trace DataFrame: row %d: field "%s": must be a whole number of tokens, got %r' % (i, col, s.iloc[i]))
+        elif s.dtype.kind not in "iu":
+            raise TailboundError('tailbound: trace DataFrame: field "%s": must be integers, got dtype %s' % (col, s.dtype))
+        return s.to_numpy().astype("int64").tolist()
+
+    prompt, response = ints("prompt"), ints("response")
+    tl = t.tolist()
+    for lo in range(0, n, chunk):
+        hi = min(lo + chunk, n)
+        if not extra:
+            parts = ['{"t":%s,"conv":%s,"prompt":%d,"response":%d}\n' % (_num(tl[i]), names[codes[i]], prompt[i], response[i])
+                     for i in range(lo, hi)]
+        else:
+            parts = []
+            for i in range(lo, hi):
+                s = '{"t":%s,"conv":%s,"prompt":%d,"response":%d' % (_num(tl[i]), names[codes[i]], prompt[i], response[i])
+                for col, vals in extra:
+                    v = vals[i]
+                    if v is not None and not (isinstance(v, float) and math.isnan(v)):
+                        s += ',"%s":%s' % (col, json.dumps(str(v), ensure_ascii=False))
+                parts.append(s + "}\n")
+        yield "".join(parts).encode("utf-8")
+
+
+def write_trace(df, path):
+    """Writes a trace DataFrame (columns t, conv, prompt, response;
+    optional category, user) as canonical JSON Lines to path."""
+    with open(path, "wb") as f:
+        for chunk in trace_lines(df):
+            f.write(chunk)

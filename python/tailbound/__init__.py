@@ -12,7 +12,7 @@ in the command-line tool; keyword arguments are its flags with "_" for
 from ._api import check, gap, gen_birth_death, simulate, solve, tables
 from ._engine import TailboundError, binary
 from ._policy import Policy, PolicyError
-from ._trace import read_trace, write_trace
+from ._trace import read_trace, shared_data, write_trace
 
-__all__ = ["simulate", "gap", "solve", "check", "tables", "gen_birth_death", "read_trace", "write_trace",
+__all__ = ["simulate", "gap", "solve", "check", "tables", "gen_birth_death", "read_trace", "write_trace", "shared_data",
            "Policy", "PolicyError", "TailboundError", "binary"]

@@ -39,7 +39,7 @@ class Policy:
 
     Attributes set before ``start()`` (from the exec header; lengths in
     tokens, at the block level capacity in blocks): ``capacity``,
-    ``block``, ``xi``, ``forced``, ``qhat`` (0: T-LRU's running mean),
+    ``block`` (tokens; ``block_tokens`` of the block-level header), ``xi``, ``forced``, ``qhat`` (0: T-LRU's running mean),
     ``threshold``, ``options`` (the ``policy_opt`` settings, strings),
     ``level`` and ``header`` (the whole header dict).
 
@@ -50,7 +50,8 @@ class Policy:
     Conversation ids are dense integers in order of first appearance.
     """
 
-    #: label of the policy in result tables (default: the class name)
+    #: label of the policy in result tables, set on the instance or the
+    #: class itself (not inherited: a subclass is shown by its class name)
     name = None
 
     def start(self):
@@ -113,7 +114,7 @@ class Policy:
         self.header = header
         self.level = header.get("level", "turn")
         self.capacity = header["capacity"]
-        self.block = header["block"]
+        self.block = header["block"] if "block" in header else header.get("block_tokens")
         self.xi = header.get("xi", 0)
         self.forced = header.get("forced", False)
         self.qhat = header.get("qhat", 0)
@@ -172,7 +173,8 @@ class _Served:
 
     def __init__(self, policy, tmpdir, index):
         self.policy = policy
-        self.label = policy.name or type(policy).__name__
+        # the instance's or its own class's name, not an inherited one
+        self.label = policy.__dict__.get("name") or type(policy).__dict__.get("name") or type(policy).__name__
         self.path = os.path.join(tmpdir, "p%d.sock" % index)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)

@@ -40,7 +40,8 @@ def main():
         if not answer:
             sys.exit("tailbound policy relay: the Python process closed the connection")
         if answer[:1] == b"!":
-            sys.stderr.write(answer[1:].decode("utf-8", "replace"))
+            # the report runs to the end of the connection (the parent closes it)
+            sys.stderr.write((answer[1:] + back.read()).decode("utf-8", "replace"))
             sys.stderr.flush()
             sys.exit(1)
         stdout.write(answer)

@@ -158,3 +158,27 @@ def write_trace(df, path):
     with open(path, "wb") as f:
         for chunk in trace_lines(df):
             f.write(chunk)
+
+
+def shared_data(name=""):
+    """The path of name inside the workplace's shared data folder (the
+    real traces, e.g. "mooncake/conversation_trace.jsonl"): $TAILBOUND_DATA
+    if set, else the first shared/data folder found walking up from the
+    working directory (as the Go tests find it). Raises FileNotFoundError
+    (one line) when there is none or name is absent from it."""
+    d = os.environ.get("TAILBOUND_DATA")
+    if not d:
+        cur = os.getcwd()
+        while True:
+            p = os.path.join(cur, "shared", "data")
+            if os.path.isdir(p):
+                d = p
+                break
+            up = os.path.dirname(cur)
+            if up == cur:
+                raise FileNotFoundError("tailbound: no shared/data folder above %s (set TAILBOUND_DATA)" % os.getcwd())
+            cur = up
+    p = os.path.join(d, name)
+    if not os.path.exists(p):
+        raise FileNotFoundError("tailbound: %s not found" % p)
+    return p

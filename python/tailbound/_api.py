@@ -1,12 +1,14 @@
 """Functions mirroring the engine's commands."""
 
+import json
 import os
+import tempfile
 
 import pandas as pd
 
 from ._engine import TailboundError, run
 from ._policy import Policy, PolicyError, Served
-from ._trace import _parse, trace_lines
+from ._trace import _parse, read_trace, trace_lines
 
 __all__ = ["simulate", "gap", "solve", "check", "tables", "gen_birth_death"]
 
@@ -77,6 +79,7 @@ def _policy_run(command, trace, policies, kw):
                 raise TypeError("policies: %r is neither a policy name nor a tailbound.Policy" % (p,))
     targs, feed = _trace_args(trace)
     with Served(py) as served:
+        raw = {v: k for k, v in served.names.items()}  # label → engine name
         if policies is not None:
             kw = dict(kw, policies=",".join(names + served.commands()))
 
@@ -88,7 +91,7 @@ def _policy_run(command, trace, policies, kw):
             raise TailboundError(msg, code)
 
         doc = run([command] + targs + _flags(kw) + ["--format=json"], feed=feed, on_error=on_error)
-        return _rename(doc, served)
+        return _rename(doc, served), raw
 
 
 def _frame(rows, doc, drop):
@@ -98,7 +101,8 @@ def _frame(rows, doc, drop):
 
 
 def simulate(trace=None, *, policies=None, capacity=None, block_size=None, xi_tokens=None, xi_ms=None,
-             alpha_ms=None, beta_ms=None, qhat=None, slo_ms=None, forced=None, seed=None, level=None, **flags):
+             alpha_ms=None, beta_ms=None, qhat=None, slo_ms=None, forced=None, seed=None, level=None,
+             per_turn=False, **flags):
     """Replays a trace under policies (``tailbound simulate``).
 
     trace: a canonical trace path, a DataFrame (t, conv, prompt, response;
@@ -112,16 +116,65 @@ def simulate(trace=None, *, policies=None, capacity=None, block_size=None, xi_to
     with capacities=…): the JSON fields, nested ones flattened with a dot
     ("ttft_ms.p99"); the document's other keys (settings, units, baseline,
     ideal, produced_by) are in ``df.attrs``. A run over several seeds
-    (seeds=…) returns the JSON document as a dict."""
+    (seeds=…) returns the JSON document as a dict.
+
+    per_turn=True (conversation level, one capacity, a trace given) also
+    returns, as a second DataFrame, every turn under every policy: policy,
+    turn, conv, cached_tokens (what the turn found, from the policy's
+    emitted schedule), uncached_tokens b = D − cached and ttft_ms = β + α·b
+    — the TTFT distribution behind the percentiles, e.g. for CDF plots."""
     kw = dict(capacity=capacity, block_size=block_size, xi_tokens=xi_tokens, xi_ms=xi_ms, alpha_ms=alpha_ms,
               beta_ms=beta_ms, qhat=qhat, slo_ms=slo_ms, forced=forced, seed=seed, level=level, **flags)
-    doc = _policy_run("simulate", trace, policies, kw)
+    if per_turn:
+        return _simulate_per_turn(trace, policies, kw)
+    doc, _ = _policy_run("simulate", trace, policies, kw)
     if "policies" in doc and isinstance(doc["policies"], list):
         return _frame(doc["policies"], doc, {"policies"})
     if "sweep" in doc:
         rows = [dict(p, capacity_tokens=s["capacity_tokens"]) for s in doc["sweep"] for p in s["policies"]]
         return _frame(rows, doc, {"sweep"})
     return doc
+
+
+def _schedule_path(path, name, several):
+    """The file --emit-schedule writes for policy name (models/schedule
+    Path: other characters than letters, digits, '.', '_' and '-' made
+    '_', inserted before the extension when several policies run)."""
+    if not several:
+        return path
+    clean = "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "_" for c in name)
+    root, ext = os.path.splitext(path)
+    return root + "." + clean + ext
+
+
+def _simulate_per_turn(trace, policies, kw):
+    if trace is None or kw.get("level") not in (None, "turn") or kw.get("capacities") or kw.get("seeds"):
+        raise TypeError("simulate(per_turn=True) needs a trace (path or DataFrame), the turn level and one capacity")
+    frame = trace if isinstance(trace, pd.DataFrame) else read_trace(trace)
+    with tempfile.TemporaryDirectory(prefix="tailbound-") as tmp:
+        out = os.path.join(tmp, "s.jsonl")
+        doc, raw = _policy_run("simulate", frame if isinstance(trace, pd.DataFrame) else trace, policies,
+                               dict(kw, emit_schedule=out))
+        rows = doc["policies"]
+        df = _frame(rows, doc, {"policies"})
+        # D_k = H_k + p_k: the conversation's earlier prompts and responses, and this prompt
+        p = frame["prompt"].to_numpy(dtype="int64")
+        grown = frame["prompt"] + frame["response"]
+        load = (grown.groupby(frame["conv"], sort=False).cumsum() - grown).to_numpy(dtype="int64") + p
+        alpha, beta = doc["settings"]["alpha_ms_per_token"], doc["settings"]["beta_ms"]
+        parts = []
+        for row in rows:
+            name = row["name"]
+            path = _schedule_path(out, raw.get(name, name), len(rows) > 1)
+            with open(path, "r", encoding="utf-8") as f:
+                cached = [json.loads(l)["cached"] for l in f if l.strip()]
+            if len(cached) != len(frame):
+                raise TailboundError("tailbound simulate: schedule of %s has %d turns, the trace %d" % (name, len(cached), len(frame)))
+            cached = pd.Series(cached, dtype="int64").to_numpy()
+            b = load - cached
+            parts.append(pd.DataFrame({"policy": name, "turn": range(len(frame)), "conv": frame["conv"].to_numpy(),
+                                       "cached_tokens": cached, "uncached_tokens": b, "ttft_ms": beta + alpha * b}))
+    return df, pd.concat(parts, ignore_index=True)
 
 
 def gap(trace=None, *, policies=None, capacities=None, xis=None, thresholds=None, block_size=None, forced=None,
@@ -134,7 +187,7 @@ def gap(trace=None, *, policies=None, capacities=None, xis=None, thresholds=None
     keys in ``df.attrs``."""
     kw = dict(capacities=capacities, xis=xis, thresholds=thresholds, block_size=block_size, forced=forced,
               alpha_ms=alpha_ms, qhat=qhat, solver=solver, seed=seed, level=level, **flags)
-    doc = _policy_run("gap", trace, policies, kw)
+    doc, _ = _policy_run("gap", trace, policies, kw)
     if "rows" in doc and isinstance(doc["rows"], list):
         return _frame(doc["rows"], doc, {"rows"})
     return doc

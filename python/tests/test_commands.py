@@ -162,3 +162,21 @@ def test_read_trace_mooncake():
     df = tailbound.read_trace(path, format="mooncake")
     assert len(df) > 1000 and (df["prompt"] >= 1).all() and df["t"].is_monotonic_increasing
     assert df["conv"].nunique() < len(df)  # turns linked into conversations
+
+
+def test_simulate_per_turn_reproduces_summary(small_trace):
+    # The per-turn TTFTs, computed in Python from each policy's emitted
+    # schedule and the trace, give back the engine's own summary figures.
+    from tailbound.policies import LRU
+    df, turns = tailbound.simulate(small_trace, policies=["lru", "tlru", LRU()], capacity=4096, xi_tokens=300,
+                                   slo_ms=60, per_turn=True)
+    assert list(turns.columns) == ["policy", "turn", "conv", "cached_tokens", "uncached_tokens", "ttft_ms"]
+    assert len(turns) == 3 * 400
+    for _, row in df.iterrows():
+        t = turns[turns["policy"] == row["name"]]
+        b = t["uncached_tokens"]
+        assert b.max() == row["max_uncached_tokens"]
+        assert ((b - 300).clip(lower=0)).sum() == pytest.approx(row["tel_tokens"], rel=1e-12)
+        assert t["ttft_ms"].mean() == pytest.approx(row["ttft_ms.mean"], rel=1e-12)
+        assert (t["ttft_ms"] > 60).sum() == row["slo_violations"]
+        assert t["cached_tokens"].sum() > 0

@@ -24,7 +24,7 @@ def assert_equal_rows(df, a, b):
 
 
 @pytest.mark.parametrize("kw", [
-    dict(),                                   # embedded workload, optional caching, Q̂ auto
+    dict(turns=15000),                        # embedded workload, optional caching, Q̂ auto
     dict(forced=True, turns=12000),           # forced caching
     dict(qhat=400, xi_tokens=900, turns=12000, capacity=65536),  # a fixed Q̂, another ξ
     dict(block_size=1, capacity=50000, turns=8000),

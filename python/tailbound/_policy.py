@@ -201,10 +201,20 @@ class _Served:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn):
-        f = conn.makefile("rb")
+        """Runs one copy of the policy on the engine's pipes, which the
+        relay hands over (see _relay.py); the connection stays open until
+        the run ends, and then carries an exception's report, if any."""
         failure = None
+        rin = None
+        wfd = -1
         try:
-            header = f.readline()
+            _, fds, _, _ = socket.recv_fds(conn, 64, 2)
+            if len(fds) != 2:
+                for fd in fds:
+                    os.close(fd)
+                return
+            rin, wfd = os.fdopen(fds[0], "rb", buffering=1 << 16), fds[1]
+            header = rin.readline()
             if not header:
                 return
             p = copy.deepcopy(self.policy)
@@ -212,20 +222,29 @@ class _Served:
                 p._begin(json.loads(header))
             except Exception as e:
                 failure = self._fail(e)
-            for line in f:
+            for line in rin:
                 if failure is None:
                     try:
-                        out = json.dumps(p._answer(json.loads(line)), separators=(",", ":"))
+                        out = json.dumps(p._answer(json.loads(line)), separators=(",", ":")).encode("ascii") + b"\n"
                     except Exception as e:
                         failure = self._fail(e)
                 if failure is not None:
-                    conn.sendall(b"!" + failure.encode("utf-8"))
-                    return
-                conn.sendall(out.encode("ascii") + b"\n")
+                    break
+                while out:
+                    out = out[os.write(wfd, out):]
         except OSError:
-            pass  # the relay is gone (the run stopped): nothing to answer
+            pass  # the engine is gone (the run stopped): nothing to answer
         finally:
-            f.close()
+            # close the pipes first: the engine sees the end once the relay exits
+            if rin is not None:
+                rin.close()
+            if wfd >= 0:
+                os.close(wfd)
+            try:
+                if failure is not None:
+                    conn.sendall(b"!" + failure.encode("utf-8"))
+            except OSError:
+                pass
             conn.close()
 
     def _fail(self, e):

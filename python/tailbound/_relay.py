@@ -3,14 +3,15 @@
     python3 -S _relay.py SOCKET
 
 It connects to the Unix socket the calling Python process listens on and
-relays lines: each line the engine writes (the header, then one per turn
-or request) goes to the parent, whose answer line comes back to the
-engine. The policy itself runs in the parent process, so classes defined
-in a notebook or a script work as they are. An answer starting with "!"
-is the parent's report of an exception raised by the policy: the relay
-writes it to standard error and exits 1, and the engine stops the run
-with that last line. Standard library only; run with -S (no site import)
-to start fast.
+hands it its standard input and output (the engine's pipes, passed as
+file descriptors with SCM_RIGHTS), so the policy runs in the calling
+process — classes defined in a notebook or a script work as they are —
+and the engine's lines reach it with no process in between. The relay
+then only waits for the caller to close the connection: with nothing
+said it exits 0; with a message starting with "!" (an exception the
+policy raised, its traceback) it writes the message to standard error
+and exits 1, and the engine stops the run with its last line. Standard
+library only; run with -S (no site import) to start fast.
 """
 
 import socket
@@ -23,30 +24,23 @@ def main():
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(sys.argv[1])
+        socket.send_fds(sock, [b"tailbound-relay/1"], [0, 1])
     except OSError as e:
         sys.exit("tailbound policy relay: cannot reach the Python process at %s: %s" % (sys.argv[1], e))
-    back = sock.makefile("rb")
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    header = stdin.readline()
-    if not header:
-        return
-    sock.sendall(header)
+    chunks = []
     while True:
-        line = stdin.readline()
-        if not line:
-            break  # the trace ended: closing the socket ends the parent's side
-        sock.sendall(line)
-        answer = back.readline()
-        if not answer:
-            sys.exit("tailbound policy relay: the Python process closed the connection")
-        if answer[:1] == b"!":
-            # the report runs to the end of the connection (the parent closes it)
-            sys.stderr.write((answer[1:] + back.read()).decode("utf-8", "replace"))
-            sys.stderr.flush()
-            sys.exit(1)
-        stdout.write(answer)
-        stdout.flush()
-    sock.close()
+        try:
+            b = sock.recv(65536)
+        except OSError:
+            break
+        if not b:
+            break
+        chunks.append(b)
+    msg = b"".join(chunks)
+    if msg[:1] == b"!":
+        sys.stderr.write(msg[1:].decode("utf-8", "replace"))
+        sys.stderr.flush()
+        sys.exit(1)
 
 
 if __name__ == "__main__":

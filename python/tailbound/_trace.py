@@ -101,13 +101,6 @@ def _check_frame(df):
         raise TailboundError("tailbound: trace DataFrame: missing column(s) %s (needs %s)" % (", ".join(missing), ", ".join(COLUMNS)))
 
 
-def _num(x):
-    """JSON for a time: integers without a fraction, others as repr (exact)."""
-    if x.is_integer():
-        return "%d" % x
-    return repr(x)
-
-
 def trace_lines(df, chunk=_CHUNK):
     """Yields the canonical JSON Lines of a trace DataFrame as UTF-8 byte
     chunks (chunk rows each). Times are written exactly (shortest
@@ -135,15 +128,20 @@ def trace_lines(df, chunk=_CHUNK):
 
     prompt, response = ints("prompt"), ints("response")
     tl = t.tolist()
+    codes = codes.tolist()
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
+        # repr of a float is its shortest exact decimal (1.0, 0.1, 1e-07, nan:
+        # the engine rejects a non-finite time)
+        ts = map(repr, tl[lo:hi])
+        cs = [names[c] for c in codes[lo:hi]]
         if not extra:
-            parts = ['{"t":%s,"conv":%s,"prompt":%d,"response":%d}\n' % (_num(tl[i]), names[codes[i]], prompt[i], response[i])
-                     for i in range(lo, hi)]
+            parts = ['{"t":%s,"conv":%s,"prompt":%d,"response":%d}\n' % x
+                     for x in zip(ts, cs, prompt[lo:hi], response[lo:hi])]
         else:
             parts = []
-            for i in range(lo, hi):
-                s = '{"t":%s,"conv":%s,"prompt":%d,"response":%d' % (_num(tl[i]), names[codes[i]], prompt[i], response[i])
+            for i, (tr, cr) in zip(range(lo, hi), zip(ts, cs)):
+                s = '{"t":%s,"conv":%s,"prompt":%d,"response":%d' % (tr, cr, prompt[i], response[i])
                 for col, vals in extra:
                     v = vals[i]
                     if v is not None and not (isinstance(v, float) and math.isnan(v)):

@@ -32,47 +32,71 @@ def _frame(rows, cats, users):
     return df
 
 
+def _bad(d, where, last):
+    """The one-line error for a canonical line d that failed the fast
+    checks of _parse (names the first bad field, as the engine does)."""
+    if not isinstance(d, dict):
+        return TailboundError("tailbound: %s: not a JSON object" % where)
+
+    def is_int(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    rules = [
+        ("t", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
+         "must be a finite number of seconds ≥ 0"),
+        ("conv", lambda v: isinstance(v, str) and v != "", "must be a non-empty string"),
+        ("prompt", lambda v: is_int(v) and v >= 1, "must be ≥ 1 token"),
+        ("response", lambda v: is_int(v) and v >= 0, "must be ≥ 0 tokens"),
+        ("category", lambda v: v is None or isinstance(v, str), "must be a string"),
+        ("user", lambda v: v is None or isinstance(v, str), "must be a string"),
+    ]
+    for key, ok, rule in rules:
+        if key not in d and key not in ("category", "user"):
+            return TailboundError('tailbound: %s: field "%s": missing' % (where, key))
+        v = d.get(key)
+        if not ok(v):
+            return TailboundError('tailbound: %s: field "%s": %s, got %s' % (where, key, rule, json.dumps(v)))
+    if d["t"] < last:
+        return TailboundError('tailbound: %s: field "t": %s is before the previous turn\'s %s (must be non-decreasing)'
+                              % (where, d["t"], last))
+    return TailboundError("tailbound: %s: bad line" % where)
+
+
 def _parse(lines, name):
     """Parses canonical JSON Lines with the engine's rules (README "Trace
     format"); a bad line raises TailboundError naming name, line and field."""
     t, conv, prompt, response, cats, users = [], [], [], [], [], []
     last = 0.0
+    loads, isfinite = json.loads, math.isfinite
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        where = "%s:%d" % (name, n)
         try:
-            d = json.loads(line)
+            d = loads(line)
         except ValueError as e:
-            raise TailboundError("tailbound: %s: not a JSON object (%s)" % (where, e)) from None
-        if not isinstance(d, dict):
-            raise TailboundError("tailbound: %s: not a JSON object" % where)
-
-        def field(key, ok, rule):
-            if key not in d:
-                raise TailboundError('tailbound: %s: field "%s": missing' % (where, key))
-            v = d[key]
-            if not ok(v):
-                raise TailboundError('tailbound: %s: field "%s": %s, got %s' % (where, key, rule, json.dumps(v)))
-            return v
-
-        def is_int(v):
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        tv = field("t", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
-                   "must be a finite number of seconds ≥ 0")
-        if tv < last:
-            raise TailboundError('tailbound: %s: field "t": %s is before the previous turn\'s %s (must be non-decreasing)' % (where, tv, last))
+            raise TailboundError("tailbound: %s:%d: not a JSON object (%s)" % (name, n, e)) from None
+        try:
+            tv, c, p, r = d["t"], d["conv"], d["prompt"], d["response"]
+            ok = (type(tv) in (float, int) and isfinite(tv) and tv >= last and type(c) is str and c != ""
+                  and type(p) is int and p >= 1 and type(r) is int and r >= 0)
+        except (KeyError, TypeError):
+            ok = False
+        if not ok:
+            raise _bad(d, "%s:%d" % (name, n), last)
         last = tv
         t.append(float(tv))
-        conv.append(field("conv", lambda v: isinstance(v, str) and v != "", "must be a non-empty string"))
-        prompt.append(field("prompt", lambda v: is_int(v) and v >= 1, "must be ≥ 1 token"))
-        response.append(field("response", lambda v: is_int(v) and v >= 0, "must be ≥ 0 tokens"))
-        for key, out in (("category", cats), ("user", users)):
-            v = d.get(key)
-            if v is not None and not isinstance(v, str):
-                raise TailboundError('tailbound: %s: field "%s": must be a string, got %s' % (where, key, json.dumps(v)))
-            out.append(v)
+        conv.append(c)
+        prompt.append(p)
+        response.append(r)
+        if len(d) > 4:
+            ca, us = d.get("category"), d.get("user")
+            if (ca is not None and type(ca) is not str) or (us is not None and type(us) is not str):
+                raise _bad(d, "%s:%d" % (name, n), last)
+            cats.append(ca)
+            users.append(us)
+        else:
+            cats.append(None)
+            users.append(None)
     return _frame((t, conv, prompt, response), cats, users)
 
 

@@ -180,3 +180,24 @@ def test_simulate_per_turn_reproduces_summary(small_trace):
         assert t["ttft_ms"].mean() == pytest.approx(row["ttft_ms.mean"], rel=1e-12)
         assert (t["ttft_ms"] > 60).sum() == row["slo_violations"]
         assert t["cached_tokens"].sum() > 0
+
+
+@pytest.mark.parametrize("line, field", [
+    ('{"t":-1,"conv":"a","prompt":1,"response":0}', '"t"'),
+    ('{"t":0.5,"conv":"a","prompt":1,"response":0}', '"t"'),  # before the first line's 1.0
+    ('{"t":2,"conv":"","prompt":1,"response":0}', '"conv"'),
+    ('{"t":2,"conv":"a","prompt":1.5,"response":0}', '"prompt"'),
+    ('{"t":2,"conv":"a","prompt":1,"response":-1}', '"response"'),
+    ('{"t":2,"conv":"a","prompt":1}', '"response": missing'),
+    ('{"t":2,"conv":"a","prompt":1,"response":0,"category":3}', '"category"'),
+    ('{"t":2,"conv":"a",', 'not a JSON object'),
+])
+def test_read_trace_bad_lines(tmp_path, cli, line, field):
+    p = tmp_path / "bad.jsonl"
+    p.write_text('{"t":1,"conv":"a","prompt":1,"response":0}\n' + line + "\n")
+    with pytest.raises(tailbound.TailboundError) as e:
+        tailbound.read_trace(p)
+    assert e.value.message.startswith("tailbound: %s:2: " % p) and field in e.value.message, e.value.message
+    # the engine rejects the same line
+    with pytest.raises(Exception):
+        cli("simulate", "--trace", p, "--policies", "lru", "--capacity", "64")

@@ -274,6 +274,9 @@ class Served:
 
     def __init__(self, policies):
         self.dir = tempfile.mkdtemp(prefix="tailbound-")
+        if len(self.dir) > 80:  # a Unix socket's path is limited to 107 bytes
+            os.rmdir(self.dir)
+            self.dir = tempfile.mkdtemp(prefix="tailbound-", dir="/tmp")
         self.items = []
         self.names = {}  # engine name "exec:CMD" → label
         try:

@@ -19,6 +19,7 @@ import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -51,6 +52,13 @@ class BuildWithEngine(build_py):
             sys.exit("tailbound: go build ./cmd/tailbound failed (exit status %d)" % r.returncode)
 
 
+class BinaryDistribution(Distribution):
+    """The wheel holds a native binary: tag it for this platform, not py3-none-any."""
+
+    def has_ext_modules(self):
+        return True
+
+
 setup(
     name="tailbound",
     version="0.1.0",
@@ -59,5 +67,6 @@ setup(
     python_requires=">=3.9",
     install_requires=["pandas"],
     cmdclass={"build_py": BuildWithEngine},
+    distclass=BinaryDistribution,
     zip_safe=False,
 )

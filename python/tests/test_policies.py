@@ -181,3 +181,18 @@ def test_missing_binary(monkeypatch):
     monkeypatch.setenv("TAILBOUND_BIN", "/nonexistent/tailbound")
     with pytest.raises(tailbound.TailboundError, match=r"^tailbound: TAILBOUND_BIN=/nonexistent/tailbound is not an executable file$"):
         tailbound.simulate(policies=["lru"])
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(no_such_flag=1), "tailbound simulate: unknown flag: --no-such-flag (see --help)"),
+    (dict(capacity=100, block_size=16), "tailbound simulate: flag --capacity: 100 tokens must be ≥ 0 and a multiple of --block-size 16"),
+])
+def test_bad_flags(kw, message):
+    with pytest.raises(tailbound.TailboundError) as e:
+        tailbound.simulate(policies=["lru"], **kw)
+    assert e.value.message == message and e.value.returncode == 1
+
+
+def test_not_a_policy():
+    with pytest.raises(TypeError, match="neither a policy name nor a tailbound.Policy"):
+        tailbound.simulate(policies=["lru", LRU])  # the class, not an instance

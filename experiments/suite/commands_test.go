@@ -60,6 +60,7 @@ func TestTablesRefused(t *testing.T) {
 		{TablesOptions{Format: "table", Out: "x.json"}, "flag --out: only with --shard (the result file of a shard)"},
 		{TablesOptions{Format: "table", Slurm: -1}, "flag --slurm: want a number of shards ≥ 1, got -1"},
 		{TablesOptions{Format: "table", Slurm: 2, Shard: "1/2"}, "flag --shard: not with --slurm (the script runs every shard)"},
+		{TablesOptions{Format: "table", Slurm: 2, Out: "-"}, "flag --out: with --slurm, a file for the merged output (the merge job has no standard output to show)"},
 	} {
 		var out bytes.Buffer
 		if err := Tables(context.Background(), Recompute(), c.o, &out); err == nil || err.Error() != c.want || out.Len() != 0 {

@@ -55,6 +55,9 @@ func Tables(ctx context.Context, s *Suite, o TablesOptions, stdout io.Writer) er
 		if o.Shard != "" {
 			return option.Errorf("shard", "not with --slurm (the script runs every shard)")
 		}
+		if o.Out == outfile.Stdout {
+			return option.Errorf("out", "with --slurm, a file for the merged output (the merge job has no standard output to show)")
+		}
 		return slurm(s, o, stdout)
 	}
 	sh := Shard{I: 1, N: 1}

@@ -30,7 +30,7 @@ func NewExec(command string, opt execpolicy.Options, keep func(*Exec)) prefixcac
 		if opts == nil {
 			opts = map[string]string{}
 		}
-		proc, err := execpolicy.Start(command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "block",
+		proc, err := execpolicy.Start(opt.Context, command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "block",
 			"capacity": cfg.Blocks(), "block_tokens": cfg.BlockSize, "xi": cfg.Xi, "qhat": cfg.QHat, "options": opts})
 		if err != nil {
 			return nil, err

@@ -50,7 +50,7 @@ func commands() map[string]command {
 
 // gracePeriod is how long a command has, after SIGINT or SIGTERM, to
 // stop by itself before the process is ended (after running the run's
-// clean-up set); a second signal ends it at once the same way.
+// clean-up set).
 const gracePeriod = 3 * time.Second
 
 func main() {
@@ -58,8 +58,8 @@ func main() {
 	// the replay stops, exec: clients (their whole process groups) are
 	// killed, output files being written are removed, line output stops at
 	// a line's end, and the exit status is 130 (SIGINT) or 143 (SIGTERM).
-	// A command that does not stop within gracePeriod (or a second
-	// signal) has its clean-up set run — temporary files removed, process
+	// A command that does not stop within gracePeriod has its clean-up
+	// set run — temporary files removed, process
 	// groups killed — and the process ends with that status.
 	set := cleanup.New()
 	ctx, cancel := context.WithCancelCause(cleanup.With(context.Background(), set))
@@ -68,10 +68,9 @@ func main() {
 	go func() {
 		sig := <-sigs
 		cancel(signalError{sig})
-		select {
-		case <-sigs:
-		case <-time.After(gracePeriod):
-		}
+		// Further signals are ignored: timeout(1), for one, sends its
+		// signal to the command and then to its process group.
+		time.Sleep(gracePeriod)
 		set.Run()
 		fmt.Fprintf(os.Stderr, "tailbound: %v; ended after its clean-up (the command did not stop within %v)\n", signalError{sig}, gracePeriod)
 		os.Exit(signalError{sig}.code())

@@ -43,7 +43,13 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	if fin == nil {
 		fin = &blockext.Finishers{}
 	}
-	defer func() { err = errors.Join(err, fin.Finish()) }()
+	defer func() {
+		if err != nil {
+			fin.Abort() // the run's error is the one line to show
+			return
+		}
+		err = fin.Finish()
+	}()
 	runs := SweepRuns(entries, capacities)
 	var recs []*blockext.Recorder
 	var files []*atomicfile.File // whole or nothing: committed after the replay

@@ -85,7 +85,7 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 		f = trace.NewHindsight(tr.Turns, tr.Conversations())
 	}
 	runs, err := build(entries, s, f)
-	defer func() { err = errors.Join(err, closeAll(runs)) }()
+	defer func() { err = closeAll(runs, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -143,17 +143,27 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 	return res, nil
 }
 
-// closeAll closes the policies that hold resources (external processes).
-func closeAll(runs []replay.Named) error {
+// closeAll closes the policies that hold resources (external processes)
+// and returns the run's error: runErr when the run failed (the policies
+// are then aborted, so that its one line stays the only one), else their
+// Close errors, each naming its policy.
+func closeAll(runs []replay.Named, runErr error) error {
 	var errs []error
 	for _, r := range runs {
 		p := r.Policy
 		if rec, ok := p.(*schedule.Recorder); ok {
 			p = rec.Inner()
 		}
+		if a, ok := p.(interface{ Abort() }); ok && runErr != nil {
+			a.Abort()
+			continue
+		}
 		if c, ok := p.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}
+	}
+	if runErr != nil {
+		return runErr
 	}
 	return errors.Join(errs...)
 }
@@ -192,7 +202,7 @@ func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) (_ [
 		return Trace(tr, entries, s)
 	}
 	runs, err := build(entries, s, nil)
-	defer func() { err = errors.Join(err, closeAll(runs)) }()
+	defer func() { err = closeAll(runs, err) }()
 	if err != nil {
 		return nil, err
 	}

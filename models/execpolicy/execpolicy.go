@@ -388,6 +388,9 @@ func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
 // Close ends the process; see Process.Close.
 func (p *Policy) Close() error { return p.proc.Close() }
 
+// Abort ends the process after a failed run; see Process.Abort.
+func (p *Policy) Abort() { p.proc.Abort() }
+
 func (p *Policy) errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 // Update implements policy.Policy: it sends the turn, waits for the answer
@@ -501,6 +504,14 @@ func (p *Process) exitText() string {
 		msg += "; its last error line: " + strconv.Quote(last)
 	}
 	return msg
+}
+
+// Abort ends the process after the run failed for another reason (or
+// was interrupted): its group is killed and nothing more is reported, so
+// that the run's one error line stays the only one.
+func (p *Process) Abort() {
+	p.failed = true
+	p.Close()
 }
 
 // Close ends the process: it closes its input and waits for it to exit

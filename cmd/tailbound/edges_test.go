@@ -59,6 +59,8 @@ func TestOutputIsInput(t *testing.T) {
 		{"emit-schedule through a link to the trace", []string{"simulate", "--trace", tr, "--capacity", "32", "--policies", "lru", "--emit-schedule", link}, tr, edgeTrace},
 		{"block level", []string{"simulate", "--level", "block", "--trace", tr, "--capacity", "32", "--policies", "lru", "--emit-schedule", tr}, tr, edgeTrace},
 		{"import onto its input", []string{"import", "mooncake", "--in", mc, "--out", mc}, mc, mcLine},
+		{"plot onto the trace", []string{"simulate", "--trace", tr, "--capacity", "32", "--policies", "lru", "--plot", link}, tr, edgeTrace},
+		{"solve --schedule onto the trace", []string{"solve", "--trace", tr, "--capacity", "32", "--block-size", "16", "--xi-tokens", "0", "--solver", "flow", "--schedule", tr}, tr, edgeTrace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

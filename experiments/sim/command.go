@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
@@ -89,6 +90,9 @@ func (c *Command) Resolve() error {
 	c.Baseline = ResolveBaseline(c.Baseline, c.Policies, c.changed("baseline"))
 	if _, err := execpolicy.Timeout(c.ExecTimeout); err != nil {
 		return option.Wrap("exec-timeout", err)
+	}
+	if err := atomicfile.RefuseInput(c.Plot, append([]string{c.Trace}, c.Schedules...)...); err != nil {
+		return option.Wrap("plot", err)
 	}
 	if c.Level != "turn" && c.Level != "block" {
 		return option.Errorf("level", "want turn or block, got %q", c.Level)

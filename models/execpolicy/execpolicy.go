@@ -38,6 +38,16 @@
 // When the trace ends tailbound closes the process's input; it should
 // exit with status 0.
 //
+// Answers are counted exactly: every line the process writes must answer
+// the question before it, so a second line for one turn (seen before the
+// next question is sent, or at the end) and any line after the last
+// answer are errors naming the policy. The process runs in its own
+// process group (so a terminal's Ctrl-C does not reach it; tailbound
+// forwards the interrupt): the whole group is killed when the run's
+// context ends (SIGINT, SIGTERM), on an error, and once the process has
+// exited after its input was closed — processes it left running, which
+// may hold its output open, end with it and do not delay or fail the run.
+//
 // examples/exec_policy.py is a reference client (LRU and T-LRU, standard
 // library only).
 package execpolicy

@@ -350,3 +350,25 @@ func TestMergeOnePointMissing(t *testing.T) {
 	code, out, errs := runCLI(append([]string{"merge"}, files...)...)
 	oneLine(t, code, out, errs, "grid point 7 is in no file (a shard is missing)")
 }
+
+// TestBlockExecAnswerCount: at the block level too, a client answering
+// twice is refused in one line naming the policy (the protocol's client,
+// execpolicy.Process, is shared by both levels).
+func TestBlockExecAnswerCount(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "mc.jsonl")
+	var b strings.Builder
+	for i := range 3 { // three requests of three 512-token blocks each, all distinct: the third must evict
+		b.WriteString(`{"timestamp":` + strconv.Itoa(i) + `,"input_length":1500,"output_length":1,"hash_ids":[` +
+			strconv.Itoa(3*i+1) + "," + strconv.Itoa(3*i+2) + "," + strconv.Itoa(3*i+3) + "]}\n")
+	}
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	client := filepath.Join(dir, "twice.sh")
+	os.WriteFile(client, []byte("read h\nwhile read t; do printf '{\"evict\":[]}\\n{\"evict\":[]}\\n'; done\n"), 0o755)
+	code, out, errs := runCLI("simulate", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "4096",
+		"--policies", "lru,exec:sh "+client)
+	oneLine(t, code, out, errs, "exactly one answer line per question")
+	if !strings.Contains(errs, "policy exec:sh ") {
+		t.Errorf("the error does not name the policy: %q", errs)
+	}
+}

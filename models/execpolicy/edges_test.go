@@ -53,7 +53,7 @@ func TestAnswerCount(t *testing.T) {
 		want         string // "" accepted
 	}{
 		{"one answer per turn", `read h; for i in 1 2 3; do read t; echo '{"keep":0}'; done; cat >/dev/null`, ""},
-		{"two answers per turn", `read h; for i in 1 2 3; do read t; printf '{"keep":0}\n{"keep":0}\n'; done; cat >/dev/null`, "exactly one answer line per turn"},
+		{"two answers per turn", `read h; for i in 1 2 3; do read t; printf '{"keep":0}\n{"keep":0}\n'; done; cat >/dev/null`, "exactly one answer line per question"},
 		{"two answers to the last turn only", `read h; for i in 1 2 3; do read t; echo '{"keep":0}'; done; echo '{"keep":0}'; cat >/dev/null`, "wrote 1 line(s) after its last answer"},
 		{"output after its input closed", `read h; for i in 1 2 3; do read t; echo '{"keep":0}'; done; cat >/dev/null; echo bye`, `wrote 1 line(s) after its last answer, the first "bye"`},
 	}

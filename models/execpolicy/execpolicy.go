@@ -270,7 +270,7 @@ func (p *Process) Ask(line []byte) ([]byte, error) {
 		case a, ok := <-p.answers:
 			if a = p.next(a, ok); a.err == nil {
 				p.failed = true
-				return nil, fmt.Errorf("it wrote a line no question asked for, %s, before this question (exactly one answer line per turn; the previous turn answered twice?)", clip(a.line))
+				return nil, fmt.Errorf("it wrote a line no question asked for, %s, before this question (exactly one answer line per question; the previous one was answered twice?)", clip(a.line))
 			}
 			p.pending = &a
 		default:
@@ -556,7 +556,7 @@ func (p *Process) Close() error {
 		return fmt.Errorf("%s: after the last turn: %s", name, p.exitText())
 	}
 	if extra > 0 {
-		return fmt.Errorf("%s: it wrote %d line(s) after its last answer, the first %s (exactly one answer line per turn)", name, extra, clip(first))
+		return fmt.Errorf("%s: it wrote %d line(s) after its last answer, the first %s (exactly one answer line per question)", name, extra, clip(first))
 	}
 	return nil
 }

@@ -126,13 +126,14 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	lines := lineout.New(ctx, stdout)
 	stamped := &report.Stamped{Writer: lines, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
 	err := c.run(ctx, args[1:], stamped, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		lines.Close()
+		return 0
+	}
 	if err == nil {
 		err = lines.Close()
 	}
 	if err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
 		if se := (signalError{}); errors.As(context.Cause(ctx), &se) {
 			fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], se)
 			return se.code()

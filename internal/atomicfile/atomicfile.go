@@ -86,28 +86,31 @@ func Resolve(path string) (string, error) {
 // write stops at its next Write call, and Commit then does not replace
 // the destination.
 func Create(ctx context.Context, path string) (*File, error) {
-	target, err := Resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	a := &File{ctx: ctx, path: target}
-	fi, err := os.Stat(target)
-	switch {
-	case err == nil && fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
-		if a.f, err = os.OpenFile(target, os.O_WRONLY, 0); err != nil {
+	a := &File{ctx: ctx, path: path}
+	// What the path names, as the kernel resolves it: this also follows
+	// the magic links of /proc (/dev/stdout → /proc/self/fd/1 → a pipe),
+	// which Resolve cannot read as paths.
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		if fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe) == 0 {
+			return nil, fmt.Errorf("%s: not a regular file, device or named pipe (%v)", path, fi.Mode().Type())
+		}
+		if a.f, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
 			return nil, err
 		}
 		a.direct = true
 		a.forget = func() {}
-	case err == nil && !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file, device or named pipe (%v)", path, fi.Mode().Type())
-	default:
-		if a.f, err = os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*"); err != nil {
-			return nil, err
-		}
-		name := a.f.Name()
-		a.forget = cleanup.Add(ctx, func() { os.Remove(name) })
+		a.w = bufio.NewWriterSize(ctxWriter{ctx, a.f}, 1<<16)
+		return a, nil
 	}
+	if a.path, err = Resolve(path); err != nil {
+		return nil, err
+	}
+	if a.f, err = os.CreateTemp(filepath.Dir(a.path), "."+filepath.Base(a.path)+".tmp*"); err != nil {
+		return nil, err
+	}
+	name := a.f.Name()
+	a.forget = cleanup.Add(ctx, func() { os.Remove(name) })
 	a.w = bufio.NewWriterSize(ctxWriter{ctx, a.f}, 1<<16)
 	return a, nil
 }

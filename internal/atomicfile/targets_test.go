@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,5 +194,33 @@ func TestRefuseInput(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "would destroy") {
 			t.Errorf("message %q does not say why", err)
 		}
+	}
+}
+
+// TestProcMagicLink: a path the kernel resolves through /proc's magic
+// links to a pipe (/dev/stdout when standard output is a pipe; here
+// /proc/self/fd/N of a pipe's write end) is written through to the pipe.
+func TestProcMagicLink(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	err = writeString(context.Background(), path, "to the pipe\n")
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "to the pipe\n" {
+		t.Errorf("the pipe got %q", s)
 	}
 }

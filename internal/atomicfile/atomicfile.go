@@ -16,7 +16,9 @@
 //     a FIFO): written through directly, as a shell's > would (there is
 //     nothing to rename over); a write error such as /dev/full's "no
 //     space left on device" is returned;
-//   - anything else (a directory, a socket): refused with an error.
+//   - anything else (a directory, a socket): refused with an error;
+//   - "-" (which means standard output where a command can write there,
+//     internal/outfile): refused rather than creating a file named "-".
 //
 // RefuseInput refuses an output that is the same file as an input.
 package atomicfile
@@ -86,6 +88,12 @@ func Resolve(path string) (string, error) {
 // write stops at its next Write call, and Commit then does not replace
 // the destination.
 func Create(ctx context.Context, path string) (*File, error) {
+	if path == "-" || path == "" {
+		// "-" means standard output to every tailbound command that can
+		// write there (internal/outfile); where a flag cannot, a file
+		// named "-" would surprise.
+		return nil, fmt.Errorf("%q: not a file name here (standard output carries the command's own output); name a file", path)
+	}
 	a := &File{ctx: ctx, path: path}
 	// What the path names, as the kernel resolves it: this also follows
 	// the magic links of /proc (/dev/stdout → /proc/self/fd/1 → a pipe),

@@ -224,3 +224,17 @@ func TestProcMagicLink(t *testing.T) {
 		t.Errorf("the pipe got %q", s)
 	}
 }
+
+// TestDashRefused: "-" is not made a file named "-" (issue 26:
+// --emit-schedule - created one; --deaths -, --schedule - and --plot - did
+// the same).
+func TestDashRefused(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(dir)
+	if err := writeString(context.Background(), "-", "x"); err == nil || !strings.Contains(err.Error(), "not a file name here") {
+		t.Errorf("err %v, want refused", err)
+	}
+	assertOnly(t, dir)
+}

@@ -57,7 +57,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o.Changed, o.Progress = fs.Changed, progressTo(stderr)
+	o.Changed, o.Progress, o.Context = fs.Changed, progressTo(stderr), ctx
 	o.Latency = &lat
 	doc, tables, err := blocksim.Simulate(&o)
 	if err != nil {

@@ -86,7 +86,7 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	if c.Level == "block" {
 		return c.block(ctx)
 	}
-	cfg, list, err := c.turn()
+	cfg, list, err := c.turn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

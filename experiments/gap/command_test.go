@@ -81,7 +81,7 @@ func TestGapCommandRefusals(t *testing.T) {
 		{"block size 0", func(c *Command) { c.Block = 0 }, []string{"block-size"}, "flag --block-size: must be ≥ 1 token, got 0"},
 		{"thresholds without threshold-lru", func(c *Command) { c.Policies, c.Thresholds = "lru", "4" }, []string{"thresholds"},
 			"flag --thresholds: threshold-lru is not among --policies"},
-		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be > 0 seconds, got 0"},
+		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be between 0.001 and 86400 seconds, got 0"},
 		{"qhat 0", func(c *Command) { c.QHat = "0" }, []string{"qhat"}, `flag --qhat: want auto or a number of tokens > 0, got "0"`},
 		{"no workers", func(c *Command) { c.Workers = 0 }, []string{"workers"}, "flag --workers: must be ≥ 1, got 0"},
 		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
@@ -128,7 +128,7 @@ func TestGapCommandSeeds(t *testing.T) {
 	} {
 		c := validGap(tc.trace)
 		c.Seed, c.Seeds, c.Given = 5, tc.seeds, givenSet(tc.given...)
-		_, list, err := c.turn()
+		_, list, err := c.turn(context.Background())
 		if err != nil || !reflect.DeepEqual(list, tc.want) {
 			t.Errorf("trace %q, seeds %q: got %v, %v; want %v", tc.trace, tc.seeds, list, err, tc.want)
 		}

@@ -58,6 +58,9 @@ func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := atomicfile.RefuseInput(c.Schedule, c.Trace); err != nil {
+		return nil, nil, option.Wrap("schedule", err)
+	}
 	tr, err := trace.ReadFile(c.Trace)
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 package gap
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // turn validates the turn level's flags in the order the command line
 // reads them and returns the sweep's Config and, for the embedded
 // workload, its seeds (nil: the trace file c.Trace).
-func (c Command) turn() (Config, []uint64, error) {
+func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	if err := report.CheckFormat(c.Format); err != nil {
 		return Config{}, nil, err
 	}
@@ -29,7 +30,7 @@ func (c Command) turn() (Config, []uint64, error) {
 	if err != nil {
 		return Config{}, nil, err
 	}
-	if cfg.Policies, cfg.Schedules, err = c.measured(); err != nil {
+	if cfg.Policies, cfg.Schedules, err = c.measured(ctx); err != nil {
 		return Config{}, nil, err
 	}
 	if cfg.QHat, err = policy.ParseQHat(c.QHat); err != nil {
@@ -88,18 +89,18 @@ func (c Command) sweep() (Config, error) {
 // measured reads what is measured at each point: the policies (every
 // registered one when neither policies nor schedules are given) and the
 // external schedules.
-func (c Command) measured() ([]policies.Entry, []*schedule.Schedule, error) {
+func (c Command) measured(ctx context.Context) ([]policies.Entry, []*schedule.Schedule, error) {
 	names := c.Policies
 	if names == "" && len(c.Schedules) == 0 {
 		names = strings.Join(policies.Names(), ",")
 	}
-	if !(c.ExecTimeout > 0) {
-		return nil, nil, option.Errorf("exec-timeout", "must be > 0 seconds, got %v", c.ExecTimeout)
+	timeout, err := execpolicy.Timeout(c.ExecTimeout)
+	if err != nil {
+		return nil, nil, option.Wrap("exec-timeout", err)
 	}
 	var entries []policies.Entry
 	if names != "" {
-		var err error
-		if entries, err = policies.ParseWith(names, execpolicy.Options{Timeout: seconds(c.ExecTimeout)}); err != nil {
+		if entries, err = policies.ParseWith(names, execpolicy.Options{Timeout: timeout, Context: ctx}); err != nil {
 			return nil, nil, option.Wrap("policies", err)
 		}
 	}

@@ -103,6 +103,7 @@ func (c *Command) turnSettings() ([]policies.Entry, Settings, []int64, error) {
 		Options: replay.Options{Params: instance.Params{Capacity: c.Capacity, BlockSize: c.BlockSize, Xi: xi, Forced: c.Forced}, Model: model,
 			SLOMs: c.SLOMs, Progress: c.Progress},
 		QHat: qhat, Threshold: c.Threshold, PolicyOptions: popts, EmitSchedule: c.Emit,
+		Inputs: append([]string{c.Trace}, c.Schedules...), Context: c.ctx(),
 	}
 	if c.Emit != "" && len(entries) == 0 {
 		return nil, s, nil, option.Errorf("emit-schedule", "no --policies to emit")

@@ -424,11 +424,10 @@ func Merge(files []*File) (*File, error) {
 		}
 	}
 	if len(missing) > 0 {
-		noun := "grid points %s are"
 		if len(missing) == 1 {
-			noun = "grid point %s is"
+			return nil, fmt.Errorf("merge: grid point %s is in no file (a shard is missing)", missing[0])
 		}
-		return nil, fmt.Errorf("merge: "+noun+" in no file (a shard is missing)", strings.Join(missing, ","))
+		return nil, fmt.Errorf("merge: grid points %s are in no file (a shard is missing)", strings.Join(missing, ","))
 	}
 	out := &File{Suite: first.Suite, Options: first.Options, Shard: Shard{1, 1}, Grid: first.Grid}
 	for i := range first.Grid {

@@ -39,15 +39,19 @@ func (l *Writer) Write(p []byte) (int, error) {
 }
 
 // Close writes a last line that has no newline, unless the context is
-// done (then it is dropped: it may be cut short).
+// done (then it is dropped, it may be cut short, and the context's error
+// is returned). With nothing pending it returns nil even when the context
+// is done: every line was written whole, so the output is complete, and a
+// signal that came after it must not make it read as interrupted.
 func (l *Writer) Close() error {
-	if err := l.ctx.Err(); err != nil {
-		return err
+	if len(l.pending) == 0 {
+		return nil
 	}
-	if len(l.pending) > 0 {
-		_, err := l.w.Write(l.pending)
+	if err := l.ctx.Err(); err != nil {
 		l.pending = l.pending[:0]
 		return err
 	}
-	return nil
+	_, err := l.w.Write(l.pending)
+	l.pending = l.pending[:0]
+	return err
 }

@@ -92,7 +92,7 @@ func NewReader(r io.Reader, name string) *Reader {
 func (r *Reader) Next() (Turn, error) {
 	for r.sc.Scan() {
 		r.line++
-		b := bytes.TrimSpace(r.sc.Bytes())
+		b := bytes.TrimSpace(jsonscan.StripBOM(r.sc.Bytes(), r.line))
 		if len(b) == 0 {
 			continue
 		}

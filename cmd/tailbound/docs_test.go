@@ -18,7 +18,9 @@ package main
 //     (none included).
 //   - A region between "<!-- output: COMMAND -->" and "<!-- end output -->"
 //     is the exact stdout of COMMAND (typically --format markdown), rendered
-//     as markdown; it is checked the same way.
+//     as markdown; it is checked the same way. "<!-- slow output: COMMAND -->"
+//     marks such a region whose command takes minutes: it runs only with
+//     TAILBOUND_DOCS_SLOW=1 and is otherwise counted as not executed.
 //   - A block tagged sh, bash or shell is not executed and must be preceded
 //     by a line "<!-- not executed: REASON -->". Any other fenced block that
 //     shows a command line (one starting "$ ", "tailbound SUBCOMMAND ",
@@ -69,7 +71,7 @@ type docBlock struct {
 
 var (
 	notExecutedRE = regexp.MustCompile(`^<!-- not executed: (.+\S) -->$`)
-	outputOpenRE  = regexp.MustCompile(`^<!-- output: (.+\S) -->$`)
+	outputOpenRE  = regexp.MustCompile(`^<!-- (slow )?output: (.+\S) -->$`)
 	outputCloseRE = regexp.MustCompile(`^<!-- end output -->$`)
 	commandLikeRE = regexp.MustCompile(`^\s*(\$ |tailbound [a-z][a-z-]*( |$)|go (run|test|build) |scripts/)`)
 	secondsRE     = regexp.MustCompile(`("[A-Za-z0-9_]*_seconds"\s*:\s*)(-?[0-9][0-9.eE+-]*|null)`)
@@ -119,8 +121,12 @@ func parseDoc(file string, lines []string) ([]docBlock, error) {
 				return nil, fmt.Errorf("%s:%d: output region without <!-- end output -->", file, i+1)
 			}
 			want := trimBlank(lines[i+1 : j])
-			blocks = append(blocks, docBlock{file: file, line: i + 1, lang: "output", start: i + 1, end: j,
-				cmds: []docCommand{{line: i + 1, sh: m[1], want: want}}})
+			lang := "output"
+			if m[1] != "" {
+				lang = "slow output"
+			}
+			blocks = append(blocks, docBlock{file: file, line: i + 1, lang: lang, start: i + 1, end: j,
+				cmds: []docCommand{{line: i + 1, sh: m[2], text: []string{m[2]}, want: want}}})
 			i = j
 			continue
 		}
@@ -306,13 +312,16 @@ func TestDocParse(t *testing.T) {
 		"<!-- output: tailbound tables recompute --format markdown -->",
 		"| a |",
 		"<!-- end output -->",
+		"<!-- slow output: tailbound tables optimality-gap --format markdown -->",
+		"| b |",
+		"<!-- end output -->",
 	}, "\n"), "\n")
 	blocks, err := parseDoc("x.md", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(blocks) != 4 {
-		t.Fatalf("%d blocks, want 4", len(blocks))
+	if len(blocks) != 5 {
+		t.Fatalf("%d blocks, want 5", len(blocks))
 	}
 	c := blocks[0].cmds
 	if len(c) != 2 || c[0].sh != "tailbound simulate \\\n    --capacity 100" || strings.Join(c[0].want, "|") != "a||b" ||
@@ -328,6 +337,9 @@ func TestDocParse(t *testing.T) {
 	if blocks[3].lang != "output" || blocks[3].cmds[0].sh != "tailbound tables recompute --format markdown" ||
 		strings.Join(blocks[3].cmds[0].want, "|") != "| a |" {
 		t.Errorf("output region: %+v", blocks[3])
+	}
+	if blocks[4].lang != "slow output" || blocks[4].cmds[0].sh != "tailbound tables optimality-gap --format markdown" {
+		t.Errorf("slow output region: %+v", blocks[4])
 	}
 	if _, err := parseDoc("y.md", []string{"```console", "output first", "```"}); err == nil {
 		t.Error("a console block with output before its command was accepted")
@@ -361,13 +373,16 @@ func TestDocs(t *testing.T) {
 		all = append(all, blocks...)
 	}
 
+	slow := os.Getenv("TAILBOUND_DOCS_SLOW") == "1"
 	var executed, notExecuted int
 	var scripts []docBlock
 	for _, b := range all {
 		switch {
-		case b.lang == "console" || b.lang == "output":
+		case b.lang == "console" || b.lang == "output" || b.lang == "slow output" && slow:
 			executed += len(b.cmds)
 			scripts = append(scripts, b)
+		case b.lang == "slow output":
+			notExecuted++
 		case b.lang == "sh" || b.lang == "bash" || b.lang == "shell":
 			if b.reason == "" {
 				t.Errorf("%s:%d: a %s block that is not executed must be preceded by <!-- not executed: REASON --> (or be a console block)", b.file, b.line, b.lang)
@@ -519,7 +534,7 @@ func rewriteDocs(t *testing.T, contents map[string][]string, byName map[string]d
 			continue
 		}
 		var body []string
-		if b.lang == "output" {
+		if b.lang == "output" || b.lang == "slow output" {
 			body = res[0].got
 		} else {
 			for k, c := range b.cmds {

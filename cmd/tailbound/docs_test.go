@@ -534,19 +534,21 @@ func rewriteDocs(t *testing.T, contents map[string][]string, byName map[string]d
 			continue
 		}
 		var body []string
+		hadOutput := false
 		if b.lang == "output" || b.lang == "slow output" {
 			body = res[0].got
 		} else {
 			for k, c := range b.cmds {
-				if k > 0 && len(body) > 0 && body[len(body)-1] != "" && !strings.HasPrefix(body[len(body)-1], "$ ") {
+				if k > 0 && len(body) > 0 && body[len(body)-1] != "" && hadOutput {
 					body = append(body, "")
 				}
 				body = append(body, c.text...)
+				out := c.want
 				if r, ok := res[k]; ok && !r.ok {
-					body = append(body, r.got...)
-				} else {
-					body = append(body, c.want...)
+					out = r.got
 				}
+				body = append(body, out...)
+				hadOutput = len(out) > 0
 			}
 		}
 		edits[b.file] = append(edits[b.file], edit{b.start, b.end, body})

@@ -411,11 +411,14 @@ func TestDocs(t *testing.T) {
 		name := fmt.Sprintf("%s:%d", strings.ReplaceAll(b.file, "/", "_"), b.line)
 		var ar txtar.Archive
 		var script strings.Builder
-		needsShared := false
+		needsShared, needsPython := false, false
 		for k, c := range b.cmds {
 			sh := toTailbound(c.sh)
 			if strings.Contains(sh, "../shared") || strings.Contains(sh, "$SHARED") {
 				needsShared = true
+			}
+			if strings.Contains(sh, "python3") {
+				needsPython = true
 			}
 			fmt.Fprintf(&script, "exec sh -e cmd%d.sh\ndocmatch %d\n", k, k)
 			ar.Files = append(ar.Files, txtar.File{Name: fmt.Sprintf("cmd%d.sh", k), Data: []byte(sh + "\n")})
@@ -423,6 +426,9 @@ func TestDocs(t *testing.T) {
 		head := ""
 		if needsShared {
 			head = "[!shared] skip 'shared/data not found above the repository'\n"
+		}
+		if needsPython {
+			head += "[!exec:python3] skip 'python3 not found'\n"
 		}
 		ar.Comment = []byte(fmt.Sprintf("# %s:%d\n%s%s", b.file, b.line, head, script.String()))
 		p := filepath.Join(dir, name+".txtar")

@@ -398,6 +398,20 @@ func TestDocs(t *testing.T) {
 		}
 	}
 	t.Logf("doc commands executed: %d (in %d blocks and regions); command blocks not executed: %d", executed, len(scripts), notExecuted)
+	for _, b := range scripts {
+		for _, c := range b.cmds {
+			t.Logf("executed %s:%d: %s", b.file, c.line, strings.ReplaceAll(c.sh, "\\\n", ""))
+		}
+	}
+	for _, b := range all {
+		if b.reason != "" || b.lang == "slow output" {
+			r := b.reason
+			if r == "" {
+				r = "slow output region (runs with TAILBOUND_DOCS_SLOW=1)"
+			}
+			t.Logf("not executed %s:%d: %s", b.file, b.line, r)
+		}
+	}
 
 	shared := shareddata.Dir()
 	examples, err := filepath.Abs(filepath.Join(repoRoot, "examples"))

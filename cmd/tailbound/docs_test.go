@@ -41,6 +41,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -619,10 +620,13 @@ func TestDocLinks(t *testing.T) {
 		for n, line := range strings.Split(string(data), "\n") {
 			for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
 				target := m[1]
-				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 					continue
 				}
-				target, _, _ = strings.Cut(target, "#")
+				target, anchor, _ := strings.Cut(target, "#")
+				if target == "" {
+					target = filepath.Base(f)
+				}
 				p := filepath.Join(root, filepath.Dir(f), filepath.FromSlash(target))
 				rel, err := filepath.Rel(root, p)
 				if err != nil {
@@ -640,6 +644,12 @@ func TestDocLinks(t *testing.T) {
 						continue
 					}
 					t.Errorf("%s:%d: link %q: %s does not exist", f, n+1, m[1], rel)
+					continue
+				}
+				if anchor != "" && strings.HasSuffix(p, ".md") {
+					if !anchors(t, p)[anchor] {
+						t.Errorf("%s:%d: link %q: %s has no heading with anchor #%s", f, n+1, m[1], rel, anchor)
+					}
 				}
 			}
 		}
@@ -647,6 +657,70 @@ func TestDocLinks(t *testing.T) {
 	for p, issue := range pendingDocs {
 		if _, err := os.Stat(filepath.Join(root, p)); err == nil {
 			t.Logf("%s (%s) now exists: remove it from pendingDocs", p, issue)
+		}
+	}
+}
+
+// slug is GitHub's anchor of a heading: lower case, everything but
+// letters, marks, digits, connector punctuation, spaces and hyphens
+// dropped, spaces turned into hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case unicode.IsLetter(r), unicode.IsMark(r), unicode.IsDigit(r), unicode.Is(unicode.Pc, r), r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteRune('-')
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the heading anchors of a markdown file (a repeated
+// heading's later anchors get -1, -2, …), ignoring fenced blocks.
+func anchors(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		a := slug(h)
+		if k := seen[a]; k > 0 {
+			out[fmt.Sprintf("%s-%d", a, k)] = true
+		} else {
+			out[a] = true
+		}
+		seen[a]++
+	}
+	return out
+}
+
+// TestSlug checks heading anchors against ones GitHub gives.
+func TestSlug(t *testing.T) {
+	tests := []struct{ heading, want string }{
+		{"Docs that run", "docs-that-run"},
+		{"`tailbound check`", "tailbound-check"},
+		{"`tailbound simulate --level block`: prefix caches over block-hash traces", "tailbound-simulate---level-block-prefix-caches-over-block-hash-traces"},
+		{"ET-LRU and the belief MDP", "et-lru-and-the-belief-mdp"},
+		{"1. The paper's first figure", "1-the-papers-first-figure"},
+		{"`tail-latency`: Tables 1–6, Figures 5 and 7 (seed 003) — 1.7 s", "tail-latency-tables-16-figures-5-and-7-seed-003--17-s"},
+	}
+	for _, tc := range tests {
+		if got := slug(tc.heading); got != tc.want {
+			t.Errorf("slug(%q) = %q, want %q", tc.heading, got, tc.want)
 		}
 	}
 }

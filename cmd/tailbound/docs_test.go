@@ -9,9 +9,11 @@ package main
 //     is a command (a line ending in "\" continues on the next line); the
 //     lines after it, up to the next command or the end of the block, are its
 //     exact expected stdout. "go run ./cmd/tailbound" in a command means the
-//     freshly built tailbound. Commands run with `sh`, in order, in one
-//     scratch directory per block holding examples/ (a link to the
-//     repository's) and ../shared (a link to the shared data, when found).
+//     freshly built tailbound. Commands run with `sh -e`, in order, in one
+//     scratch directory per block that stands for the repository root (it
+//     links each top-level entry of the repository) and sees the shared
+//     data at ../shared (and $SHARED) when found; files written at its top
+//     level stay there.
 //   - Before comparing, JSON fields whose name ends in "_seconds" and version
 //     strings are masked; trailing blanks and trailing empty lines are
 //     ignored; an expected line consisting of "..." matches any run of lines
@@ -419,9 +421,19 @@ func TestDocs(t *testing.T) {
 	}
 
 	shared := shareddata.Dir()
-	examples, err := filepath.Abs(filepath.Join(repoRoot, "examples"))
+	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			top = append(top, e.Name())
+		}
 	}
 	dir := t.TempDir()
 	byName := map[string]docBlock{}
@@ -467,8 +479,14 @@ func TestDocs(t *testing.T) {
 		testscript.Run(t, testscript.Params{
 			Files: scriptFiles,
 			Setup: func(env *testscript.Env) error {
-				if err := os.Symlink(examples, filepath.Join(env.WorkDir, "examples")); err != nil {
-					return err
+				// The scratch directory stands for the repository root: a
+				// link to each of its top-level entries, so that commands
+				// read examples/, testdata and scripts where the docs say,
+				// while the files they write stay in the scratch directory.
+				for _, e := range top {
+					if err := os.Symlink(filepath.Join(root, e), filepath.Join(env.WorkDir, e)); err != nil {
+						return err
+					}
 				}
 				if shared != "" {
 					link := filepath.Join(filepath.Dir(env.WorkDir), "shared")

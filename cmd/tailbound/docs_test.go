@@ -746,3 +746,15 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMELength keeps the README a front door: at most 300 lines, with
+// everything else in the guide under docs/.
+func TestREADMELength(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 300 {
+		t.Errorf("README.md has %d lines, more than 300: move detail into docs/ and link it from the README's map", n)
+	}
+}

@@ -139,7 +139,11 @@ func parseDoc(file string, lines []string) ([]docBlock, error) {
 			continue
 		}
 		indent := len(l) - len(trimmed)
-		b := docBlock{file: file, line: i + 1, lang: strings.TrimSpace(strings.TrimLeft(trimmed, "`")), start: i + 1}
+		lang := ""
+		if f := strings.Fields(strings.TrimLeft(trimmed, "`")); len(f) > 0 {
+			lang = f[0]
+		}
+		b := docBlock{file: file, line: i + 1, lang: lang, start: i + 1}
 		for k := i - 1; k >= 0; k-- {
 			if strings.TrimSpace(lines[k]) == "" {
 				continue
@@ -350,7 +354,8 @@ func TestDocParse(t *testing.T) {
 	}
 }
 
-// docResult is what one executed command printed, masked.
+// docResult is what one executed command printed (unmasked, as -update
+// writes it back) and whether it matched the document.
 type docResult struct {
 	got []string
 	ok  bool
@@ -411,12 +416,11 @@ func TestDocs(t *testing.T) {
 		}
 	}
 	for _, b := range all {
-		if b.reason != "" || b.lang == "slow output" {
-			r := b.reason
-			if r == "" {
-				r = "slow output region (runs with TAILBOUND_DOCS_SLOW=1)"
-			}
-			t.Logf("not executed %s:%d: %s", b.file, b.line, r)
+		switch {
+		case b.lang == "slow output" && !slow:
+			t.Logf("not executed %s:%d: slow output region of %s (runs with TAILBOUND_DOCS_SLOW=1)", b.file, b.line, b.cmds[0].sh)
+		case b.lang == "sh" || b.lang == "bash" || b.lang == "shell":
+			t.Logf("not executed %s:%d: %s", b.file, b.line, b.reason)
 		}
 	}
 

@@ -88,7 +88,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
-	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
+	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}, Width: terminalWidth(stdout)}
 	if err := c.run(ctx, args[1:], stamped, stderr); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return 0

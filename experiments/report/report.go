@@ -51,7 +51,9 @@ type Table struct {
 
 // Emit writes the result in format: doc as indented JSON for "json", the
 // tables otherwise. Several tables are separated by a blank line; CSV is
-// one machine-readable table (see writeCSV).
+// one machine-readable table (see writeCSV). When w is a *Stamped with a
+// Width (stdout is a terminal that wide), the table format fits each table
+// to it (see Fit); every other output is the same at any width.
 func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 	if err := CheckFormat(format); err != nil {
 		return err
@@ -70,6 +72,10 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 	if format == "csv" {
 		return writeCSV(w, tables)
 	}
+	width := 0
+	if sw, ok := w.(*Stamped); ok {
+		width = sw.Width
+	}
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -77,7 +83,7 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 		var err error
 		switch format {
 		case "table":
-			err = writeTable(w, t)
+			err = writeTableWidth(w, t, width)
 		case "markdown":
 			err = writeMarkdown(w, t)
 		}

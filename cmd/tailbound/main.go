@@ -120,10 +120,11 @@ func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: tailbound %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		if s, ok := sinkOf(stdout); ok {
+			s.help(name, synopsis, fs)
+			return
+		}
+		writeUsage(stdout, name, synopsis, fs)
 	}
 	return fs
 }

@@ -67,7 +67,9 @@ func Fit(t Table, width int) (parts []Table, notes []string) {
 	}
 	if len(wrapCols) > 0 {
 		lim := max(16, (width-fixed)/len(wrapCols)-3)
+		t.left = make([]bool, len(nat))
 		for _, j := range wrapCols {
+			t.left[j] = true
 			for i := range t.Rows {
 				if j < len(t.Rows[i]) {
 					t.Rows[i][j] = wrapText(t.Rows[i][j], lim)
@@ -106,6 +108,11 @@ func splitColumns(t Table, nat []int, width int) []Table {
 		p := Table{Title: t.Title, Header: pick(t.Header, idx)}
 		if g > 0 {
 			p.Title = "(continued)"
+		}
+		if t.left != nil {
+			for _, j := range idx {
+				p.left = append(p.left, j < len(t.left) && t.left[j])
+			}
 		}
 		for _, r := range t.Rows {
 			p.Rows = append(p.Rows, pick(r, idx))

@@ -47,6 +47,9 @@ type Table struct {
 	// 95% intervals (CellCI) as CSV writes them, "" where a cell has
 	// none; nil when no cell has one.
 	Half [][]string `json:",omitempty"`
+	// left marks the columns shown left-aligned (text Fit wrapped); the
+	// others are right-aligned.
+	left []bool
 }
 
 // Emit writes the result in format: doc as indented JSON for "json", the
@@ -98,7 +101,18 @@ func writeTable(w io.Writer, t Table) error {
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}
-	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight))
+	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight)}
+	if len(t.left) > 0 {
+		per := make([]tw.Align, len(t.Header))
+		for j := range per {
+			per[j] = tw.AlignRight
+			if j < len(t.left) && t.left[j] {
+				per[j] = tw.AlignLeft
+			}
+		}
+		opts = append(opts, tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: per}))
+	}
+	tbl := tablewriter.NewTable(w, opts...)
 	tbl.Header(anySlice(t.Header)...)
 	for _, r := range t.Rows {
 		if err := tbl.Append(anySlice(r)...); err != nil {

@@ -157,6 +157,43 @@ func (f Figure) Save(path string) error {
 	return nil
 }
 
+// markPoints picks the points of a series that carry its markers: at
+// most maxMarks, spread evenly along the x axis (log-spaced on a log axis)
+// rather than by index, so that a series dense in one region (quantiles
+// crowd at small TTFT) is marked along its whole length; phase, in [0, 1),
+// shifts the marks so that series drawn together do not mark the same x.
+// A series of at most maxMarks points is marked at every point.
+func markPoints(pts plotter.XYs, logX bool, phase float64) plotter.XYs {
+	if len(pts) <= maxMarks {
+		return pts
+	}
+	pos := func(x float64) float64 {
+		if logX {
+			return math.Log(x)
+		}
+		return x
+	}
+	lo, hi := pos(pts[0].X), pos(pts[0].X)
+	for _, p := range pts {
+		lo, hi = math.Min(lo, pos(p.X)), math.Max(hi, pos(p.X))
+	}
+	if !(hi > lo) {
+		return pts[:1]
+	}
+	gap := (hi - lo) / maxMarks
+	var marks plotter.XYs
+	next := lo + gap*phase
+	for _, p := range pts {
+		if pos(p.X) >= next {
+			marks = append(marks, p)
+			for next <= pos(p.X) {
+				next += gap
+			}
+		}
+	}
+	return marks
+}
+
 // wrapTitle breaks title at spaces into lines no wider than w in style sty.
 func wrapTitle(sty draw.TextStyle, title string, w vg.Length) string {
 	var lines []string
@@ -259,11 +296,7 @@ func (f Figure) build() (*plot.Plot, *legend, error) {
 			continue
 		}
 		col, dashes, shape := Style(i)
-		var marks plotter.XYs
-		step := max(1, (len(pts)+maxMarks-1)/maxMarks)
-		for j := (step - 1) / 2; j < len(pts); j += step {
-			marks = append(marks, pts[j])
-		}
+		marks := markPoints(pts, f.LogX, float64(i)/float64(len(f.Series)))
 		sc, err := plotter.NewScatter(marks)
 		if err != nil {
 			return nil, nil, fmt.Errorf("series %s: %w", s.Name, err)
@@ -365,8 +398,14 @@ func (t Ticks) Ticks(lo, hi float64) []plot.Tick {
 
 // linearTicks are the ticks of a linear axis from lo to hi.
 func linearTicks(lo, hi float64) []plot.Tick {
-	if !(hi > lo) {
-		return []plot.Tick{{Value: lo, Label: Label(lo, 0)}}
+	if !(hi > lo) || hi-lo <= 1e-3*math.Max(math.Abs(lo), math.Abs(hi)) {
+		// one value (gonum widens a single point's range a little):
+		// one tick, at it, with its own digits
+		v := (lo + hi) / 2
+		if r := math.Round(v); math.Abs(r-v) <= (hi-lo)/2 {
+			v = r
+		}
+		return []plot.Tick{{Value: v, Label: Label(v, 0)}}
 	}
 	raw := (hi - lo) / 5
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
@@ -426,6 +465,9 @@ func labelIn(v, step, top float64) string {
 	out := strconv.FormatFloat(w, 'f', dec, 64)
 	if strings.Contains(out, ".") {
 		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	if step == 0 && suffix != "" && strings.Contains(out, ".") {
+		return labelIn(v, 0, 0) // a lone value reads better whole: 524288
 	}
 	return out + suffix
 }

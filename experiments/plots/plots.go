@@ -382,7 +382,7 @@ func (t Ticks) Ticks(lo, hi float64) []plot.Tick {
 				tk := plot.Tick{Value: v}
 				for _, mm := range mult {
 					if m == mm {
-						tk.Label = Label(v, v)
+						tk.Label = labelIn(v, v, hi)
 						major++
 					}
 				}

@@ -55,6 +55,7 @@ func TestTicks(t *testing.T) {
 		{0.2, 6.5, false, "2 4 6"},
 		{0, 1, false, "0 0.2 0.4 0.6 0.8 1"},
 		{0.001, 0.8, true, "0.001 0.002 0.005 0.01 0.02 0.05 0.1 0.2 0.5"},
+		{3000, 30000, true, "5k 10k 20k"}, // one unit along the axis
 		{16384, 32768, true, "20k 30k"},
 		{524287, 524289, false, "524288"}, // one capacity: one tick at it
 	}

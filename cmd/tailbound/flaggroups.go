@@ -13,21 +13,23 @@ import (
 
 // groupOrder is the order of the flag groups in --help and in the
 // generated reference (docs/reference), and each group's heading.
-var groupOrder = []struct{ key, title string }{
-	{"input", "Input"},
-	{"workload", "Embedded workload (birth–death model)"},
-	{"model", "Model: cache, latency and threshold"},
-	{"policies", "Policies"},
-	{"block", "Block level"},
-	{"mdp", "Belief MDP instance"},
-	{"hardware", "LLM, GPU and storage tier"},
-	{"recompute", "Recompute or load: search and measurement"},
-	{"analysis", "Trace analysis"},
-	{"solver", "Solver"},
-	{"sweep", "Sweep and repetitions"},
-	{"suite", "Suite"},
-	{"run", "Run"},
-	{"output", "Output"},
+func groupOrder() []struct{ key, title string } {
+	return []struct{ key, title string }{
+		{"input", "Input"},
+		{"workload", "Embedded workload (birth–death model)"},
+		{"model", "Model: cache, latency and threshold"},
+		{"policies", "Policies"},
+		{"block", "Block level"},
+		{"mdp", "Belief MDP instance"},
+		{"hardware", "LLM, GPU and storage tier"},
+		{"recompute", "Recompute or load: search and measurement"},
+		{"analysis", "Trace analysis"},
+		{"solver", "Solver"},
+		{"sweep", "Sweep and repetitions"},
+		{"suite", "Suite"},
+		{"run", "Run"},
+		{"output", "Output"},
+	}
 }
 
 // sharedGroups gives the group of a flag by its name, for every command
@@ -144,7 +146,7 @@ func groupFlags(command string, fs *pflag.FlagSet) []helpGroup {
 		sets[g].AddFlag(f)
 	})
 	var out []helpGroup
-	for _, g := range groupOrder {
+	for _, g := range groupOrder() {
 		if s := sets[g.key]; s != nil {
 			out = append(out, helpGroup{g.title, s})
 		}

@@ -133,11 +133,9 @@ func TestSubcommandsListed(t *testing.T) {
 	}
 }
 
-// thisBuild matches the build-dependent part of a flag's help.
-var thisBuild = regexp.MustCompile(` \(this build: [^)]*\)`)
-
 // referencePage renders a command's reference page in markdown.
 func referencePage(p helpPage, summary string) string {
+	thisBuild := regexp.MustCompile(` \(this build: [^)]*\)`) // the build-dependent part of a flag's help
 	var b strings.Builder
 	fmt.Fprintf(&b, "# tailbound %s\n\n", p.command)
 	b.WriteString("<!-- generated from the flag definitions by `go test ./cmd/tailbound -run TestReference -update`; do not edit -->\n\n")

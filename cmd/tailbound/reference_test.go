@@ -142,7 +142,7 @@ func referencePage(p helpPage, summary string) string {
 	if summary != "" {
 		fmt.Fprintf(&b, "%s.\n\n", upperFirst(summary))
 	}
-	fmt.Fprintf(&b, "```\ntailbound %s\n```\n", p.synopsis)
+	fmt.Fprintf(&b, "Usage: `tailbound %s`\n", p.synopsis) // inline: a synopsis, not a command to run
 	esc := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 	for _, g := range groupFlags(p.command, p.fs) {
 		fmt.Fprintf(&b, "\n## %s\n\n| flag | value | default | meaning |\n| --- | --- | --- | --- |\n", g.Title)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -77,5 +78,45 @@ func TestGapEmbedded(t *testing.T) {
 	if len(g.Rows) != 1 || g.Rows[0].Capacity != 131072 || g.Rows[0].Xi != 1900 || len(s.Policies) != 1 ||
 		g.Rows[0].TEL != s.Policies[0].TEL || g.Rows[0].TELOpt > g.Rows[0].TEL {
 		t.Errorf("gap rows %+v, simulate %+v", g.Rows, s.Policies)
+	}
+}
+
+// TestMainJobOptimum: simulate on the embedded workload ends with the
+// hindsight optimum and each policy's TEL as a multiple of it; the
+// optimum is gap's (another command, its own replay and solve) and the
+// multiples are TEL/TEL_opt from gap's rows. The JSON output has no such
+// table (it is simulate's document, unchanged).
+func TestMainJobOptimum(t *testing.T) {
+	code, out, errs := runCLI("gap", "--duration", "300", "--policies", "lru,to-belady", "--format", "json")
+	if code != 0 {
+		t.Fatalf("gap: exit %d: %s", code, errs)
+	}
+	var g struct {
+		Rows []struct {
+			Policy string  `json:"policy"`
+			TEL    float64 `json:"tel_tokens"`
+			TELOpt float64 `json:"tel_opt_tokens"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil || len(g.Rows) != 2 {
+		t.Fatalf("gap rows %v: %v", g.Rows, err)
+	}
+	code, out, errs = runCLI("simulate", "--duration", "300", "--policies", "lru,to-belady", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errs)
+	}
+	want := fmt.Sprintf("TEL_opt = %.0f tokens", g.Rows[0].TELOpt)
+	if !strings.Contains(out, want) {
+		t.Errorf("simulate's output lacks %q:\n%s", want, out)
+	}
+	for _, r := range g.Rows {
+		row := fmt.Sprintf("| %s | %.0f | %.2f× |", r.Policy, r.TEL, r.TEL/r.TELOpt)
+		if !strings.Contains(out, row) {
+			t.Errorf("simulate's output lacks the row %q:\n%s", row, out)
+		}
+	}
+	_, js, _ := runCLI("simulate", "--duration", "300", "--policies", "lru,to-belady", "--format", "json")
+	if strings.Contains(js, "TEL_opt") || strings.Contains(js, "tel_opt") {
+		t.Error("simulate's JSON document changed: it has the optimum")
 	}
 }

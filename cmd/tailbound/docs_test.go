@@ -55,7 +55,7 @@ import (
 	"github.com/tailbound/tailbound/lp/solvers"
 )
 
-var updateDocs = flag.Bool("update", false, "TestDocs: rewrite the expected outputs in README.md and docs/ that no longer match")
+var updateDocs = flag.Bool("update", false, "rewrite what is stale: TestDocs the expected outputs in README.md and docs/, TestReference the pages of docs/reference")
 
 // docCommand is one command of an executed block: its shell text and the
 // stdout the document shows for it.

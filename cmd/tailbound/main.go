@@ -124,7 +124,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	lines := lineout.New(ctx, stdout)
-	stamped := &report.Stamped{Writer: lines, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
+	stamped := &report.Stamped{Writer: lines, Stamp: &report.Stamp{Version: version(), Command: args[0]}, Width: terminalWidth(stdout)}
 	err := c.run(ctx, args[1:], stamped, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		lines.Close()
@@ -165,10 +165,11 @@ func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: tailbound %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		if s, ok := sinkOf(stdout); ok {
+			s.help(name, synopsis, fs)
+			return
+		}
+		writeUsage(stdout, name, synopsis, fs)
 	}
 	return fs
 }

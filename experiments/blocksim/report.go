@@ -169,7 +169,7 @@ func SavePlots(path, title string, results []Result, ideal Ideal, block int64, s
 		for i, r := range results {
 			names[i], accs[i] = r.Name, r.Metrics
 		}
-		return sim.CDFFigure("requests", names, accs).Save(path)
+		return sim.CDFFigure("TTFT tail, "+filepath.Base(title), "requests", names, accs).Save(path)
 	}
 	hit, ttft, tel := SweepFigures(results, ideal, block, filepath.Base(title))
 	ext := filepath.Ext(path)

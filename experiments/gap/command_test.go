@@ -73,8 +73,6 @@ func TestGapCommandRefusals(t *testing.T) {
 		{"turn flag at block level", func(c *Command) { c.Level, c.Given = "block", givenSet("workers") }, []string{"workers"}, "flag --workers: turn level only"},
 		{"seeds with a trace", func(c *Command) { c.Seeds, c.Given = "3", givenSet("seeds") }, []string{"seeds"},
 			"flag --seeds: for the embedded workload only (omit --trace; a trace file has no seed)"},
-		{"no trace, no seed", func(c *Command) { c.Trace = "" }, []string{"trace"},
-			"flag --trace: required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)"},
 		{"no xis", func(c *Command) { c.Xis = "" }, []string{"capacities", "xis"}, "flags --capacities and --xis: both required (comma-separated tokens)"},
 		{"capacity not in blocks", func(c *Command) { c.Capacities = "0,3" }, []string{"capacities"},
 			"flag --capacities: 3 tokens must be ≥ 0 and a multiple of --block-size 2"},

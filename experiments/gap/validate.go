@@ -2,12 +2,14 @@ package gap
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/seeds"
+	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
@@ -22,9 +24,6 @@ import (
 func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	if err := report.CheckFormat(c.Format); err != nil {
 		return Config{}, nil, err
-	}
-	if c.Trace == "" && !c.embedded() {
-		return Config{}, nil, option.Errorf("trace", "required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)")
 	}
 	cfg, err := c.sweep()
 	if err != nil {
@@ -63,6 +62,14 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 // size), thresholds ξ and threshold-lru's T values.
 func (c Command) sweep() (Config, error) {
 	var cfg Config
+	if c.embedded() { // the embedded workload's defaults, as simulate's
+		if c.Capacities == "" {
+			c.Capacities = strconv.FormatInt(sim.DefaultWorkloadCapacity, 10)
+		}
+		if c.Xis == "" {
+			c.Xis = strconv.FormatFloat(latency.Default().XiTokens(latency.DefaultXiMs), 'g', -1, 64)
+		}
+	}
 	if c.Capacities == "" || c.Xis == "" {
 		return cfg, option.Both("capacities", "xis", "both required (comma-separated tokens)")
 	}

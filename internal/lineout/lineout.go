@@ -22,6 +22,10 @@ type Writer struct {
 // New returns a Writer of whole lines to w that stops when ctx is done.
 func New(ctx context.Context, w io.Writer) *Writer { return &Writer{ctx: ctx, w: w} }
 
+// Unwrap returns the underlying writer, for callers that look for a
+// particular writer beneath this one.
+func (l *Writer) Unwrap() io.Writer { return l.w }
+
 // Write writes the complete lines of what it has been given so far and
 // keeps the rest. After the context is done it fails with its error.
 func (l *Writer) Write(p []byte) (int, error) {

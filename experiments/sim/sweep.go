@@ -59,7 +59,8 @@ func SweepFile(path string, entries []policies.Entry, s Settings, capacities []i
 		return Sweep{}, err
 	}
 	defer f.Close()
-	rd := trace.NewReader(f, path)
+	rd := trace.NewParallelReader(f, path, trace.ParseWorkers)
+	defer rd.Close()
 	return sweep(func() (trace.Turn, error) { return rd.Next() }, nil, entries, s, capacities, workers)
 }
 

@@ -18,7 +18,7 @@ import (
 // field and its message — are the sequential reader's.
 
 // chunkBytes is the size of a chunk, bytes; a chunk ends at a line end.
-const chunkBytes = 256 << 10
+const chunkBytes = 128 << 10
 
 // depth is how many chunks may wait for a worker, and for Next.
 const depth = 4
@@ -47,6 +47,7 @@ type lineRec struct {
 // goroutines, and the chunks in file order.
 type pipeline struct {
 	order   chan *chunk // chunks in file order, for Next
+	free    chan *chunk // chunks Next is through with, for reuse
 	stop    chan struct{}
 	once    sync.Once
 	cur     *chunk
@@ -83,6 +84,7 @@ func (p *pipeline) close() { p.once.Do(func() { close(p.stop) }) }
 func (r *Reader) start() {
 	p := r.par
 	p.order = make(chan *chunk, depth)
+	p.free = make(chan *chunk, 2*depth+p.workers+2) // room for every chunk in flight
 	p.stop = make(chan struct{})
 	jobs := make(chan *chunk, depth)
 	for range p.workers {
@@ -105,8 +107,16 @@ func (p *pipeline) split(in io.Reader, jobs chan<- *chunk) {
 	line := 1
 	var carry []byte
 	for {
-		buf := make([]byte, len(carry), p.size+len(carry))
-		copy(buf, carry)
+		c := &chunk{}
+		select {
+		case c = <-p.free: // its buffers are reused: Next copies what it keeps
+		default:
+		}
+		buf := c.buf[:0]
+		if cap(buf) < p.size+len(carry) {
+			buf = make([]byte, 0, p.size+len(carry))
+		}
+		buf = append(buf, carry...)
 		// Read until the buffer is full and holds a line end (or a line
 		// too long), or the input ends.
 		var rerr error
@@ -137,7 +147,7 @@ func (p *pipeline) split(in io.Reader, jobs chan<- *chunk) {
 		if cut == 0 && rerr != nil && errors.Is(rerr, io.EOF) {
 			return
 		}
-		c := &chunk{buf: buf[:cut], first: line, done: make(chan struct{})}
+		*c = chunk{buf: buf[:cut], first: line, recs: c.recs[:0], done: make(chan struct{})}
 		c.lines = bytes.Count(c.buf, []byte{'\n'})
 		if cut > 0 && c.buf[cut-1] != '\n' {
 			c.lines++
@@ -214,6 +224,10 @@ func (r *Reader) nextParallel() (Turn, error) {
 					p.end = fmt.Errorf("%s: %w", r.name, p.end)
 				}
 				p.close()
+			}
+			select {
+			case p.free <- p.cur:
+			default:
 			}
 			p.cur = nil
 		}

@@ -7,7 +7,7 @@
 // are interleaved and the best of --repeat runs is kept (wall and CPU
 // separately), because the machine is shared.
 //
-//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite] [--dir DIR]
+//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--dir DIR]
 //
 // It builds tailbound from the working tree and from --old (git archive into a
 // temporary folder), generates its inputs with `tailbound gen birth-death`,
@@ -34,16 +34,17 @@ func main() {
 	repeat := flag.Int("repeat", 3, "runs per configuration, interleaved; the best is kept")
 	turns := flag.Int("turns", 1000000, "turns of the birth–death trace")
 	suite := flag.Bool("suite", false, "also time `tables optimality-gap` with and without etlru, old and new (minutes)")
+	skip := flag.Bool("suite-only", false, "time only `tables optimality-gap` (implies --suite)")
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed at the end)")
 	etTimeout := flag.Duration("etlru-timeout", 120*time.Second, "time limit of the old etlru run")
 	flag.Parse()
-	if err := run(*old, *repeat, *turns, *suite, *dir, *etTimeout); err != nil {
+	if err := run(*old, *repeat, *turns, *suite || *skip, *skip, *dir, *etTimeout); err != nil {
 		fmt.Fprintln(os.Stderr, "perf-speed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(old string, repeat, turns int, suite bool, dir string, etTimeout time.Duration) error {
+func run(old string, repeat, turns int, suite, suiteOnly bool, dir string, etTimeout time.Duration) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "perf-speed")
 		if err != nil {
@@ -82,6 +83,19 @@ func run(old string, repeat, turns int, suite bool, dir string, etTimeout time.D
 	fmt.Printf("perf-speed, %s UTC, tailbound %s against %s; %s; load average at start %s; best of %d interleaved runs\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), strings.TrimSpace(string(head)), old, cpuName(), loadavg(), repeat)
 
+	if !suiteOnly {
+		if err := sections(old, newBin, oldBin, big, small, repeat, turns, dir, etTimeout); err != nil {
+			return err
+		}
+	}
+	if suite {
+		return suiteShare(old, newBin, oldBin, dir)
+	}
+	return nil
+}
+
+// sections measures the curve, simulate's turns/s and ET-LRU.
+func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir string, etTimeout time.Duration) error {
 	// 1. The LRU capacity curve.
 	var caps []string
 	for i := 0; i < 32; i++ {
@@ -131,15 +145,19 @@ func run(old string, repeat, turns int, suite bool, dir string, etTimeout time.D
 			1e5/n.best.wall.Seconds(), 1e5/n.cpu, oldCell, oldCPU, ratio, identical)
 	}
 
-	if !suite {
-		return nil
-	}
+	return nil
+}
+
+// suiteShare times tables optimality-gap with and without etlru, old and
+// new; the share is computed from CPU time (user + system), which a shared
+// machine disturbs less than wall time.
+func suiteShare(old, newBin, oldBin, dir string) error {
 	// 4. ET-LRU's share of tables optimality-gap.
 	all := "lru,fifo,lfu,threshold-lru,tlru,etlru,end-aware-tlru,length-aware-tlru,to-belady,belady"
 	without := strings.Replace(all, "etlru,", "", 1)
 	fmt.Printf("\n### `tables optimality-gap` (defaults: 3 capacities × 3 thresholds, embedded workload), with and without etlru, one run each\n\n")
-	fmt.Println("| build | all policies (s) | without etlru (s) | etlru's share |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
+	fmt.Println("| build | all policies, wall (s) | CPU (s) | without etlru, wall (s) | CPU (s) | etlru's share of CPU |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
 	for _, b := range [][2]string{{old, oldBin}, {"new", newBin}} {
 		a, err := timed(dir, b[1], "tables", "optimality-gap", "--policies", all, "--format", "json")
 		if err != nil {
@@ -149,7 +167,7 @@ func run(old string, repeat, turns int, suite bool, dir string, etTimeout time.D
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %.1f | %.1f | %.0f %% |\n", b[0], a.wall.Seconds(), w.wall.Seconds(), 100*(a.wall.Seconds()-w.wall.Seconds())/a.wall.Seconds())
+		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f %% |\n", b[0], a.wall.Seconds(), a.cpu, w.wall.Seconds(), w.cpu, 100*(a.cpu-w.cpu)/a.cpu)
 	}
 	return nil
 }

@@ -177,7 +177,17 @@ func (p *Policy) value(s *cache.State, c int, y int64, now float64) float64 {
 	if g <= 0 {
 		return math.Inf(-1)
 	}
-	return p.belief.LogRate(p.hist[c], now) + math.Log(g)
+	return p.logRate(c, now) + math.Log(g)
+}
+
+// logRate is the belief's LogRate of conversation c at now; under the
+// paper's belief it is belief.Paper.LogRate's expression, log λ̄ − μ·s,
+// with log λ̄ computed once (the same bits).
+func (p *Policy) logRate(c int, now float64) float64 {
+	if h := p.inc; h != nil {
+		return h.logR - h.mu*max(now-p.hist[c].Last, 0)
+	}
+	return p.belief.LogRate(p.hist[c], now)
 }
 
 // shift returns Λ_now: log n for the online prompt distribution, 0 for a
@@ -240,7 +250,7 @@ func (p *Policy) updateIncremental(s *cache.State, t trace.Turn) error {
 		// through its gain g when that is clear by a relative margin far
 		// above the rounding of log, exp and the sums, and through
 		// Greedy's own expression otherwise.
-		lr := p.belief.LogRate(p.hist[b.conv], now)
+		lr := p.logRate(b.conv, now)
 		gLo := math.Inf(-1)
 		if !math.IsInf(limit, 0) && !math.IsInf(lr, 0) {
 			gLo = math.Exp(limit-h.mu*now-lambda-lr) * (1 - 1e-9)

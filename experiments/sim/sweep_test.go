@@ -70,3 +70,26 @@ func TestSweepMixesCurveAndReplays(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepFileErrors: a malformed line met while streaming the curve is a
+// one-line error naming the file, line and field, and no sweep; so is a
+// missing file.
+func TestSweepFileErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	data := "{\"t\": 0, \"conv\": \"a\", \"prompt\": 10, \"response\": 1}\n\n{\"t\": 1, \"conv\": \"a\", \"prompt\": -1, \"response\": 1}\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lru, _ := policies.Parse("lru")
+	s := Settings{Options: replay.Options{Params: instance.Params{BlockSize: 16, Xi: 10}, Model: latency.Default(), SLOMs: 200}}
+	sw, err := SweepFile(path, lru, s, []int64{16, 32}, 2)
+	if want := path + ":3: field \"prompt\": must be ≥ 1 token, got -1"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if sw.Results != nil {
+		t.Errorf("a partial sweep came back with the error: %+v", sw)
+	}
+	if _, err := SweepFile(filepath.Join(t.TempDir(), "missing.jsonl"), lru, s, []int64{16}, 1); err == nil {
+		t.Error("a missing file: no error")
+	}
+}

@@ -625,7 +625,6 @@ func rewriteDocs(t *testing.T, contents map[string][]string, byName map[string]d
 var pendingDocs = map[string]string{
 	"docs/tail-bounds.md":       "issue 22",
 	"docs/block-tail-bounds.md": "issue 23",
-	"docs/speed.md":             "issue 27",
 	"docs/reference":            "issue 25, deliverable 2",
 	"docs/figures":              "issue 25, deliverable 5",
 }

@@ -206,6 +206,7 @@ func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) (_ [
 	if err != nil {
 		return nil, err
 	}
-	rd := trace.NewReader(r, name)
+	rd := trace.NewParallelReader(r, name, trace.ParseWorkers)
+	defer rd.Close()
 	return replay.Replay(replay.WithContext(s.ctx(), func() (trace.Turn, error) { return rd.Next() }), runs, s.Options)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"sync"
+
+	"github.com/tailbound/tailbound/internal/jsonscan"
 )
 
 // The parallel reader (NewParallelReader) splits the input into chunks of
@@ -190,7 +192,7 @@ func (r *Reader) parseChunk(c *chunk) {
 			c.lines = n - c.first
 			return
 		}
-		if t := bytes.TrimSpace(l); len(t) > 0 {
+		if t := bytes.TrimSpace(jsonscan.StripBOM(l, n)); len(t) > 0 {
 			rec := lineRec{line: n}
 			r.line = n
 			rec.err = r.fields(t, &rec.f)

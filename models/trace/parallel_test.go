@@ -40,7 +40,7 @@ func sameReads(data []byte, size, workers int) error {
 }
 
 // TestParallelReader: chunk boundaries anywhere (chunks of 1 byte to 1 MB),
-// blank lines, a last line without its end, CRLF, malformed lines, time
+// blank lines, a last line without its end, CRLF, a byte-order mark, malformed lines, time
 // going back and duplicate names give the sequential reader's turns, ids,
 // first error (line, field, message) and line counts, call for call.
 func TestParallelReader(t *testing.T) {
@@ -60,6 +60,9 @@ func TestParallelReader(t *testing.T) {
 		"{\"t\": 3, \"conv\": \"a\", \"prompt\": 1, \"response\": 1}\n{\"t\": 4, \"conv\": \"b\", \"prompt\": 0, \"response\": 1}\n",
 		"{\"t\": 3, \"conv\": \"a\", \"prompt\": 1, \"response\": 1}\n\nnot json\n{\"t\": 5, \"conv\": \"c\", \"prompt\": 1, \"response\": 1}",
 		big.String(),
+		// A byte-order mark is dropped on line 1 and refused elsewhere.
+		"\xef\xbb\xbf{\"t\": 1, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n",
+		"{\"t\": 1, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n\xef\xbb\xbf{\"t\": 2, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n",
 	}
 	for i, in := range inputs {
 		for _, size := range []int{1, 2, 7, 64, 1000, chunkBytes} {

@@ -27,12 +27,17 @@ import (
 // Σ f*_n/d_n ≤ (Σ w_n f*_n + Σ f*_n)·2^−S ≤ (W_c + Σ_c d_n)·2^−S, where
 // W_c = Σ_c w_n f_n of the min-cost flow (optimal for the w-costs, and the
 // components share no binding step so it is optimal on each): the bound,
-// floored since a count is whole. S is the largest ≤ 40 with (K+1)·2^S <
-// 2^61, as the flow code needs.
+// floored since a count is whole. S is the largest ≤ 40 the flow code
+// accepts (about 34 from 8,000 turns on).
 func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total float64, err error) {
 	K := pr.in.K()
+	// Cost scaling (on each window of mcf.Windows) needs max|cost| ≤
+	// 2^63/8/(n+1)^2 for its n nodes; the primal–dual stage path sums
+	// (K+1)·max|cost| < 2^61.
+	plan := mcf.DefaultPlan()
+	nw := int64(min(K+1, plan.Size+2*plan.Overlap+1))
 	S := 40
-	for S > 1 && float64(K+1)*math.Ldexp(1, S) >= math.Ldexp(1, 61) {
+	for S > 1 && (int64(1)<<S > math.MaxInt64/8/(nw+1)/(nw+1) || float64(K+1)*math.Ldexp(1, S) >= math.Ldexp(1, 61)) {
 		S--
 	}
 	g := mcf.NewNetwork(K + 1)
@@ -49,7 +54,7 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 		w[i] = (int64(1) << S) / c.d
 		g.AddArc(c.a, c.n, c.d, -w[i])
 	}
-	flow, _, err := g.SolveWindows(ctx, mcf.DefaultPlan())
+	flow, _, err := g.SolveWindows(ctx, plan)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("slo: LP relaxation: %w", err)
 	}

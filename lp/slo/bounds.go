@@ -181,6 +181,85 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 		}
 	}
 	fill()
+	for _, members := range byComp {
+		pr.eject(ctx, st, served, members)
+	}
+}
+
+// ejectAttempts bounds the ejection attempts per component.
+const ejectAttempts = 3000
+
+// eject tries, for each left-out candidate u of a component, to serve it
+// by taking out served candidates: while a step of u's span is over
+// capacity, the served candidate spanning that step with the largest
+// demand leaves; then every left-out candidate that fits comes in. The
+// move is kept when more candidates are served, else undone.
+func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, members []int) {
+	type move struct {
+		i  int
+		in bool
+	}
+	for n, u := range members {
+		if n >= ejectAttempts || ctx.Err() != nil {
+			return
+		}
+		if served[u] {
+			continue
+		}
+		var log []move
+		set := func(i int, in bool) {
+			c := pr.cands[i]
+			w := c.d
+			if !in {
+				w = -w
+			}
+			st.add(c.a, c.n-1, w)
+			served[i] = in
+			log = append(log, move{i, in})
+		}
+		cu := pr.cands[u]
+		set(u, true)
+		gain := 1
+		ok := true
+		for st.max(cu.a, cu.n-1) > 0 {
+			t := st.argmax(cu.a, cu.n-1)
+			out := -1
+			for _, j := range members {
+				cj := pr.cands[j]
+				if j != u && served[j] && cj.a <= t && t < cj.n && (out < 0 || cj.d > pr.cands[out].d) {
+					out = j
+				}
+			}
+			if out < 0 {
+				ok = false
+				break
+			}
+			set(out, false)
+			gain--
+		}
+		if ok {
+			for _, j := range members {
+				cj := pr.cands[j]
+				if !served[j] && st.max(cj.a, cj.n-1)+cj.d <= 0 {
+					set(j, true)
+					gain++
+				}
+			}
+		}
+		if ok && gain > 0 {
+			continue
+		}
+		for k := len(log) - 1; k >= 0; k-- {
+			m := log[k]
+			c := pr.cands[m.i]
+			w := c.d
+			if m.in {
+				w = -w
+			}
+			st.add(c.a, c.n-1, w)
+			served[m.i] = !m.in
+		}
+	}
 }
 
 // solveIP solves the component of members (candidate indices) as a 0/1
@@ -258,9 +337,12 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 		}
 		p.ColStart = append(p.ColStart, len(p.Value))
 	}
-	lopt := lp.Options{}
+	lopt := lp.Options{TimeLimit: opt.ComponentTimeLimit}
 	if dl, has := ctx.Deadline(); has {
-		lopt.TimeLimit = max(time.Until(dl), time.Millisecond)
+		left := max(time.Until(dl), time.Millisecond)
+		if lopt.TimeLimit == 0 || left < lopt.TimeLimit {
+			lopt.TimeLimit = left
+		}
 	}
 	sol, err := opt.Backend.Solve(ctx, p, lopt)
 	if err != nil {

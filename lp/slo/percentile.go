@@ -66,8 +66,16 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		r.Probes++
 		best = res.Schedule
 	}
+	// A probe first runs on the bounds alone, and again with the
+	// integer programs only when they do not decide it.
+	bounds := opt
+	bounds.Backend = nil
 	probe := func(tau int64) (*Result, error) {
 		r.Probes++
+		res, err := Violations(ctx, in, tau, bounds)
+		if err != nil || opt.Backend == nil || res.Upper <= M || res.Lower > M {
+			return res, err
+		}
 		return Violations(ctx, in, tau, opt)
 	}
 	// undecided probes leave an open band (lo, hi) with a hole; search the

@@ -72,6 +72,9 @@ type Options struct {
 	// NoImprove skips the greedy fill and the exchanges (the upper bound is
 	// then the LP's rounding alone); for measuring them.
 	NoImprove bool
+	// ComponentTimeLimit bounds each component's integer program (0:
+	// only TimeLimit).
+	ComponentTimeLimit time.Duration
 	// NoLP skips the LP relaxation: every component is then open and goes
 	// to Backend alone (for checking the integer program by itself).
 	NoLP bool

@@ -92,3 +92,35 @@ func (s *slackTree) maxRec(i, l, r, lo, hi int) int64 {
 	m := (l + r) / 2
 	return max(s.maxRec(2*i, l, m, lo, hi), s.maxRec(2*i+1, m+1, r, lo, hi)) + s.lazy[i]
 }
+
+// argmax returns a step of lo..hi (inclusive) holding the largest value.
+func (s *slackTree) argmax(lo, hi int) int {
+	_, at := s.argRec(1, 0, s.n-1, lo, hi)
+	return at
+}
+
+func (s *slackTree) argRec(i, l, r, lo, hi int) (int64, int) {
+	if hi < l || r < lo {
+		return math.MinInt64 / 4, -1
+	}
+	if l == r {
+		return s.mx[i], l
+	}
+	if lo <= l && r <= hi {
+		// descend towards the maximum
+		m := (l + r) / 2
+		if s.mx[2*i] >= s.mx[2*i+1] {
+			v, at := s.argRec(2*i, l, m, lo, hi)
+			return v + s.lazy[i], at
+		}
+		v, at := s.argRec(2*i+1, m+1, r, lo, hi)
+		return v + s.lazy[i], at
+	}
+	m := (l + r) / 2
+	v1, a1 := s.argRec(2*i, l, m, lo, hi)
+	v2, a2 := s.argRec(2*i+1, m+1, r, lo, hi)
+	if v2 > v1 {
+		return v2 + s.lazy[i], a2
+	}
+	return v1 + s.lazy[i], a1
+}

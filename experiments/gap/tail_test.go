@@ -103,3 +103,21 @@ func TestSolveTailCommand(t *testing.T) {
 		wantOption(t, c.name, err, c.flags, c.msg)
 	}
 }
+
+// gap --objective slo on the hand-worked instance: LRU keeps the latest
+// conversation whole (10 tokens of b when a returns, then a's 10 when b
+// returns), so both returns find nothing and all 4 turns violate s = 6
+// tokens, one above the optimum 3.
+func TestGapTailCommand(t *testing.T) {
+	c := Command{Level: "turn", Trace: handFile(t), Format: "json", Policies: "lru", Capacities: "10", Xis: "6", Block: 1,
+		AlphaMs: 0.1, QHat: "auto", Solver: "gonum", Workers: 1, ExecTimeout: 1, Objective: "slo",
+		SLO: objective.SLOSettings{SLOTokens: 6}, Given: func(f string) bool { return f == "slo-tokens" || f == "solver" }}
+	doc, _, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := doc.(map[string]any)["rows"].([]TailRow)
+	if len(rows) != 1 || rows[0].Value != 4 || rows[0].LowerBound != 3 || rows[0].UpperBound != 3 || !rows[0].Proven || rows[0].AboveLower != 1 {
+		t.Fatalf("rows %+v, want lru 4 against [3, 3]", rows)
+	}
+}

@@ -28,7 +28,8 @@ import (
 // W_c = Σ_c w_n f_n of the min-cost flow (optimal for the w-costs, and the
 // components share no binding step so it is optimal on each): the bound,
 // floored since a count is whole. S is the largest ≤ 40 the flow code
-// accepts (about 34 from 8,000 turns on).
+// accepts (about 34 from 8,000 turns on), lowered while 2^S stays ≥ 64·Σd
+// (the rounding term then stays below 1/64 of a pair in all).
 func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total float64, err error) {
 	K := pr.in.K()
 	// Cost scaling (on each window of mcf.Windows) needs max|cost| ≤
@@ -38,6 +39,16 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 	nw := int64(min(K+1, plan.Size+2*plan.Overlap+1))
 	S := 40
 	for S > 1 && (int64(1)<<S > math.MaxInt64/8/(nw+1)/(nw+1) || float64(K+1)*math.Ldexp(1, S) >= math.Ldexp(1, 61)) {
+		S--
+	}
+	// No more precision than the bound can use: its rounding term is at
+	// most Σd/2^S pairs, so 2^S ≥ 64·Σd keeps it below 1/64 of a pair,
+	// and smaller costs mean fewer cost-scaling phases.
+	var sumAll int64
+	for _, c := range pr.cands {
+		sumAll += c.d
+	}
+	for S > 12 && math.Ldexp(1, S-1) >= 64*float64(sumAll) {
 		S--
 	}
 	g := mcf.NewNetwork(K + 1)
@@ -118,10 +129,11 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 	}
 	slices.SortStableFunc(order, func(i, j int) int {
 		ci, cj := pr.cands[i], pr.cands[j]
-		if ci.d != cj.d {
-			return int(ci.d - cj.d)
+		ui, uj := ci.d*int64(ci.n-ci.a), cj.d*int64(cj.n-cj.a)
+		if ui != uj {
+			return int(ui - uj)
 		}
-		return (ci.n - ci.a) - (cj.n - cj.a)
+		return int(ci.d - cj.d)
 	})
 	fill := func() {
 		for _, i := range order {

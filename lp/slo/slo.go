@@ -162,7 +162,14 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 
 	start = time.Now()
 	if !opt.NoImprove {
+		// Improve the LP's rounding, and a greedy start from nothing;
+		// keep whichever serves more.
+		fresh := make([]bool, len(served))
 		pr.improve(ctx, served)
+		pr.improve(ctx, fresh)
+		if count(fresh) > count(served) {
+			served = fresh
+		}
 	}
 	r.Improve = time.Since(start)
 
@@ -244,6 +251,17 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		return nil, fmt.Errorf("slo: internal error: lower bound %d above upper bound %d", r.Lower, r.Upper)
 	}
 	return r, nil
+}
+
+// count is the number of true values.
+func count(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
 }
 
 func joinDetail(a, b string) string {

@@ -290,7 +290,30 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 		ev = append(ev, event{c.a, i, true}, event{c.n, i, false})
 	}
 	slices.SortFunc(ev, func(x, y event) int { return x.t - y.t })
-	mt := newMinTree(pr.cap)
+	// Size first: the non-zeros of the rows are at most Σ over segments
+	// of the pairs active there.
+	limit := opt.MaxNonZeros
+	if limit <= 0 {
+		limit = DefaultMaxNonZeros
+	}
+	nz, act := 0, 0
+	for e := 0; e < len(ev); {
+		t := ev[e].t
+		for ; e < len(ev) && ev[e].t == t; e++ {
+			if ev[e].start {
+				act++
+			} else {
+				act--
+			}
+		}
+		if nz += act; nz > limit {
+			return 0, false, nil
+		}
+	}
+	if pr.capTree == nil {
+		pr.capTree = newMinTree(pr.cap)
+	}
+	mt := pr.capTree
 	active := map[int]bool{}
 	var rows [][]int
 	var caps []int64

@@ -72,6 +72,10 @@ type Options struct {
 	// NoImprove skips the greedy fill and the exchanges (the upper bound is
 	// then the LP's rounding alone); for measuring them.
 	NoImprove bool
+	// MaxNonZeros skips the integer program of a component whose rows
+	// would hold more non-zeros than this (0: DefaultMaxNonZeros), so a
+	// giant component never builds a program larger than memory allows.
+	MaxNonZeros int
 	// ComponentTimeLimit bounds each component's integer program (0:
 	// only TimeLimit).
 	ComponentTimeLimit time.Duration
@@ -79,6 +83,9 @@ type Options struct {
 	// to Backend alone (for checking the integer program by itself).
 	NoLP bool
 }
+
+// DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
+const DefaultMaxNonZeros = 2_000_000
 
 // Result is the answer for one SLO.
 type Result struct {
@@ -113,16 +120,18 @@ type pair struct {
 // problem is the reduced instance: capacities per step after the free
 // candidates, and the candidates that compete.
 type problem struct {
-	in     *lp.Instance
-	s      int64
-	cap    []int64 // capacity of each step, blocks, after free pairs
-	meets  []bool  // turn meets the SLO in the schedule being built
-	x      []int64 // schedule, tokens
-	cands  []pair  // competing candidates
-	comp   []int   // component of each candidate
-	ncomp  int
-	free   int
-	always int // turns meeting the SLO whatever the schedule
+	in  *lp.Instance
+	s   int64
+	cap []int64 // capacity of each step, blocks, after free pairs
+	// capTree answers range minima of cap (built on first use)
+	capTree *minTree
+	meets   []bool  // turn meets the SLO in the schedule being built
+	x       []int64 // schedule, tokens
+	cands   []pair  // competing candidates
+	comp    []int   // component of each candidate
+	ncomp   int
+	free    int
+	always  int // turns meeting the SLO whatever the schedule
 }
 
 // Violations bounds the fewest turns with more than s uncached tokens

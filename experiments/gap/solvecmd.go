@@ -180,7 +180,7 @@ func (c SolveCommand) runTail(ctx context.Context, obj objective.Objective) (any
 	}
 	rep, err := SolveTail(ctx, in, ts)
 	if err != nil {
-		return nil, nil, option.Wrap("solver", err)
+		return nil, nil, err
 	}
 	if c.Schedule != "" {
 		err := atomicfile.Write(ctx, c.Schedule, func(w io.Writer) error { return in.WriteSchedule(w, tr.Names, rep.Schedule) })

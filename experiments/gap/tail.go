@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/solvers"
@@ -111,7 +112,7 @@ func tailBackend(name string) (lp.Backend, string, error) {
 func SolveTail(ctx context.Context, in *lp.Instance, spec TailSpec) (*TailReport, error) {
 	be, name, err := tailBackend(spec.Solver)
 	if err != nil {
-		return nil, err
+		return nil, option.Wrap("solver", err)
 	}
 	opt := slo.Options{Backend: be}
 	if spec.TimeLimit == 0 {

@@ -78,10 +78,20 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		}
 		return Violations(ctx, in, tau, opt)
 	}
-	// undecided probes leave an open band (lo, hi) with a hole; search the
-	// upper side for achievability and the lower side for proofs.
-	type span struct{ a, b int64 } // open interval of τ still to decide
-	work := []span{{lo, hi}}
+	// Bisect (lo, hi). A probe that decides neither way splits the
+	// search: below it only proofs of P_Q > τ are still to be found (a
+	// τ under an undecided one is no easier to achieve), above it only
+	// schedules achieving τ (a τ above it is no easier to rule out).
+	const (
+		both = iota
+		proofs
+		schedules
+	)
+	type span struct {
+		a, b int64 // open interval of τ still to decide
+		mode int
+	}
+	work := []span{{lo, hi, both}}
 	for len(work) > 0 && ctx.Err() == nil {
 		sp := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -98,13 +108,20 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		case res.Upper <= M:
 			hi = mid
 			best = res.Schedule
-			work = append(work, sp)
+			work = append(work, span{a, mid, sp.mode})
 		case res.Lower > M:
 			lo = mid
-			work = append(work, sp)
+			work = append(work, span{mid, b, sp.mode})
 		default:
 			r.Undecided++
-			work = append(work, span{a, mid}, span{mid, b})
+			switch sp.mode {
+			case both:
+				work = append(work, span{a, mid, proofs}, span{mid, b, schedules})
+			case proofs:
+				work = append(work, span{a, mid, proofs})
+			case schedules:
+				work = append(work, span{mid, b, schedules})
+			}
 		}
 	}
 	r.Lower, r.Upper = lo+1, hi

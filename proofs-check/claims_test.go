@@ -156,7 +156,8 @@ func TestDefaultOrder(t *testing.T) {
 		relaxation-paper-as-written-b1 relaxation-paper-as-written-blocks
 		lemma1 corollary-lru corollary-tlru corollary-tlru-blocks corollary-tlru-fractional-xi corollary-unitpage
 		theorem2-paper theorem2-bayes theorem2-bayes-equal-rates theorem2-paper-belief-true-world
-		theorem2-forced theorem2-forced-general theorem2-unitpage belief-bayes belief-paper figure1 flow flow-lp`)
+		theorem2-forced theorem2-forced-general theorem2-unitpage belief-bayes belief-paper figure1 flow flow-lp
+		slo-ip slo-bounds slo-monotone slo-tel slo-fnu-b1`)
 	var got []string
 	for _, c := range All() {
 		got = append(got, c.Name)

@@ -10,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 )
 
 // runGap measures every policy's TEL against the hindsight optimum over a
@@ -39,6 +40,10 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&c.ExecTimeout, "exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")
 	fs.Uint64Var(&c.Seed, "seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
 	fs.StringVar(&c.Seeds, "seeds", "", "with --trace omitted: N seeds (--seed, --seed+1, …) or a range A-B of the embedded workload, --workers at a time; each cell's mean ± 95% Student-t interval")
+	fs.StringVar(&c.Objective, "objective", "tel", "what the policies are measured on: tel (gap to the TEL optimum), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, e.g. p90), each against the hindsight interval")
+	c.SLO = objective.DefaultSLOSettings()
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

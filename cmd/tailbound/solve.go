@@ -10,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 )
 
 // runSolve computes the hindsight TEL optimum of a trace (experiments/gap).
@@ -28,12 +29,17 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&c.Forced, "forced", false, "forced caching: the served conversation keeps its whole history")
 	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per solve, seconds (0: none)")
 	fs.BoolVar(&c.CrossCheck, "cross-check", true, "also solve with flow and report any difference from the chosen solver")
-	fs.StringVar(&c.Schedule, "schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file")
+	fs.StringVar(&c.Schedule, "schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file (with slo|pQ: the schedule attaining the upper bound)")
+	fs.StringVar(&c.Objective, "objective", "tel", "what to minimise: tel (tail excess latency), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, Q in (0,100), e.g. p90, p99.9)")
+	c.SLO = objective.DefaultSLOSettings()
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
 	}
 	c.CapacityGiven = fs.Changed("capacity")
+	c.Given = fs.Changed
 	if c.Model, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -72,6 +73,11 @@ type Command struct {
 	Given func(flag string) bool
 	// Progress, when not nil, gets progress lines.
 	Progress io.Writer
+	// Objective is tel (default, "": TEL gaps), slo or pQ (every policy
+	// against the hindsight interval) (--objective); SLO is the slo
+	// objective's SLO (--slo-ms, --slo-tokens).
+	Objective string
+	SLO       objective.SLOSettings
 }
 
 // given reports whether flag was on the command line.
@@ -82,6 +88,22 @@ func (c Command) given(flag string) bool { return c.Given != nil && c.Given(flag
 func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	if err := c.checkLevel(); err != nil {
 		return nil, nil, err
+	}
+	obj := objective.Objective{}
+	if c.Objective != "" {
+		var err error
+		if obj, err = objective.Parse(c.Objective); err != nil {
+			return nil, nil, option.Wrap("objective", err)
+		}
+	}
+	if obj.Kind != objective.TEL {
+		if c.Level == "block" {
+			return nil, nil, option.Errorf("objective", "%s: turn level only here", obj)
+		}
+		return c.tail(ctx, obj)
+	}
+	if c.given("slo-ms") || c.given("slo-tokens") {
+		return nil, nil, option.Errorf(c.sloFlag(), "for --objective slo only")
 	}
 	if c.Level == "block" {
 		return c.block(ctx)
@@ -211,4 +233,68 @@ func output(ctx context.Context, tr *trace.Trace, cfg Config, label string, sett
 		"rows":     rows,
 	}
 	return seeds.Output{Doc: doc, Tables: []report.Table{SweepTable(label, cfg.Block, cfg.Forced, rows)}}, nil
+}
+
+// sloFlag names the SLO flag given (slo-ms or slo-tokens).
+func (c Command) sloFlag() string {
+	if c.given("slo-ms") {
+		return "slo-ms"
+	}
+	return "slo-tokens"
+}
+
+// tail measures every policy against the interval of a tail objective, on
+// the trace file or one seed of the embedded workload.
+func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []report.Table, error) {
+	cfg, list, err := c.turn()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(list) > 1 {
+		return nil, nil, option.Errorf("seeds", "with --objective tel only (give one --seed)")
+	}
+	spec := TailSpec{Objective: obj, Solver: c.Solver, Model: cfg.Model}
+	if c.Solver == "" || !c.given("solver") {
+		spec.Solver = "auto"
+	}
+	var slo map[string]any
+	if obj.Kind == objective.SLO {
+		if spec.SLOTokens, err = c.SLO.Resolve(cfg.Model, c.given); err != nil {
+			return nil, nil, err
+		}
+		slo = map[string]any{"slo_tokens": spec.SLOTokens}
+		if !c.given("slo-tokens") {
+			spec.SLOMs = ptr(c.SLO.SLOMs)
+			slo["slo_ms"] = c.SLO.SLOMs
+		}
+	} else if c.given("slo-ms") || c.given("slo-tokens") {
+		return nil, nil, option.Errorf(c.sloFlag(), "for --objective slo only (a percentile needs no SLO)")
+	}
+	var tr *trace.Trace
+	label := c.Trace
+	if list == nil {
+		if tr, err = trace.ReadFile(c.Trace); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if tr, err = birthdeath.Trace(c.Workload, list[0]); err != nil {
+			return nil, nil, err
+		}
+		label = fmt.Sprintf("%s (seed %d)", c.workloadLabel(), list[0])
+	}
+	rows, err := RunTail(ctx, tr, cfg, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	settings := c.settings(label)
+	settings["objective"] = obj.String()
+	for k, v := range slo {
+		settings[k] = v
+	}
+	doc := map[string]any{
+		"units":    "value, lower_bound, upper_bound: SLO violations (turns) for slo, uncached tokens for pQ; above_lower = value − lower_bound, above_upper = value − upper_bound",
+		"settings": settings,
+		"rows":     rows,
+	}
+	return doc, []report.Table{TailTable(label, cfg.Block, cfg.Forced, obj, rows)}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -50,6 +51,12 @@ type SolveCommand struct {
 	// Schedule, when not "", is the file to write the optimum's cache
 	// schedule to (CSV, tokens per turn) (--schedule).
 	Schedule string
+	// Objective is tel (default, ""), slo or pQ (--objective); SLO is the
+	// SLO of the slo objective (--slo-ms, --slo-tokens), and Given
+	// reports which flags (named without dashes) were given.
+	Objective string
+	SLO       objective.SLOSettings
+	Given     func(flag string) bool
 }
 
 // solveDoc is solve's JSON document: the report's fields plus settings.
@@ -61,6 +68,19 @@ type solveDoc struct {
 // Run validates c, reads the trace, solves and writes the schedule when
 // asked: it returns the JSON document and the tables the command prints.
 func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
+	obj := objective.Objective{}
+	if c.Objective != "" {
+		var err error
+		if obj, err = objective.Parse(c.Objective); err != nil {
+			return nil, nil, option.Wrap("objective", err)
+		}
+	}
+	if obj.Kind != objective.TEL {
+		return c.runTail(ctx, obj)
+	}
+	if c.given("slo-ms") || c.given("slo-tokens") {
+		return nil, nil, option.Errorf(c.sloFlag(), "for --objective slo only")
+	}
 	spec, err := c.spec()
 	if err != nil {
 		return nil, nil, err
@@ -134,4 +154,68 @@ func (c SolveCommand) spec() (Spec, error) {
 	}
 	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: seconds(c.TimeLimit),
 		CrossCheck: c.CrossCheck, Model: c.Model}, nil
+}
+
+// given reports whether flag was on the command line.
+func (c SolveCommand) given(flag string) bool { return c.Given != nil && c.Given(flag) }
+
+// sloFlag names the SLO flag given (slo-ms or slo-tokens).
+func (c SolveCommand) sloFlag() string {
+	if c.given("slo-ms") {
+		return "slo-ms"
+	}
+	return "slo-tokens"
+}
+
+// tailDoc is solve's JSON document for a tail objective.
+type tailDoc struct {
+	*TailReport
+	Settings any `json:"settings"`
+}
+
+// runTail is Run for --objective slo|pQ.
+func (c SolveCommand) runTail(ctx context.Context, obj objective.Objective) (any, []report.Table, error) {
+	spec, err := c.spec()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case c.Relax:
+		return nil, nil, option.Errorf("relax", "for --objective tel only (the tail objectives report their LP bound with the interval)")
+	case spec.Formulation != lp.Compact:
+		return nil, nil, option.Errorf("formulation", "for --objective tel only (the tail bounds use the compact pairs)")
+	}
+	ts := TailSpec{Objective: obj, Solver: c.Solver, TimeLimit: spec.TimeLimit, Model: c.Model}
+	if obj.Kind == objective.SLO {
+		if ts.SLOTokens, err = c.SLO.Resolve(c.Model, c.given); err != nil {
+			return nil, nil, err
+		}
+		if !c.given("slo-tokens") {
+			ts.SLOMs = ptr(c.SLO.SLOMs)
+		}
+	} else if c.given("slo-ms") || c.given("slo-tokens") {
+		return nil, nil, option.Errorf(c.sloFlag(), "for --objective slo only (a percentile needs no SLO)")
+	}
+	tr, err := trace.ReadFile(c.Trace)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.Capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := SolveTail(ctx, in, ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Schedule != "" {
+		err := atomicfile.Write(ctx, c.Schedule, func(w io.Writer) error { return in.WriteSchedule(w, tr.Names, rep.Schedule) })
+		if err != nil {
+			return nil, nil, option.Wrap("schedule", err)
+		}
+	}
+	settings := map[string]any{"trace": c.Trace, "turns": in.K(), "conversations": in.Conversations,
+		"capacity_tokens": c.Capacity, "block_size_tokens": c.Block, "forced": c.Forced,
+		"alpha_ms_per_token": c.Model.AlphaMs, "beta_ms": c.Model.BetaMs, "time_limit_seconds": c.TimeLimit}
+	return tailDoc{TailReport: rep, Settings: settings}, rep.Tables(in), nil
 }

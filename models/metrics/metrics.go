@@ -179,3 +179,30 @@ func Improvements(base, p Summary) map[string]float64 {
 	}
 	return out
 }
+
+// Exceeding returns the number of turns added so far whose uncached tokens
+// exceed s tokens (b > s): the SLO violations of an SLO of s tokens.
+func (a *Accumulator) Exceeding(s int64) int64 {
+	var n int64
+	a.each(func(b, count int64) {
+		if b > s {
+			n += count
+		}
+	})
+	return n
+}
+
+// UncachedAtRank returns the rank-th smallest uncached count of the turns
+// added so far, tokens (rank in [1, turns]; 0 when there are no turns):
+// with rank objective.Rank(turns, Q), the Q-th nearest-rank percentile.
+func (a *Accumulator) UncachedAtRank(rank int64) int64 {
+	var seen, out int64
+	done := false
+	a.each(func(b, count int64) {
+		seen += count
+		if !done && seen >= rank {
+			out, done = b, true
+		}
+	})
+	return out
+}

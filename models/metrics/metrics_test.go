@@ -63,3 +63,26 @@ func TestSummaryByHand(t *testing.T) {
 		}
 	}
 }
+
+// Exceeding and UncachedAtRank against a sorted list: b = 0, 3, 3, 7 and
+// one count beyond the dense histogram.
+func TestExceedingAndRank(t *testing.T) {
+	a := New(0, latency.Default(), 200)
+	bs := []int64{7, 3, smallLimit + 5, 0, 3}
+	for _, b := range bs {
+		a.Add(b, 0, b) // history b, nothing cached: b uncached
+	}
+	for _, c := range []struct {
+		s    int64
+		want int64
+	}{{-1, 5}, {0, 4}, {3, 2}, {6, 2}, {7, 1}, {smallLimit + 5, 0}} {
+		if got := a.Exceeding(c.s); got != c.want {
+			t.Errorf("Exceeding(%d) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	for rank, want := range []int64{0, 3, 3, 7, smallLimit + 5} {
+		if got := a.UncachedAtRank(int64(rank + 1)); got != want {
+			t.Errorf("UncachedAtRank(%d) = %d, want %d", rank+1, got, want)
+		}
+	}
+}

@@ -1,0 +1,419 @@
+// Package slo computes hindsight bounds on the tail metrics the papers
+// report (SPEC §3b): the fewest SLO violations over all admissible
+// schedules of an lp.Instance, and from it the lowest achievable Q-th
+// percentile of uncached tokens. Every answer is an interval [lower, upper]
+// with a schedule attaining upper, and says whether it is proven optimal.
+//
+// # The problem
+//
+// With an SLO of s uncached tokens (a whole number; a turn meets it iff
+// b_k ≤ s), a conversation's first turn meets it iff D_k ≤ s. A later turn
+// n, whose conversation's previous turn is p, meets it iff the blocks z_n
+// carried from p to n are at least d_n = ⌈(D_n − s)/B⌉. Carrying more than
+// d_n never helps, so a schedule is a set S of served pairs, each holding
+// d_n blocks over its steps (p..n−1 optional; p+1..n−1 forced, where the
+// conversation just served holds F_t = min(⌊H/B⌋, C/B) blocks at its own
+// step t and the step's capacity is C/B − F_t), and the problem is
+//
+//	maximize |S|   subject to   Σ_{n∈S, n spans t} d_n ≤ cap_t  for every step t,
+//
+// a cardinality unsplittable-flow problem on a path (NP-hard in general;
+// exact here by branch and bound on small parts). Pairs with d_n ≤ 0 meet
+// the SLO for free; pairs with d_n > min(⌊H_n/B⌋, C/B) or d_n above the
+// capacity of one of their steps never can; under forced caching a pair
+// with n = p+1 carries exactly F_p and meets the SLO iff F_p ≥ d_n.
+//
+// # Method
+//
+// Let L_t be the load of step t if every remaining candidate pair were
+// served. A step is binding when L_t > cap_t. A candidate spanning no
+// binding step is served in every optimum (adding it never breaks a row).
+// The others fall into components: two candidates are linked when they
+// span a common binding step, and components share no binding step, so the
+// problem separates into one independent problem per component.
+//
+//   - Lower bound on violations (upper bound on served pairs): the LP
+//     relaxation y ∈ [0, 1], solved as a min-cost flow on the line of
+//     lp.SolveFlow (pair n's arc has capacity d_n blocks and cost −1/d_n per
+//     block, scaled to integers: see lpBound for the rounding, which only
+//     loosens the bound by less than one pair per component).
+//   - Upper bound (a feasible schedule): the LP's fully served pairs, then
+//     every other candidate that still fits, smallest demand first
+//     (greedy), then a pass of one-out-two-in exchanges.
+//   - Exact: a component whose two bounds differ is solved as a 0/1 integer
+//     program (one binary per pair, one row per distinct binding step) by
+//     the lp.Backend given (gonum's branch and bound in pure Go, CBC with
+//     the coin build tag), when it fits and within the time limit.
+package slo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+)
+
+// Options bound a solve.
+type Options struct {
+	// Backend solves the components the bounds leave open as integer
+	// programs; nil leaves them as intervals.
+	Backend lp.Backend
+	// TimeLimit bounds the whole solve (0: none). When it runs out the
+	// answer is the interval reached so far (still certified).
+	TimeLimit time.Duration
+	// MaxRows skips the integer program of a component with more rows
+	// than this (0: no limit of its own; the backend may refuse with
+	// lp.TooLarge).
+	MaxRows int
+	// NoImprove skips the greedy fill and the exchanges (the upper bound is
+	// then the LP's rounding alone); for measuring them.
+	NoImprove bool
+	// MaxNonZeros skips the integer program of a component whose rows
+	// would hold more non-zeros than this (0: DefaultMaxNonZeros), so a
+	// giant component never builds a program larger than memory allows.
+	MaxNonZeros int
+	// ComponentTimeLimit bounds each component's integer program (0:
+	// only TimeLimit).
+	ComponentTimeLimit time.Duration
+	// NoLP skips the LP relaxation: every component is then open and goes
+	// to Backend alone (for checking the integer program by itself).
+	NoLP bool
+}
+
+// DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
+const DefaultMaxNonZeros = 2_000_000
+
+// Result is the answer for one SLO.
+type Result struct {
+	// SLOTokens is s: a turn violates the SLO iff b > s.
+	SLOTokens int64
+	// Lower and Upper bound the fewest violations; Proven when equal.
+	Lower, Upper int
+	Proven       bool
+	// LP is the LP relaxation's lower bound on violations before
+	// rounding up (turns − LP's served pairs, fractional); NaN when the
+	// flow was not solved.
+	LP float64
+	// Schedule is x_k, tokens cached at each turn's arrival, attaining
+	// Upper; admissible (lp.Instance.CheckSchedule).
+	Schedule []int64
+	// Sizes: turns, pairs that are candidates (can meet the SLO only
+	// with capacity), those served in every optimum, components, and
+	// components proven by the bounds and by the integer program.
+	Turns, Candidates, Free, Components, ProvenByBounds, ProvenByIP int
+	// Detail names what was not proven and why.
+	Detail string
+	// Build, LPTime, Improve and IP are wall times of the stages.
+	Build, LPTime, Improve, IP time.Duration
+}
+
+// pair is a candidate: turn n's carried blocks d over steps a..n−1.
+type pair struct {
+	n, a int
+	d    int64
+}
+
+// problem is the reduced instance: capacities per step after the free
+// candidates, and the candidates that compete.
+type problem struct {
+	in  *lp.Instance
+	s   int64
+	cap []int64 // capacity of each step, blocks, after free pairs
+	// capTree answers range minima of cap (built on first use)
+	capTree *minTree
+	meets   []bool  // turn meets the SLO in the schedule being built
+	x       []int64 // schedule, tokens
+	cands   []pair  // competing candidates
+	comp    []int   // component of each candidate
+	ncomp   int
+	free    int
+	always  int // turns meeting the SLO whatever the schedule
+}
+
+// Violations bounds the fewest turns with more than s uncached tokens
+// over every admissible schedule of in.
+func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Result, error) {
+	start := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	pr := reduce(in, s)
+	r := &Result{SLOTokens: s, Turns: in.K(), Candidates: len(pr.cands) + pr.free, Free: pr.free,
+		Components: pr.ncomp, LP: math.NaN()}
+	r.Build = time.Since(start)
+
+	// LP bound per component and its rounding.
+	start = time.Now()
+	served := make([]bool, len(pr.cands))
+	ubComp := make([]int, pr.ncomp) // most pairs served, per component
+	for c := range ubComp {
+		ubComp[c] = -1
+	}
+	if len(pr.cands) > 0 && !opt.NoLP {
+		lpServed, ub, lpv, err := pr.lpBound(ctx)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+			r.Detail = "LP relaxation stopped by the time limit"
+		case err != nil:
+			return nil, err
+		default:
+			served, ubComp = lpServed, ub
+			r.LP = float64(in.K()-pr.always) - lpv
+		}
+	}
+	r.LPTime = time.Since(start)
+
+	start = time.Now()
+	if !opt.NoImprove {
+		// Improve the LP's rounding, and a greedy start from nothing;
+		// keep whichever serves more.
+		fresh := make([]bool, len(served))
+		pr.improve(ctx, served)
+		pr.improve(ctx, fresh)
+		if count(fresh) > count(served) {
+			served = fresh
+		}
+	}
+	r.Improve = time.Since(start)
+
+	// Components left open: integer program.
+	start = time.Now()
+	count := make([]int, pr.ncomp)
+	size := make([]int, pr.ncomp)
+	for i, c := range pr.comp {
+		size[c]++
+		if served[i] {
+			count[c]++
+		}
+	}
+	var open []int
+	for c := 0; c < pr.ncomp; c++ {
+		if ubComp[c] < 0 {
+			ubComp[c] = size[c]
+		}
+		if count[c] >= ubComp[c] {
+			r.ProvenByBounds++
+		} else {
+			open = append(open, c)
+		}
+	}
+	if opt.Backend != nil && len(open) > 0 {
+		members := make([][]int, pr.ncomp)
+		for i, c := range pr.comp {
+			members[c] = append(members[c], i)
+		}
+		skipped := 0
+		for _, c := range open {
+			if ctx.Err() != nil {
+				break
+			}
+			got, ok, err := pr.solveIP(ctx, members[c], served, opt)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				ubComp[c] = got
+				r.ProvenByIP++
+			} else {
+				skipped++
+			}
+		}
+		if skipped > 0 || ctx.Err() != nil {
+			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d of %d open components not solved by %s", len(open)-r.ProvenByIP, len(open), opt.Backend.Name()))
+		}
+	} else if len(open) > 0 {
+		r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d components left open (no integer-program backend)", len(open)))
+	}
+	r.IP = time.Since(start)
+
+	// Assemble.
+	total, best := 0, 0
+	for i, c := range pr.comp {
+		_ = c
+		if served[i] {
+			total++
+			p := pr.cands[i]
+			pr.meets[p.n] = true
+			pr.x[p.n] = p.d * in.BlockSize
+		}
+	}
+	for _, u := range ubComp {
+		best += u
+	}
+	r.Upper = in.K() - pr.always - total
+	r.Lower = in.K() - pr.always - best
+	r.Proven = r.Lower == r.Upper
+	r.Schedule = pr.x
+	if err := in.CheckSchedule(r.Schedule); err != nil {
+		return nil, fmt.Errorf("slo: internal error: the schedule is not admissible: %w", err)
+	}
+	if v := Count(in, r.Schedule, s); v != r.Upper {
+		return nil, fmt.Errorf("slo: internal error: the schedule has %d violations, the bound says %d", v, r.Upper)
+	}
+	if r.Lower > r.Upper {
+		return nil, fmt.Errorf("slo: internal error: lower bound %d above upper bound %d", r.Lower, r.Upper)
+	}
+	return r, nil
+}
+
+// count is the number of true values.
+func count(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+func joinDetail(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Count returns the number of turns of in whose uncached tokens exceed s
+// when x (tokens per turn) is cached.
+func Count(in *lp.Instance, x []int64, s int64) int {
+	v := 0
+	for k := range in.Turns {
+		if in.Load(k)-x[k] > s {
+			v++
+		}
+	}
+	return v
+}
+
+// capAt is step t's capacity in blocks before any pair is carried.
+func capAt(in *lp.Instance, t int) int64 {
+	if in.Forced {
+		return in.Blocks() - in.MaxKeep(t)
+	}
+	return in.Blocks()
+}
+
+// ceilDiv is ⌈a/b⌉ for b > 0.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a > 0 {
+		q++
+	}
+	return q
+}
+
+// reduce classifies every turn and splits the candidates into components.
+func reduce(in *lp.Instance, s int64) *problem {
+	K := in.K()
+	B := in.BlockSize
+	pr := &problem{in: in, s: s, cap: make([]int64, K), meets: make([]bool, K), x: make([]int64, K)}
+	for t := 0; t < K; t++ {
+		pr.cap[t] = capAt(in, t)
+	}
+	// min capacity over an interval: sparse enough to do by a sparse
+	// table only under forced caching (otherwise capacity is uniform).
+	var mt *minTree
+	if in.Forced {
+		mt = newMinTree(pr.cap)
+	}
+	var all []pair
+	for n := 0; n < K; n++ {
+		D := in.Load(n)
+		p := in.Prev[n]
+		if p < 0 {
+			if D <= s {
+				pr.meets[n] = true
+				pr.always++
+			}
+			continue
+		}
+		zmax := in.MaxKeep(p)
+		need := D - s
+		fixedPair := in.Forced && n == p+1
+		if fixedPair {
+			pr.x[n] = zmax * B
+			if zmax*B >= need {
+				pr.meets[n] = true
+				pr.always++
+			}
+			continue
+		}
+		if need <= 0 {
+			pr.meets[n] = true
+			pr.always++
+			continue
+		}
+		d := ceilDiv(need, B)
+		a := p
+		if in.Forced {
+			a = p + 1
+		}
+		if d > zmax {
+			continue
+		}
+		if in.Forced && mt.min(a, n-1) < d || !in.Forced && d > in.Blocks() {
+			continue
+		}
+		all = append(all, pair{n: n, a: a, d: d})
+	}
+	// Loads if all were served; binding steps.
+	diff := make([]int64, K+1)
+	for _, c := range all {
+		diff[c.a] += c.d
+		diff[c.n] -= c.d
+	}
+	bindIdx := make([]int, K+1) // number of binding steps before t
+	var load int64
+	for t := 0; t < K; t++ {
+		load += diff[t]
+		bindIdx[t+1] = bindIdx[t]
+		if load > pr.cap[t] {
+			bindIdx[t+1]++
+		}
+	}
+	// Free candidates leave capacity; the others get their binding range.
+	type ranged struct {
+		pair
+		lo, hi int // binding-step indices spanned, [lo, hi)
+	}
+	var rest []ranged
+	clear(diff)
+	for _, c := range all {
+		lo, hi := bindIdx[c.a], bindIdx[c.n]
+		if lo == hi {
+			pr.free++
+			pr.always++
+			pr.meets[c.n] = true
+			pr.x[c.n] = c.d * B
+			diff[c.a] += c.d
+			diff[c.n] -= c.d
+			continue
+		}
+		rest = append(rest, ranged{c, lo, hi})
+	}
+	load = 0
+	for t := 0; t < K; t++ {
+		load += diff[t]
+		pr.cap[t] -= load
+	}
+	slices.SortStableFunc(rest, func(u, v ranged) int { return u.lo - v.lo })
+	pr.cands = make([]pair, len(rest))
+	pr.comp = make([]int, len(rest))
+	reach := -1
+	for i, c := range rest {
+		if c.lo >= reach {
+			pr.ncomp++
+		}
+		reach = max(reach, c.hi)
+		pr.cands[i] = c.pair
+		pr.comp[i] = pr.ncomp - 1
+	}
+	return pr
+}

@@ -63,7 +63,7 @@ type Point struct {
 	RelWidth float64 `json:"rel_width"`
 	// Seconds is the wall time of the bounds at this capacity (replays and
 	// solves).
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"bounds_seconds"`
 	// OrderHolds reports lower ≤ every policy's value of the objective.
 	OrderHolds bool `json:"order_holds"`
 }

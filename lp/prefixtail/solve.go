@@ -32,7 +32,7 @@ type Solve struct {
 	// Integral reports whether every x of the solution is 0 or 1.
 	Integral bool `json:"integral"`
 	// Seconds is the solve's wall time.
-	Seconds float64 `json:"seconds"`
+	Seconds float64 `json:"solve_seconds"`
 }
 
 // Heuristic is one feasible schedule of the upper bound.

@@ -3,10 +3,10 @@ package prefixtail
 import (
 	"context"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/lp/gonumlp"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -58,87 +58,15 @@ func longest(reqs []prefixcache.Req) int {
 	return m
 }
 
-// brute is the optimum by exhaustive search over eviction sequences,
-// written from the cache's rules (not from the interval program): request
-// t hits the longest cached prefix of its chain; while the rest of its
-// chain does not fit, some evictable leaf is evicted — a cached block with
-// no cached child other than the deepest hit block (pinned) — and every
-// choice of leaf is explored; then the whole chain is admitted. States
-// (request, cached set) are memoized. Blocks must be fewer than 64.
-func brute(reqs []prefixcache.Req, capacity int, block int64, obj Objective) float64 {
-	parent := map[prefixcache.BlockID]prefixcache.BlockID{}
-	for _, q := range reqs {
-		for d, id := range q.Blocks {
-			if d == 0 {
-				parent[id] = -1
-			} else {
-				parent[id] = q.Blocks[d-1]
-			}
-		}
+// brute is the optimum by exhaustive search over eviction sequences
+// (lp/exhaustive, written from the cache's rules, not the program).
+func brute(t *testing.T, reqs []prefixcache.Req, capacity int, block int64, obj Objective) float64 {
+	t.Helper()
+	v, err := exhaustive.PrefixOptimum(reqs, capacity, func(i, k int) float64 { return obj.Cost(reqs[i].Input, k, block) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	type state struct {
-		t    int
-		mask uint64
-	}
-	memo := map[state]float64{}
-	var best func(t int, mask uint64) float64
-	best = func(t int, mask uint64) float64 {
-		if t == len(reqs) {
-			return 0
-		}
-		if v, ok := memo[state{t, mask}]; ok {
-			return v
-		}
-		q := reqs[t]
-		k := 0
-		for k < len(q.Blocks) && mask&(1<<q.Blocks[k]) != 0 {
-			k++
-		}
-		cost := obj.Cost(q.Input, k, block)
-		need := len(q.Blocks) - k
-		pin := prefixcache.BlockID(-1)
-		if k > 0 {
-			pin = q.Blocks[k-1]
-		}
-		var chain uint64
-		for _, id := range q.Blocks {
-			chain |= 1 << id
-		}
-		// every cached set reachable by evicting leaves one at a time
-		seen := map[uint64]bool{}
-		var evict func(m uint64)
-		out := math.Inf(1)
-		evict = func(m uint64) {
-			if seen[m] {
-				return
-			}
-			seen[m] = true
-			if bits.OnesCount64(m)+need <= capacity {
-				out = min(out, best(t+1, m|chain))
-				return
-			}
-			for id := prefixcache.BlockID(0); id < 64; id++ {
-				if m&(1<<id) == 0 || id == pin {
-					continue
-				}
-				leaf := true
-				for c, p := range parent {
-					if p == id && m&(1<<c) != 0 {
-						leaf = false
-						break
-					}
-				}
-				if leaf {
-					evict(m &^ (1 << id))
-				}
-			}
-		}
-		evict(mask)
-		v := cost + out
-		memo[state{t, mask}] = v
-		return v
-	}
-	return best(0, 0)
+	return v
 }
 
 func randomObjective(r *rand.Rand, kind Kind, block int64) Objective {
@@ -168,7 +96,7 @@ func TestExhaustive(t *testing.T) {
 			reqs := randomTrace(r, 6+r.IntN(6), 8+r.IntN(9), block)
 			capacity := longest(reqs) + r.IntN(3)
 			obj := randomObjective(r, kind, block)
-			want := brute(reqs, capacity, block, obj)
+			want := brute(t, reqs, capacity, block, obj)
 			p, err := New(reqs, block, capacity, obj)
 			if err != nil {
 				t.Fatal(err)

@@ -28,6 +28,7 @@ func defaultFamilies() []Family {
 		beliefClaims,      // 7: belief.go
 		figure1Claims,     // 8: figure1.go
 		flowClaims,        // 10: flow.go
+		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
 	}
 }
 

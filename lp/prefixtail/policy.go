@@ -25,6 +25,9 @@ const (
 	// solution for rounding, the IP solution for its schedule), ties by
 	// furthest next use.
 	Guided Rule = "lp-rounding"
+	// GuidedDensity is Guided with ties (values within 10⁻³) broken by
+	// Density instead of furthest next use.
+	GuidedDensity Rule = "lp-rounding-density"
 )
 
 // Replay runs the cache on the problem's trace under rule, with guide
@@ -32,7 +35,7 @@ const (
 // hits per request and the cost they give. Each hit count is the cache's
 // own (prefixcache.Cache.Serve).
 func (p *Problem) Replay(rule Rule, guide []float64) ([]int, float64, error) {
-	if rule == Guided && len(guide) != len(p.Cols) {
+	if (rule == Guided || rule == GuidedDensity) && len(guide) != len(p.Cols) {
 		return nil, 0, fmt.Errorf("rule %s needs one value per interval (%d), got %d", rule, len(p.Cols), len(guide))
 	}
 	pol := &ranked{p: p, rule: rule, guide: guide}
@@ -92,6 +95,9 @@ func (r *ranked) key(t, d int) prefixcache.Key {
 		return prefixcache.Key{P: w, T: -int64(nx)}
 	case Density:
 		return prefixcache.Key{P: w / float64(int(nx)-t), T: -int64(nx)}
+	case GuidedDensity:
+		d := w / float64(int(nx)-t)
+		return prefixcache.Key{P: x + 1e-3*d/(1+d), T: -int64(nx)}
 	}
 	return prefixcache.Key{P: x, T: -int64(nx)}
 }

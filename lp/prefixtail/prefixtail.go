@@ -85,7 +85,9 @@
 //     hindsight rules that evict the leaf whose next use saves least (per
 //     unit of time held), and, when the LP was solved, the rule that evicts
 //     the leaf whose current interval has the smallest LP value (rounding by
-//     replay). Each replay's cost is recomputed from the hits the cache
+//     replay; ties by furthest next use, or by saving per request held).
+//     With the IP's solution the same rule replays its schedule, and an
+//     optimum that the replay does not attain is an error. Each replay's cost is recomputed from the hits the cache
 //     reports, so the upper bound is a value some schedule attains.
 //
 // The interval is proven optimal when the IP solved to optimality, or when

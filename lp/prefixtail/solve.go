@@ -107,11 +107,13 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		b.LP = s
 		if s.Status == lp.Optimal.String() {
 			b.Lower = *s.Value
-			_, v, err := p.Replay(Guided, x)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", Guided, err)
+			for _, r := range []Rule{Guided, GuidedDensity} {
+				_, v, err := p.Replay(r, x)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", r, err)
+				}
+				add(string(r), v)
 			}
-			add(string(Guided), v)
 		}
 	}
 	if opt.IP != nil {

@@ -155,10 +155,14 @@ func (o Objective) Cost(d int64, k int, block int64) float64 {
 // Problem is one instance: a trace's requests, the block size, the
 // capacity and the objective, with its intervals indexed.
 type Problem struct {
-	Reqs           []prefixcache.Req
-	BlockTokens    int64
+	// Reqs are the requests, chains numbered by one prefixcache.Interner.
+	Reqs []prefixcache.Req
+	// BlockTokens is the block size B, tokens.
+	BlockTokens int64
+	// CapacityBlocks is the capacity C, blocks.
 	CapacityBlocks int
-	Obj            Objective
+	// Obj is the cost of a request.
+	Obj Objective
 
 	off []int // off[t]: index of request t's first reference
 	// per reference (off[t]+d): next use of the same block (-1 none), and
@@ -177,14 +181,14 @@ type Problem struct {
 	prec           [][2]int32 // (child col, parent col): x_child ≤ x_parent
 }
 
-// Interval is a needed variable interval: block Block kept over (P, Q),
-// at depth Depth of both chains, saving Weight at Q when kept.
+// Interval is a needed variable interval: block Block kept over requests
+// (P, Q), at depth Depth of both chains, saving Weight at Q when kept (in
+// the objective's units: tokens for TEL, violations for SLO).
 type Interval struct {
-	Block   prefixcache.BlockID
-	P, Q    int32
-	Depth   int32
-	Weight  float64
-	endsRef int // reference index (off[Q]+Depth)
+	Block  prefixcache.BlockID
+	P, Q   int32
+	Depth  int32
+	Weight float64
 }
 
 // New indexes reqs (chains numbered by one prefixcache.Interner, Index =
@@ -316,7 +320,7 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 			ref := p.off[t] + d
 			if pv := prev[ref]; needed[ref] && pv >= 0 && int32(t)-pv > 1 {
 				p.endCol[ref] = int32(len(p.Cols))
-				p.Cols = append(p.Cols, Interval{Block: id, P: pv, Q: int32(t), Depth: int32(d), Weight: weight[ref], endsRef: ref})
+				p.Cols = append(p.Cols, Interval{Block: id, P: pv, Q: int32(t), Depth: int32(d), Weight: weight[ref]})
 			}
 		}
 	}

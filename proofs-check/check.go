@@ -19,6 +19,9 @@ type CheckOptions struct {
 	Instances int
 	// Seed seeds the instance generators.
 	Seed uint64
+	// Exhaustive checks every instance of each claim's small scope (its
+	// "exhaustive up to" bound) before the random ones.
+	Exhaustive bool
 	// Format is the output format (report.FormatHelp).
 	Format string
 }
@@ -34,12 +37,17 @@ func (o CheckOptions) Validate() error {
 	return nil
 }
 
-// Check runs the selected claims on random instances and returns what the
+// Check runs the selected claims, on every instance of their small scope
+// when o.Exhaustive and then on random instances, and returns what the
 // check command prints: the reports as the JSON document and one table
 // row per claim with its smallest counterexample.
 func Check(o CheckOptions) (any, report.Table, error) {
-	t := report.Table{Title: fmt.Sprintf("claims checked on random instances (seed %d)", o.Seed),
-		Header: []string{"claim", "instances", "passed", "failed", "smallest counterexample"}}
+	title := fmt.Sprintf("claims checked on random instances (seed %d)", o.Seed)
+	if o.Exhaustive {
+		title = fmt.Sprintf("claims checked on every instance up to a small size, then on random instances (seed %d)", o.Seed)
+	}
+	t := report.Table{Title: title,
+		Header: []string{"claim", "instances", "exhaustive", "random", "passed", "failed", "exhaustive up to", "smallest counterexample"}}
 	if err := o.Validate(); err != nil {
 		return nil, t, err
 	}
@@ -47,7 +55,7 @@ func Check(o CheckOptions) (any, report.Table, error) {
 	if err != nil {
 		return nil, t, err
 	}
-	reports, err := claim.Run(claims, o.Instances, o.Seed)
+	reports, err := claim.RunOptions(claims, claim.Options{Instances: o.Instances, Seed: o.Seed, Exhaustive: o.Exhaustive})
 	if err != nil {
 		return nil, t, err
 	}
@@ -60,7 +68,12 @@ func Check(o CheckOptions) (any, report.Table, error) {
 			}
 			ce = report.CellText(string(b))
 		}
-		t.Add(report.CellText(r.Name), report.CellI(int64(r.Instances)), report.CellI(int64(r.Passed)), report.CellI(int64(r.Failed)), ce)
+		bound := report.CellNone("none")
+		if r.ExhaustiveBound != "" {
+			bound = report.CellText(r.ExhaustiveBound)
+		}
+		t.Add(report.CellText(r.Name), report.CellI(int64(r.Instances)), report.CellI(int64(r.Exhaustive)), report.CellI(int64(r.Random)),
+			report.CellI(int64(r.Passed)), report.CellI(int64(r.Failed)), bound, ce)
 	}
 	return map[string]any{"checks": reports}, t, nil
 }

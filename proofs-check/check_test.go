@@ -41,11 +41,11 @@ func TestCheckFigure1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := [][]string{{"figure1", "1", "1", "0", "none"}}; !reflect.DeepEqual(tab.Rows, want) {
+	if want := [][]string{{"figure1", "1", "0", "1", "1", "0", "none", "none"}}; !reflect.DeepEqual(tab.Rows, want) {
 		t.Errorf("rows %v, want %v", tab.Rows, want)
 	}
 	// CSV writes no counterexample as an empty cell.
-	if want := [][]string{{"figure1", "1", "1", "0", ""}}; !reflect.DeepEqual(tab.Plain, want) {
+	if want := [][]string{{"figure1", "1", "0", "1", "1", "0", "", ""}}; !reflect.DeepEqual(tab.Plain, want) {
 		t.Errorf("CSV rows %v, want %v", tab.Plain, want)
 	}
 	if tab.Title != "claims checked on random instances (seed 5)" {

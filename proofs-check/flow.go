@@ -25,9 +25,10 @@ func flowClaims(Sizes) []claim.Claim { return []claim.Claim{flowClaim(), flowLPC
 // exhaustive optimum at every block size.
 func flowClaim() claim.Claim {
 	return claim.Claim{
-		Name:      "flow",
-		Statement: "Claim 10: the min-cost-flow optimum (lp.SolveFlow) equals the hindsight TEL optimum, B = 1–4, optional and forced caching; checked against exhaustive search",
-		Generate:  func(r *rand.Rand) claim.Instance { return drawOptimum(r, []int64{1, 2, 3, 4}, lp.Compact) },
+		Name:       "flow",
+		Statement:  "Claim 10: the min-cost-flow optimum (lp.SolveFlow) equals the hindsight TEL optimum, B = 1–4, optional and forced caching; checked against exhaustive search",
+		Generate:   func(r *rand.Rand) claim.Instance { return drawOptimum(r, []int64{1, 2, 3, 4}, lp.Compact) },
+		Exhaustive: flowEnumeration(""),
 		Check: func(i claim.Instance) (bool, string, error) {
 			inst := i.(*TraceInstance)
 			flow, err := flowTEL(inst)
@@ -52,6 +53,7 @@ func flowLPClaim() claim.Claim {
 		Name: "flow-lp",
 		Statement: "Claim 10: the plain LP relaxation of the compact IP equals the min-cost-flow optimum, B = 1–4, optional and forced caching " +
 			"(failures show where the relaxation falls below it)",
+		Exhaustive: flowEnumeration(""),
 		Generate: func(r *rand.Rand) claim.Instance {
 			in := drawOptimum(r, []int64{1, 2, 3, 4}, lp.Compact)
 			in.Solve = "" // the flow solver, with the LP bound beside it
@@ -76,6 +78,12 @@ func flowLPClaim() claim.Claim {
 			return false, fmt.Sprintf("compact LP bound %v tokens < flow optimum %v tokens (%s)", bound, flow, params(inst)), nil
 		},
 	}
+}
+
+// flowEnumeration is the flow claims' small scope (optimumSpace at B = 1–3,
+// both caching modes), its instances run with the flow solver (solve "").
+func flowEnumeration(solve string) *claim.Enumeration {
+	return optimumSpace([]int64{1, 2, 3}, lp.Compact).Enumeration(solve)
 }
 
 // flowTEL returns the flow solver's optimum of inst, tokens; a status

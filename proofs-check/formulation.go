@@ -34,7 +34,8 @@ func formulationClaim(f lp.Formulation) claim.Claim {
 		Name: "formulation-" + string(f),
 		Statement: "Claim 2 (SPEC §3): the " + string(f) + " integer program has the hindsight TEL optimum, B = 1–3, " + modes(f) + "; " +
 			"checked against exhaustive search (gonum branch and bound)",
-		Generate: func(r *rand.Rand) claim.Instance { return drawOptimum(r, []int64{1, 2, 3}, f) },
+		Generate:   func(r *rand.Rand) claim.Instance { return drawOptimum(r, []int64{1, 2, 3}, f) },
+		Exhaustive: optimumEnumeration([]int64{1, 2, 3}, f, false),
 		Check: func(i claim.Instance) (bool, string, error) {
 			inst := i.(*TraceInstance)
 			got, conds, err := solveTiny(inst, f, false)

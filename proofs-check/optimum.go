@@ -17,6 +17,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/proofs-check/claim"
 )
 
 // drawOptimum draws a Theorem 1 instance at a block size taken from blocks,
@@ -27,6 +28,28 @@ func drawOptimum(r *rand.Rand, blocks []int64, f lp.Formulation) *TraceInstance 
 	in := RandomInstance(r, 6, 3, 4, blocks[r.IntN(len(blocks))], false, forced)
 	in.Solve = fmt.Sprintf("--formulation %s --solver gonum", f)
 	return in
+}
+
+// optimumSpace is the small scope the claims of the programs and the flow
+// solver (2, 3 and 10) enumerate in full before their random instances,
+// at the block sizes blocks and in the caching modes formulation f can
+// state: up to 3 turns over up to 2 conversations, prompts of 1–2 tokens,
+// responses of 0–1, 1–2 blocks of capacity, ξ from 0 to 2 tokens. Smaller
+// than Theorem 1's (theorem1Space): each instance solves a program with
+// gonum.
+func optimumSpace(blocks []int64, f lp.Formulation) TraceSpace {
+	return TraceSpace{MinTurns: 1, MaxTurns: 3, MaxConvs: 2, MaxPrompt: 2, MaxResponse: 1,
+		Blocks: blocks, MaxCapacityBlocks: 2, Xis: xiRange(0, 2), Both: f != lp.PaperAsWritten}
+}
+
+// optimumEnumeration is optimumSpace as an enumeration whose instances
+// name formulation f and solver gonum (with --relax when relax).
+func optimumEnumeration(blocks []int64, f lp.Formulation, relax bool) *claim.Enumeration {
+	solve := fmt.Sprintf("--formulation %s --solver gonum", f)
+	if relax {
+		solve += " --relax"
+	}
+	return optimumSpace(blocks, f).Enumeration(solve)
 }
 
 // modes names the caching modes a formulation's claims draw.

@@ -32,6 +32,7 @@ func relaxationClaim(f lp.Formulation, scope string, blocks []int64) claim.Claim
 		Name: "relaxation-" + string(f) + "-" + scope,
 		Statement: fmt.Sprintf("Claim 3: the LP relaxation of the %s program equals the integer optimum (no integrality gap), B ∈ %v, %s; "+
 			"LP by gonum, integer optimum by exhaustive search", f, blocks, modes(f)),
+		Exhaustive: optimumEnumeration(blocks, f, true),
 		Generate: func(r *rand.Rand) claim.Instance {
 			in := drawOptimum(r, blocks, f)
 			in.Solve += " --relax"

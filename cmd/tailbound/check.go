@@ -11,10 +11,11 @@ import (
 
 // runCheck checks the literature's claims on random instances.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "check [CLAIM...] [--instances N] [--seed S] [--format F]", stdout)
+	fs := newFlags("check", "check [CLAIM...] [--instances N] [--seed S] [--exhaustive=false] [--format F]", stdout)
 	var o proofscheck.CheckOptions
 	fs.IntVar(&o.Instances, "instances", 200, "random instances per claim")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the instance generators")
+	fs.BoolVar(&o.Exhaustive, "exhaustive", true, "first check every instance up to each claim's stated small size (turns, conversations, lengths in tokens, C in blocks, B and ξ in tokens); --exhaustive=false draws random instances only")
 	fs.StringVar(&o.Format, "format", "table", report.FormatHelp)
 	usage := fs.Usage
 	fs.Usage = func() { usage(); fmt.Fprint(stdout, proofscheck.ClaimsHelp()) }

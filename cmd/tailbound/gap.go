@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/gap"
@@ -18,12 +19,12 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if blockLevel(args) && hasFlag(args, "objective") {
 		return runGapBlockTail(ctx, args, stdout, stderr)
 	}
-	fs := newFlags("gap", "gap --trace FILE --policies lru,tlru,... --capacities C1,C2 --xis X1,X2 [--thresholds T1,T2] [flags]", stdout)
+	fs := newFlags("gap", "gap [--trace FILE] [--policies lru,tlru,...] --capacities C1,C2 --xis X1,X2 [--thresholds T1,T2] [flags]", stdout)
 	var c gap.Command
-	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin)")
+	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
 	fs.StringVar(&c.Policies, "policies", "", "comma-separated policies (default: all of "+joinNames(policies.Names())+")")
-	fs.StringVar(&c.Capacities, "capacities", "", "capacities C, tokens, comma-separated (multiples of --block-size)")
-	fs.StringVar(&c.Xis, "xis", "", "TEL thresholds ξ, tokens, comma-separated")
+	fs.StringVar(&c.Capacities, "capacities", "", fmt.Sprintf("capacities C, tokens, comma-separated (multiples of --block-size; default %d with the embedded workload)", defaultWorkloadCapacity))
+	fs.StringVar(&c.Xis, "xis", "", "TEL thresholds ξ, tokens, comma-separated (default 1900, simulate's, with the embedded workload)")
 	fs.StringVar(&c.Thresholds, "thresholds", "", "threshold-lru's T values, tokens, comma-separated (default: its default T)")
 	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens")
 	fs.BoolVar(&c.Forced, "forced", false, "forced caching: the served conversation keeps its whole history")

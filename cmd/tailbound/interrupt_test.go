@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestInterrupt runs the program itself (this test binary, re-entered as
@@ -62,10 +64,11 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// TestMain lets TestInterrupt run this binary as the tailbound command.
+// TestMain lets TestInterrupt run this binary as the tailbound command, and
+// installs it as the tailbound command of TestDocs' scripts.
 func TestMain(m *testing.M) {
 	if os.Getenv("TAILBOUND_AS_MAIN") == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){"tailbound": main})
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/cleanup"
+	"github.com/tailbound/tailbound/internal/lineout"
 	"github.com/tailbound/tailbound/lp/solvers"
 )
 
@@ -46,24 +48,52 @@ func commands() map[string]command {
 	}
 }
 
+// gracePeriod is how long a command has, after SIGINT or SIGTERM, to
+// stop by itself before the process is ended (after running the run's
+// clean-up set).
+const gracePeriod = 3 * time.Second
+
 func main() {
-	// SIGINT and SIGTERM cancel the context: output files being written
-	// are removed, line output stops at a line's end, and the process
-	// exits 130. A command that does not stop by itself within a grace
-	// period is ended then (its atomic outputs leave nothing behind).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM cancel the context, with the signal as its cause:
+	// the replay stops, exec: clients (their whole process groups) are
+	// killed, output files being written are removed, line output stops at
+	// a line's end, and the exit status is 130 (SIGINT) or 143 (SIGTERM).
+	// A command that does not stop within gracePeriod has its clean-up
+	// set run — temporary files removed, process
+	// groups killed — and the process ends with that status.
+	set := cleanup.New()
+	ctx, cancel := context.WithCancelCause(cleanup.With(context.Background(), set))
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		time.Sleep(2 * time.Second)
-		os.Exit(130)
+		sig := <-sigs
+		cancel(signalError{sig})
+		// Further signals are ignored: timeout(1), for one, sends its
+		// signal to the command and then to its process group.
+		time.Sleep(gracePeriod)
+		set.Run()
+		fmt.Fprintf(os.Stderr, "tailbound: %v; ended after its clean-up (the command did not stop within %v)\n", signalError{sig}, gracePeriod)
+		os.Exit(signalError{sig}.code())
 	}()
-	code := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	interrupted := ctx.Err() != nil
-	stop()
-	if interrupted {
-		code = 130
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// signalError is the cause of a context cancelled by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "interrupted by SIGTERM"
 	}
-	os.Exit(code)
+	return "interrupted by SIGINT"
+}
+
+// code is the shell's exit status for the signal: 128 + its number.
+func (e signalError) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // run executes one invocation and returns the process exit code: 0 on
@@ -72,7 +102,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return runContext(context.Background(), args, stdout, stderr)
 }
 
-// runContext is run under ctx, whose end interrupts the command.
+// runContext is run under ctx, whose end interrupts the command. Standard
+// output receives whole lines only and nothing once ctx is done. A command
+// that fails after ctx was cancelled by a signal (signalError) was
+// interrupted: one line says so and the status is the signal's (130 for
+// SIGINT, 143 for SIGTERM); a command that completed before it noticed
+// the signal has written its whole output and exits 0.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -88,10 +123,20 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
-	stamped := &report.Stamped{Writer: stdout, Stamp: &report.Stamp{Version: version(), Command: args[0]}}
-	if err := c.run(ctx, args[1:], stamped, stderr); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	lines := lineout.New(ctx, stdout)
+	stamped := &report.Stamped{Writer: lines, Stamp: &report.Stamp{Version: version(), Command: args[0]}, Width: terminalWidth(stdout)}
+	err := c.run(ctx, args[1:], stamped, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		lines.Close()
+		return 0
+	}
+	if err == nil {
+		err = lines.Close()
+	}
+	if err != nil {
+		if se := (signalError{}); errors.As(context.Cause(ctx), &se) {
+			fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], se)
+			return se.code()
 		}
 		fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], err)
 		return 1
@@ -120,10 +165,11 @@ func newFlags(name, synopsis string, stdout io.Writer) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "Usage: tailbound %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		if s, ok := sinkOf(stdout); ok {
+			s.help(name, synopsis, fs)
+			return
+		}
+		writeUsage(stdout, name, synopsis, fs)
 	}
 	return fs
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
+	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -57,9 +58,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o.Changed, o.Progress = fs.Changed, progressTo(stderr)
+	o.Changed, o.Progress, o.Context = fs.Changed, progressTo(stderr), ctx
 	o.Latency = &lat
-	doc, tables, err := blocksim.Simulate(&o)
+	doc, tables, err := gap.Simulate(ctx, &o)
 	if err != nil {
 		return err
 	}

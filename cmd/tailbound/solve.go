@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/gap"
@@ -16,10 +17,11 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if blockLevel(args) {
 		return runSolveBlock(ctx, args, stdout, stderr)
 	}
-	fs := newFlags("solve", "solve --trace FILE --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
+	fs := newFlags("solve", "solve [--trace FILE] --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	var c gap.SolveCommand
-	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin)")
-	fs.Int64Var(&c.Capacity, "capacity", 0, "cache capacity C, tokens, a multiple of --block-size")
+	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
+	fs.Uint64Var(&c.Seed, "seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
+	fs.Int64Var(&c.Capacity, "capacity", 0, fmt.Sprintf("cache capacity C, tokens, a multiple of --block-size (default %d with the embedded workload)", defaultWorkloadCapacity))
 	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens")
 	var lat latency.Settings
 	addLatency(fs, &lat)

@@ -64,7 +64,7 @@ func TestSolveBadInput(t *testing.T) {
 		{[]string{"solve", "--trace", good, "--capacity", "4", "--block-size", "2", "--solver", "flow", "--relax"}, "flow solves the integer program"},
 		{[]string{"solve", "--trace", good, "--capacity", "4", "--block-size", "2", "--forced", "--formulation", "paper-as-written"}, "optional caching only"},
 		{[]string{"solve", "--trace", "/nonexistent.jsonl", "--capacity", "4", "--block-size", "2"}, "nonexistent"},
-		{[]string{"solve", "--capacity", "4"}, "--trace"},
+		{[]string{"solve", "--capacity", "4"}, "--capacity"}, // the embedded workload, B = 16
 		{[]string{"solve", "--trace", good}, "--capacity"},
 		{[]string{"solve", "--trace", good, "--capacity", "4", "--block-size", "2", "--time-limit", "-1"}, "--time-limit"},
 	}

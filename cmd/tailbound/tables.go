@@ -49,8 +49,8 @@ func runTables(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	addSuiteFlags(fs, s, &o.Run, stderr)
 	fs.StringVar(&o.Format, "format", "table", suite.FormatHelp)
 	fs.StringVar(&o.Shard, "shard", "", "run part i/n of the grid and write its result file (see merge)")
-	fs.StringVar(&o.Out, "out", "", "with --shard: the result file (default standard output)")
-	fs.IntVar(&o.Slurm, "slurm", 0, "print a Slurm array script running the grid in N shards and merging them")
+	fs.StringVar(&o.Out, "out", "", "with --shard: the result file (default standard output); with --slurm: where the merge job writes the merged output (default $OUT/SUITE.FORMAT)")
+	fs.IntVar(&o.Slurm, "slurm", 0, "print a Slurm array script running the grid in N shards, and a merge job that runs only if every shard succeeds")
 	fs.StringVar(&o.Seeds, "seeds", "", "run the suite for N seeds (--seed, --seed+1, …) or a range A-B, --workers at a time, and print each cell's mean ± 95% Student-t interval")
 	if err := parseFlags(fs, rest); err != nil {
 		return err

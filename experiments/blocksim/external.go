@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/models/blockext"
@@ -25,6 +26,13 @@ type External struct {
 	// Finishers holds the exec: policies that blockext.Parse built; they
 	// are closed after the replay.
 	Finishers *blockext.Finishers
+	// Inputs are the files the run reads (traces, schedules): an
+	// EmitSchedule file that is one of them is refused.
+	Inputs []string
+	// Context is the run's context (nil: context.Background()): its end
+	// stops the replay with its error and leaves the EmitSchedule files
+	// as they were.
+	Context context.Context
 }
 
 // ReplayExternal is Replay of every policy in entries at every capacity
@@ -35,16 +43,39 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	if fin == nil {
 		fin = &blockext.Finishers{}
 	}
-	defer func() { err = errors.Join(err, fin.Finish()) }()
+	defer func() {
+		if err != nil {
+			fin.Abort() // the run's error is the one line to show
+			return
+		}
+		err = fin.Finish()
+	}()
 	runs := SweepRuns(entries, capacities)
 	var recs []*blockext.Recorder
 	var files []*atomicfile.File // whole or nothing: committed after the replay
+	ctx := ext.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if ext.EmitSchedule != "" {
 		if len(capacities) != 1 {
 			return nil, Ideal{}, fmt.Errorf("--emit-schedule: give one capacity (a schedule is for one cache size)")
 		}
+		names := make([]string, len(runs))
 		for i := range runs {
-			f, err := atomicfile.Create(context.Background(), schedule.Path(ext.EmitSchedule, runs[i].Name, len(runs) > 1))
+			names[i] = runs[i].Name
+		}
+		paths, err := schedule.Paths(ext.EmitSchedule, names)
+		if err != nil {
+			return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
+		}
+		for _, p := range paths {
+			if err := atomicfile.RefuseInput(p, ext.Inputs...); err != nil {
+				return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
+			}
+		}
+		for i := range runs {
+			f, err := atomicfile.Create(ctx, paths[i])
 			if err != nil {
 				return nil, Ideal{}, fmt.Errorf("--emit-schedule: %w", err)
 			}
@@ -67,7 +98,7 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 			runs = append(runs, Run{Name: "schedule:" + s.Name, New: s.Factory(func(p *blockext.Player) { fin.Add(p) }), Capacity: c})
 		}
 	}
-	res, ideal, err := Replay(src, runs, opt)
+	res, ideal, err := Replay(withContext(ctx, src), runs, opt)
 	if v := (*blockext.Violation)(nil); errors.As(err, &v) {
 		return nil, Ideal{}, v // it names its file, line and request
 	}
@@ -85,4 +116,22 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 		}
 	}
 	return res, ideal, nil
+}
+
+// withContext returns src stopped by ctx: once ctx is done (a signal) it
+// returns ctx's error instead of the next request.
+func withContext(ctx context.Context, src blocktrace.Source) blocktrace.Source {
+	n := 0
+	return func() (blocktrace.Request, error) {
+		if n++; n%256 == 0 || n == 1 {
+			if err := ctx.Err(); err != nil {
+				return blocktrace.Request{}, err
+			}
+		}
+		r, err := src()
+		if err == io.EOF && ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		return r, err
+	}
 }

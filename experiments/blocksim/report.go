@@ -67,14 +67,15 @@ func idealTable(ideal Ideal, block int64, trace string) report.Table {
 	if ideal.None {
 		t.Title = fmt.Sprintf("%s: %d requests, %d block references of %d tokens; infinite cache not computed (--no-ideal)",
 			trace, ideal.Requests, ideal.RefBlocks, block)
-		t.Rows = [][]string{{"—", "—", "—", "—", "—", "—"}}
+		none := report.CellNone("—")
+		t.Add(none, none, none, none, none, none)
 		return t
 	}
 	im := ideal.Summary
 	t.Title = fmt.Sprintf("%s: %d requests, %d block references, %d distinct blocks of %d tokens; infinite cache",
 		trace, ideal.Requests, ideal.RefBlocks, ideal.Distinct, block)
-	t.Rows = [][]string{{report.FV(report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), 4), report.FV(report.Value(im.HitRatio), 4), report.I(ideal.PeakLiveBlocks * block),
-		report.F(im.TELMs, 1), report.F(im.MeanTTFTMs, 2), report.F(im.P99, 2)}}
+	t.Add(report.CellFV(report.Ratio(ideal.RefBlocks-ideal.Distinct, ideal.RefBlocks), 4), report.CellFV(report.Value(im.HitRatio), 4),
+		report.CellI(ideal.PeakLiveBlocks*block), report.CellF(im.TELMs, 1), report.CellF(im.MeanTTFTMs, 2), report.CellF(im.P99, 2))
 	return t
 }
 
@@ -138,12 +139,12 @@ func Report(results []Result, ideal Ideal, opt Options, l Labels) (any, []report
 		pj := policyJSON{PolicyJSON: sim.NewPolicyJSON(r.Name, r.Requests, m, r.Evictions, r.Evictions*opt.BlockSize),
 			CapacityTokens: r.CapacityTokens, Requests: r.Requests, BlockHitRatio: report.Ratio(r.HitBlocks, r.RefBlocks),
 			HitBlocks: r.HitBlocks, RefBlocks: r.RefBlocks, Queued: r.Queued}
-		main.Rows = append(main.Rows, []string{report.I(r.CapacityTokens), r.Name, report.FV(report.Ratio(r.HitBlocks, r.RefBlocks), 4), report.FV(report.Value(m.HitRatio), 4),
-			report.F(m.TELMs, 1), report.F(m.MeanTTFTMs, 2), report.F(m.P50, 2), report.F(m.P90, 2), report.F(m.P99, 2),
-			fmt.Sprintf("%d (%s)", m.Violations, report.Pct(m.ViolationPct)), report.I(r.Evictions)})
+		main.Add(report.CellI(r.CapacityTokens), report.CellText(r.Name), report.CellFV(report.Ratio(r.HitBlocks, r.RefBlocks), 4),
+			report.CellFV(report.Value(m.HitRatio), 4), report.CellF(m.TELMs, 1), report.CellF(m.MeanTTFTMs, 2), report.CellF(m.P50, 2),
+			report.CellF(m.P90, 2), report.CellF(m.P99, 2), report.CellCount(m.Violations, m.ViolationPct), report.CellI(r.Evictions))
 		if b := base[r.CapacityTokens]; b != nil {
 			pj.Improvement = metrics.Improvements(b.Summary, m)
-			impr.Rows = append(impr.Rows, append([]string{report.I(r.CapacityTokens), r.Name}, sim.ImprovementCells(pj.Improvement)...))
+			impr.Add(append([]report.Cell{report.CellI(r.CapacityTokens), report.CellText(r.Name)}, sim.ImprovementRow(pj.Improvement)...)...)
 		}
 		doc.Policies = append(doc.Policies, pj)
 	}
@@ -168,7 +169,7 @@ func SavePlots(path, title string, results []Result, ideal Ideal, block int64, s
 		for i, r := range results {
 			names[i], accs[i] = r.Name, r.Metrics
 		}
-		return sim.CDFFigure("requests", names, accs).Save(path)
+		return sim.CDFFigure("TTFT tail, "+filepath.Base(title), "requests", names, accs).Save(path)
 	}
 	hit, ttft, tel := SweepFigures(results, ideal, block, filepath.Base(title))
 	ext := filepath.Ext(path)

@@ -66,7 +66,8 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 	if opt.PolicyOptions, err = option.KV("policy-opt", c.PolicyOpts); err != nil {
 		return nil, nil, err
 	}
-	ext := External{EmitSchedule: c.Emit, Finishers: &blockext.Finishers{}}
+	ext := External{EmitSchedule: c.Emit, Finishers: &blockext.Finishers{}, Context: c.Context,
+		Inputs: append([]string{c.Trace, c.Mix}, c.Schedules...)}
 	defer ext.Finishers.Finish() // on early returns; ReplayExternal finishes them otherwise
 	entries, err := c.entries(ext.Finishers)
 	if err != nil {

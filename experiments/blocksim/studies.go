@@ -154,9 +154,9 @@ func SizedTable(res []SizedResult) report.Table {
 			"mean TTFT (ms)", "P90 (ms)", "P99 (ms)", "TEL (ms)"}}
 	for _, r := range res {
 		m := r.Summary
-		t.Rows = append(t.Rows, []string{report.I(r.BlockTokens), report.I(r.CapacityTokens), r.Name, report.FV(report.Ratio(r.HitBlocks, r.RefBlocks), 4),
-			report.FV(report.Value(m.HitRatio), 4), report.FV(report.Value(r.Ideal.Summary.HitRatio), 4), report.F(m.MeanTTFTMs, 2), report.F(m.P90, 2),
-			report.F(m.P99, 2), report.F(m.TELMs, 1)})
+		t.Add(report.CellI(r.BlockTokens), report.CellI(r.CapacityTokens), report.CellText(r.Name), report.CellFV(report.Ratio(r.HitBlocks, r.RefBlocks), 4),
+			report.CellFV(report.Value(m.HitRatio), 4), report.CellFV(report.Value(r.Ideal.Summary.HitRatio), 4), report.CellF(m.MeanTTFTMs, 2),
+			report.CellF(m.P90, 2), report.CellF(m.P99, 2), report.CellF(m.TELMs, 1))
 	}
 	return t
 }
@@ -194,8 +194,8 @@ func QueuedTable(res []Result) report.Table {
 		Header: []string{"capacity (tokens)", "policy", "mean wait (ms)", "mean QTTFT (ms)", "P50 (ms)", "P90 (ms)", "P95 (ms)", "P99 (ms)", "utilisation"}}
 	for _, r := range res {
 		if q := r.Queued; q != nil {
-			t.Rows = append(t.Rows, []string{report.I(r.CapacityTokens), r.Name, report.F(q.MeanWait, 2), report.F(q.Mean, 2),
-				report.F(q.P50, 2), report.F(q.P90, 2), report.F(q.P95, 2), report.F(q.P99, 2), report.F(q.Utilisation, 3)})
+			t.Add(report.CellI(r.CapacityTokens), report.CellText(r.Name), report.CellF(q.MeanWait, 2), report.CellF(q.Mean, 2),
+				report.CellF(q.P50, 2), report.CellF(q.P90, 2), report.CellF(q.P95, 2), report.CellF(q.P99, 2), report.CellF(q.Utilisation, 3))
 		}
 	}
 	return t

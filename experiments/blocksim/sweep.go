@@ -39,7 +39,7 @@ func Curve(results []Result, metric func(Result) float64) []plots.Series {
 // SweepFigures returns the figures of a capacity sweep: block hit ratio,
 // mean TTFT and TEL against capacity (on a log axis when the capacities
 // span two octaves or more), each with the ideal
-// (infinite-cache) level as a flat series and, on the hit-ratio figure, the
+// (infinite-cache) level as a flat grey band and, on the hit-ratio figure, the
 // capacity the ideal needs as a marker.
 func SweepFigures(results []Result, ideal Ideal, blockTokens int64, title string) (hit, ttft, tel plots.Figure) {
 	lo, hi := 0.0, 0.0
@@ -51,15 +51,17 @@ func SweepFigures(results []Result, ideal Ideal, blockTokens int64, title string
 		hi = max(hi, x)
 	}
 	logX := lo > 0 && hi >= 4*lo // capacities spread over octaves read best on a log axis
-	flat := func(name string, y float64) plots.Series {
-		return plots.Series{Name: name, X: []float64{lo, hi}, Y: []float64{y, y}}
+	// the ideal is a bound every policy's curve approaches, drawn as the
+	// grey reference band, not as one more policy
+	flat := func(y float64) []plots.Band {
+		return []plots.Band{{Name: "ideal (∞ cache)", X: []float64{lo, hi}, Lo: []float64{y, y}, Hi: []float64{y, y}}}
 	}
 	hit = plots.Figure{Title: title + ": block hit ratio", XLabel: "capacity (tokens)", YLabel: "block hit ratio", LegendBottom: true, LogX: logX,
-		Series:  append(Curve(results, func(r Result) float64 { return r.BlockHitRatio }), flat("ideal (∞ cache)", ideal.BlockHitRatio)),
+		Series: Curve(results, func(r Result) float64 { return r.BlockHitRatio }), Bands: flat(ideal.BlockHitRatio),
 		Markers: []plots.Marker{{Name: "capacity for the ideal", X: float64(ideal.PeakLiveBlocks * blockTokens)}}}
 	ttft = plots.Figure{Title: title + ": mean TTFT", XLabel: "capacity (tokens)", YLabel: "mean TTFT (ms)", LogX: logX,
-		Series: append(Curve(results, func(r Result) float64 { return r.Summary.MeanTTFTMs }), flat("ideal (∞ cache)", ideal.Summary.MeanTTFTMs))}
+		Series: Curve(results, func(r Result) float64 { return r.Summary.MeanTTFTMs }), Bands: flat(ideal.Summary.MeanTTFTMs)}
 	tel = plots.Figure{Title: title + ": tail excess latency", XLabel: "capacity (tokens)", YLabel: "TEL (s)", LogX: logX,
-		Series: append(Curve(results, func(r Result) float64 { return r.Summary.TELMs / 1000 }), flat("ideal (∞ cache)", ideal.Summary.TELMs/1000))}
+		Series: Curve(results, func(r Result) float64 { return r.Summary.TELMs / 1000 }), Bands: flat(ideal.Summary.TELMs / 1000)}
 	return hit, ttft, tel
 }

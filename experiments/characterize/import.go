@@ -73,7 +73,7 @@ func Import(ctx context.Context, o ImportOptions, stdout io.Writer) (map[string]
 		var err error
 		canon, err = importer.WriteCanonical(w, src)
 		return err
-	})
+	}, o.In)
 	if errors.Is(err, importer.ErrNoRequests) {
 		return nil, report.Table{}, fmt.Errorf("%s: %w", o.In, err)
 	}

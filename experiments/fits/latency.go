@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/latency"
 )
@@ -49,6 +50,9 @@ func Latency(o LatencyOptions) (any, report.Table, error) {
 		return nil, report.Table{}, err
 	}
 	rmse := m.RMSE(pts)
+	if err := atomicfile.RefuseInput(o.Plot, o.CSV); err != nil {
+		return nil, report.Table{}, option.Wrap("plot", err)
+	}
 	if o.Plot != "" {
 		if err := plots.LatencyFit(pts, m, "TTFT vs uncached tokens: "+filepath.Base(o.CSV)).Save(o.Plot); err != nil {
 			return nil, report.Table{}, option.Wrap("plot", err)

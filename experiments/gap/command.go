@@ -23,7 +23,7 @@ type Command struct {
 	// cache, optimum of block hits) (--level).
 	Level string
 	// Trace is the trace file (--trace; - for stdin; "": the embedded
-	// birth–death workload when Seed, Seeds or WorkloadFlags are given).
+	// birth–death workload).
 	Trace string
 	// Format is the output format (--format), one of report.Formats.
 	Format string
@@ -86,7 +86,7 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	if c.Level == "block" {
 		return c.block(ctx)
 	}
-	cfg, list, err := c.turn()
+	cfg, list, err := c.turn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +149,7 @@ func (c Command) block(ctx context.Context) (any, []report.Table, error) {
 
 // embedded reports whether the turn level replays the embedded workload.
 func (c Command) embedded() bool {
-	return c.Trace == "" && (c.given("seed") || c.given("seeds") || len(c.WorkloadFlags) > 0)
+	return c.Trace == ""
 }
 
 // workloadLabel names the embedded workload, with the flags that changed it.

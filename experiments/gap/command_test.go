@@ -73,15 +73,13 @@ func TestGapCommandRefusals(t *testing.T) {
 		{"turn flag at block level", func(c *Command) { c.Level, c.Given = "block", givenSet("workers") }, []string{"workers"}, "flag --workers: turn level only"},
 		{"seeds with a trace", func(c *Command) { c.Seeds, c.Given = "3", givenSet("seeds") }, []string{"seeds"},
 			"flag --seeds: for the embedded workload only (omit --trace; a trace file has no seed)"},
-		{"no trace, no seed", func(c *Command) { c.Trace = "" }, []string{"trace"},
-			"flag --trace: required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)"},
 		{"no xis", func(c *Command) { c.Xis = "" }, []string{"capacities", "xis"}, "flags --capacities and --xis: both required (comma-separated tokens)"},
 		{"capacity not in blocks", func(c *Command) { c.Capacities = "0,3" }, []string{"capacities"},
 			"flag --capacities: 3 tokens must be ≥ 0 and a multiple of --block-size 2"},
 		{"block size 0", func(c *Command) { c.Block = 0 }, []string{"block-size"}, "flag --block-size: must be ≥ 1 token, got 0"},
 		{"thresholds without threshold-lru", func(c *Command) { c.Policies, c.Thresholds = "lru", "4" }, []string{"thresholds"},
 			"flag --thresholds: threshold-lru is not among --policies"},
-		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be > 0 seconds, got 0"},
+		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be between 0.001 and 86400 seconds, got 0"},
 		{"qhat 0", func(c *Command) { c.QHat = "0" }, []string{"qhat"}, `flag --qhat: want auto or a number of tokens > 0, got "0"`},
 		{"no workers", func(c *Command) { c.Workers = 0 }, []string{"workers"}, "flag --workers: must be ≥ 1, got 0"},
 		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
@@ -128,7 +126,7 @@ func TestGapCommandSeeds(t *testing.T) {
 	} {
 		c := validGap(tc.trace)
 		c.Seed, c.Seeds, c.Given = 5, tc.seeds, givenSet(tc.given...)
-		_, list, err := c.turn()
+		_, list, err := c.turn(context.Background())
 		if err != nil || !reflect.DeepEqual(list, tc.want) {
 			t.Errorf("trace %q, seeds %q: got %v, %v; want %v", tc.trace, tc.seeds, list, err, tc.want)
 		}

@@ -152,7 +152,7 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row,
 	}
 	opt := res.TEL
 	settings := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
-		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat}
+		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat, Context: ctx}
 	var rows []Row
 	add := func(name string, thr *int64, tel float64) {
 		r := Row{CapacityTokens: p.capacity, XiTokens: p.xi, Policy: name, ThresholdTokens: thr,

@@ -2,12 +2,15 @@ package gap
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/trace"
@@ -17,11 +20,15 @@ import (
 // field holds a flag's value in the flag's units. Run validates them,
 // naming the flag, and solves.
 type SolveCommand struct {
-	// Trace is the canonical trace file (--trace; - for stdin).
+	// Trace is the canonical trace file (--trace; - for stdin; "": the
+	// embedded birth–death workload of seed Seed).
 	Trace string
+	// Seed is the embedded workload's seed (--seed), when Trace is "".
+	Seed uint64
 	// Capacity is the cache capacity C, tokens, a multiple of Block
 	// (--capacity); CapacityGiven says it was on the command line (it is
-	// required).
+	// required with a trace file; the embedded workload's default is
+	// sim.DefaultWorkloadCapacity).
 	Capacity      int64
 	CapacityGiven bool
 	// Block is the block size B, tokens (--block-size).
@@ -58,11 +65,14 @@ func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tr, err := trace.ReadFile(c.Trace)
+	if err := atomicfile.RefuseInput(c.Schedule, c.Trace); err != nil {
+		return nil, nil, option.Wrap("schedule", err)
+	}
+	tr, label, err := c.read()
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.Capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.capacity(), BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,21 +89,37 @@ func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
 			return nil, nil, option.Wrap("schedule", err)
 		}
 	}
-	settings := map[string]any{"trace": c.Trace, "turns": in.K(), "conversations": in.Conversations,
-		"capacity_tokens": c.Capacity, "block_size_tokens": c.Block, "xi_tokens": c.Xi, "forced": c.Forced,
+	settings := map[string]any{"trace": label, "turns": in.K(), "conversations": in.Conversations,
+		"capacity_tokens": c.capacity(), "block_size_tokens": c.Block, "xi_tokens": c.Xi, "forced": c.Forced,
 		"alpha_ms_per_token": c.Model.AlphaMs, "time_limit_seconds": c.TimeLimit}
 	return solveDoc{Report: rep, Settings: settings}, rep.Tables(in), nil
 }
 
+// capacity is C, tokens: --capacity, or the embedded workload's default.
+func (c SolveCommand) capacity() int64 {
+	if c.Trace == "" && !c.CapacityGiven {
+		return sim.DefaultWorkloadCapacity
+	}
+	return c.Capacity
+}
+
+// read returns the trace to solve and its label: the file c.Trace, or the
+// embedded birth–death workload of seed c.Seed.
+func (c SolveCommand) read() (*trace.Trace, string, error) {
+	if c.Trace != "" {
+		tr, err := trace.ReadFile(c.Trace)
+		return tr, c.Trace, err
+	}
+	tr, err := birthdeath.Trace(birthdeath.Default(), c.Seed)
+	return tr, fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed), err
+}
+
 // spec validates the flags that need no trace and returns what to solve.
 func (c SolveCommand) spec() (Spec, error) {
-	if c.Trace == "" {
-		return Spec{}, option.Errorf("trace", "required (a canonical trace file, or - for stdin)")
+	if c.Trace != "" && !c.CapacityGiven {
+		return Spec{}, option.Errorf("capacity", "required with --trace (tokens)")
 	}
-	if !c.CapacityGiven {
-		return Spec{}, option.Errorf("capacity", "required (tokens)")
-	}
-	if err := instance.CheckFlags("capacity", c.Capacity, c.Block); err != nil {
+	if err := instance.CheckFlags("capacity", c.capacity(), c.Block); err != nil {
 		return Spec{}, err
 	}
 	f, err := lp.ParseFormulation(c.Formulation)

@@ -25,8 +25,9 @@ func TestSolveCommandRefusals(t *testing.T) {
 		flags []string
 		msg   string
 	}{
-		{"no trace", func(c *SolveCommand) { c.Trace = "" }, []string{"trace"}, "flag --trace: required (a canonical trace file, or - for stdin)"},
-		{"no capacity", func(c *SolveCommand) { c.CapacityGiven = false }, []string{"capacity"}, "flag --capacity: required (tokens)"},
+		{"no capacity", func(c *SolveCommand) { c.CapacityGiven = false }, []string{"capacity"}, "flag --capacity: required with --trace (tokens)"},
+		{"embedded workload, capacity not in blocks", func(c *SolveCommand) { c.Trace, c.Capacity = "", 3 }, []string{"capacity"},
+			"flag --capacity: 3 tokens must be ≥ 0 and a multiple of --block-size 2"},
 		{"block size 0", func(c *SolveCommand) { c.Block = 0 }, []string{"block-size"}, "flag --block-size: must be ≥ 1 token, got 0"},
 		{"capacity not in blocks", func(c *SolveCommand) { c.Capacity = 3 }, []string{"capacity"},
 			"flag --capacity: 3 tokens must be ≥ 0 and a multiple of --block-size 2"},

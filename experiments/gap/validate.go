@@ -1,12 +1,15 @@
 package gap
 
 import (
+	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/seeds"
+	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
@@ -18,18 +21,15 @@ import (
 // turn validates the turn level's flags in the order the command line
 // reads them and returns the sweep's Config and, for the embedded
 // workload, its seeds (nil: the trace file c.Trace).
-func (c Command) turn() (Config, []uint64, error) {
+func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	if err := report.CheckFormat(c.Format); err != nil {
 		return Config{}, nil, err
-	}
-	if c.Trace == "" && !c.embedded() {
-		return Config{}, nil, option.Errorf("trace", "required (a canonical trace file, or - for stdin; or --seed/--seeds for the embedded birth–death workload)")
 	}
 	cfg, err := c.sweep()
 	if err != nil {
 		return Config{}, nil, err
 	}
-	if cfg.Policies, cfg.Schedules, err = c.measured(); err != nil {
+	if cfg.Policies, cfg.Schedules, err = c.measured(ctx); err != nil {
 		return Config{}, nil, err
 	}
 	if cfg.QHat, err = policy.ParseQHat(c.QHat); err != nil {
@@ -62,6 +62,14 @@ func (c Command) turn() (Config, []uint64, error) {
 // size), thresholds ξ and threshold-lru's T values.
 func (c Command) sweep() (Config, error) {
 	var cfg Config
+	if c.embedded() { // the embedded workload's defaults, as simulate's
+		if c.Capacities == "" {
+			c.Capacities = strconv.FormatInt(sim.DefaultWorkloadCapacity, 10)
+		}
+		if c.Xis == "" {
+			c.Xis = strconv.FormatFloat(latency.Default().XiTokens(latency.DefaultXiMs), 'g', -1, 64)
+		}
+	}
 	if c.Capacities == "" || c.Xis == "" {
 		return cfg, option.Both("capacities", "xis", "both required (comma-separated tokens)")
 	}
@@ -88,18 +96,18 @@ func (c Command) sweep() (Config, error) {
 // measured reads what is measured at each point: the policies (every
 // registered one when neither policies nor schedules are given) and the
 // external schedules.
-func (c Command) measured() ([]policies.Entry, []*schedule.Schedule, error) {
+func (c Command) measured(ctx context.Context) ([]policies.Entry, []*schedule.Schedule, error) {
 	names := c.Policies
 	if names == "" && len(c.Schedules) == 0 {
 		names = strings.Join(policies.Names(), ",")
 	}
-	if !(c.ExecTimeout > 0) {
-		return nil, nil, option.Errorf("exec-timeout", "must be > 0 seconds, got %v", c.ExecTimeout)
+	timeout, err := execpolicy.Timeout(c.ExecTimeout)
+	if err != nil {
+		return nil, nil, option.Wrap("exec-timeout", err)
 	}
 	var entries []policies.Entry
 	if names != "" {
-		var err error
-		if entries, err = policies.ParseWith(names, execpolicy.Options{Timeout: seconds(c.ExecTimeout)}); err != nil {
+		if entries, err = policies.ParseWith(names, execpolicy.Options{Timeout: timeout, Context: ctx}); err != nil {
 			return nil, nil, option.Wrap("policies", err)
 		}
 	}

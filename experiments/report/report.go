@@ -47,11 +47,16 @@ type Table struct {
 	// 95% intervals (CellCI) as CSV writes them, "" where a cell has
 	// none; nil when no cell has one.
 	Half [][]string `json:",omitempty"`
+	// left marks the columns shown left-aligned (text Fit wrapped); the
+	// others are right-aligned.
+	left []bool
 }
 
 // Emit writes the result in format: doc as indented JSON for "json", the
 // tables otherwise. Several tables are separated by a blank line; CSV is
-// one machine-readable table (see writeCSV).
+// one machine-readable table (see writeCSV). When w is a *Stamped with a
+// Width (stdout is a terminal that wide), the table format fits each table
+// to it (see Fit); every other output is the same at any width.
 func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 	if err := CheckFormat(format); err != nil {
 		return err
@@ -70,6 +75,10 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 	if format == "csv" {
 		return writeCSV(w, tables)
 	}
+	width := 0
+	if sw, ok := w.(*Stamped); ok {
+		width = sw.Width
+	}
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -77,7 +86,7 @@ func Emit(w io.Writer, format string, doc any, tables ...Table) error {
 		var err error
 		switch format {
 		case "table":
-			err = writeTable(w, t)
+			err = writeTableWidth(w, t, width)
 		case "markdown":
 			err = writeMarkdown(w, t)
 		}
@@ -92,7 +101,18 @@ func writeTable(w io.Writer, t Table) error {
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}
-	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight))
+	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAlignment(tw.AlignRight)}
+	if len(t.left) > 0 {
+		per := make([]tw.Align, len(t.Header))
+		for j := range per {
+			per[j] = tw.AlignRight
+			if j < len(t.left) && t.left[j] {
+				per[j] = tw.AlignLeft
+			}
+		}
+		opts = append(opts, tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: per}))
+	}
+	tbl := tablewriter.NewTable(w, opts...)
 	tbl.Header(anySlice(t.Header)...)
 	for _, r := range t.Rows {
 		if err := tbl.Append(anySlice(r)...); err != nil {

@@ -29,6 +29,10 @@ type Stamped struct {
 	// Settings, when not nil, is called at output time to fill
 	// Stamp.Settings (the flags are parsed after the writer is made).
 	Settings func() map[string]string
+	// Width is the terminal's width in columns when the output is a
+	// terminal, 0 otherwise (a pipe or a file): Emit fits tables in the
+	// table format to it (see Fit).
+	Width int
 }
 
 // stampJSON encodes doc as indented JSON with the stamp spliced in as its

@@ -1,12 +1,13 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/execpolicy"
@@ -55,6 +56,11 @@ type Command struct {
 	Latency *latency.Settings
 	// Progress receives progress lines of single runs; nil for none.
 	Progress io.Writer
+	// Context is the run's context; nil means context.Background(). Its
+	// end (a signal) stops the replay, kills exec:CMD clients and leaves
+	// every --emit-schedule file as it was; a clean-up set it carries
+	// (internal/cleanup) is given their temporary files and processes.
+	Context context.Context
 
 	wl       birthdeath.Params // the workload's parameters, set by Resolve
 	customWL bool              // a workload flag was given
@@ -82,8 +88,11 @@ func (c *Command) Resolve() error {
 		c.Baseline = ""
 	}
 	c.Baseline = ResolveBaseline(c.Baseline, c.Policies, c.changed("baseline"))
-	if !(c.ExecTimeout > 0) {
-		return option.Errorf("exec-timeout", "must be > 0 seconds, got %v", c.ExecTimeout)
+	if _, err := execpolicy.Timeout(c.ExecTimeout); err != nil {
+		return option.Wrap("exec-timeout", err)
+	}
+	if err := atomicfile.RefuseInput(c.Plot, append([]string{c.Trace}, c.Schedules...)...); err != nil {
+		return option.Wrap("plot", err)
 	}
 	if c.Level != "turn" && c.Level != "block" {
 		return option.Errorf("level", "want turn or block, got %q", c.Level)
@@ -108,9 +117,19 @@ func ResolveBaseline(baseline, list string, explicit bool) string {
 	return ""
 }
 
-// ExecOptions are the options of exec:CMD policies: --exec-timeout.
+// ExecOptions are the options of exec:CMD policies: --exec-timeout (as
+// Resolve checked it) and the run's context.
 func (c *Command) ExecOptions() execpolicy.Options {
-	return execpolicy.Options{Timeout: time.Duration(c.ExecTimeout * float64(time.Second))}
+	t, _ := execpolicy.Timeout(c.ExecTimeout)
+	return execpolicy.Options{Timeout: t, Context: c.ctx()}
+}
+
+// ctx is c.Context, or context.Background() when it is nil.
+func (c *Command) ctx() context.Context {
+	if c.Context == nil {
+		return context.Background()
+	}
+	return c.Context
 }
 
 // LatencyModel returns the latency model and the threshold ξ in tokens.

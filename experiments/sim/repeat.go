@@ -74,13 +74,20 @@ func (c *Command) sweep(entries []policies.Entry, s Settings, caps []int64) (any
 	}
 	var sweeps []Sweep
 	per, err := seeds.Run(list, 2, func(seed uint64) (seeds.Output, error) {
-		tr, err := c.workloadTrace(seed)
-		if err != nil {
-			return seeds.Output{}, err
-		}
-		sw, err := CapacitySweep(tr, entries, s, caps, workers)
-		if err != nil {
-			return seeds.Output{}, err
+		var sw Sweep
+		var err error
+		if c.Trace != "" {
+			if sw, err = SweepFile(c.Trace, entries, s, caps, workers); err != nil {
+				return seeds.Output{}, err
+			}
+		} else {
+			tr, err := c.workloadTrace(seed)
+			if err != nil {
+				return seeds.Output{}, err
+			}
+			if sw, err = CapacitySweep(tr, entries, s, caps, workers); err != nil {
+				return seeds.Output{}, err
+			}
 		}
 		if len(list) == 1 {
 			sweeps = append(sweeps, sw)

@@ -141,15 +141,15 @@ func Report(results []replay.Result, s Settings, l Labels) (any, []report.Table,
 	return doc, []report.Table{main, impr}, nil
 }
 
-// CDFFigure draws the TTFT distribution of each named accumulator; unit
-// names what they count ("turns", "requests").
-func CDFFigure(unit string, names []string, accs []*metrics.Accumulator) plots.Figure {
-	f := plots.Figure{Title: "TTFT distribution (CDF)", XLabel: "TTFT (ms, log scale)", YLabel: "fraction of " + unit + " ≤ TTFT", LogX: true, LegendBottom: true}
+// CDFFigure draws the TTFT distribution of each named accumulator, to
+// show its tail (plots.TailFigure), titled title (which names the trace
+// and settings); unit names what they count ("turns", "requests").
+func CDFFigure(title, unit string, names []string, accs []*metrics.Accumulator) plots.Figure {
+	xs, cdfs := make([][]float64, len(accs)), make([][]float64, len(accs))
 	for i, a := range accs {
-		x, y := a.CDF()
-		f.Series = append(f.Series, plots.Series{Name: names[i], X: x, Y: y})
+		xs[i], cdfs[i] = a.CDF()
 	}
-	return f
+	return plots.TailFigure(title, unit, names, xs, cdfs)
 }
 
 // settingsDoc is the "settings" object of a report: the instance, latency

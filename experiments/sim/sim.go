@@ -30,6 +30,21 @@ type Settings struct {
 	// written to as a decision-form schedule; with several policies, one
 	// file each at schedule.Path(EmitSchedule, name).
 	EmitSchedule string
+	// Inputs are the files the run reads (trace, schedules): an
+	// --emit-schedule file that is one of them is refused.
+	Inputs []string
+	// Context is the run's context (nil: context.Background()): its end
+	// stops the replay with its error and leaves the --emit-schedule files
+	// as they were.
+	Context context.Context
+}
+
+// ctx is s.Context, or context.Background() when it is nil.
+func (s Settings) ctx() context.Context {
+	if s.Context == nil {
+		return context.Background()
+	}
+	return s.Context
 }
 
 // wholeTrace reports whether the run needs the trace in memory.
@@ -70,7 +85,7 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 		f = trace.NewHindsight(tr.Turns, tr.Conversations())
 	}
 	runs, err := build(entries, s, f)
-	defer func() { err = errors.Join(err, closeAll(runs)) }()
+	defer func() { err = closeAll(runs, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +93,21 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 	var files []*atomicfile.File // whole or nothing: committed after the replay
 	if s.EmitSchedule != "" {
 		names := func(c int) string { return tr.Names[c] }
+		policyNames := make([]string, len(runs))
 		for i := range runs {
-			file, err := atomicfile.Create(context.Background(), schedule.Path(s.EmitSchedule, runs[i].Name, len(runs) > 1))
+			policyNames[i] = runs[i].Name
+		}
+		paths, err := schedule.Paths(s.EmitSchedule, policyNames)
+		if err != nil {
+			return nil, fmt.Errorf("--emit-schedule: %w", err)
+		}
+		for _, p := range paths {
+			if err := atomicfile.RefuseInput(p, s.Inputs...); err != nil {
+				return nil, fmt.Errorf("--emit-schedule: %w", err)
+			}
+		}
+		for i := range runs {
+			file, err := atomicfile.Create(s.ctx(), paths[i])
 			if err != nil {
 				return nil, fmt.Errorf("--emit-schedule: %w", err)
 			}
@@ -97,7 +125,7 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 		}
 		runs = append(runs, replay.Named{Name: "schedule:" + sch.Name, Policy: p})
 	}
-	res, err := replay.Replay(replay.SliceSource(tr.Turns), runs, s.Options)
+	res, err := replay.Replay(replay.WithContext(s.ctx(), replay.SliceSource(tr.Turns)), runs, s.Options)
 	if v := (*schedule.Violation)(nil); errors.As(err, &v) {
 		return nil, v // it names its file, line and turn
 	}
@@ -115,17 +143,27 @@ func Trace(tr *trace.Trace, entries []policies.Entry, s Settings) (_ []replay.Re
 	return res, nil
 }
 
-// closeAll closes the policies that hold resources (external processes).
-func closeAll(runs []replay.Named) error {
+// closeAll closes the policies that hold resources (external processes)
+// and returns the run's error: runErr when the run failed (the policies
+// are then aborted, so that its one line stays the only one), else their
+// Close errors, each naming its policy.
+func closeAll(runs []replay.Named, runErr error) error {
 	var errs []error
 	for _, r := range runs {
 		p := r.Policy
 		if rec, ok := p.(*schedule.Recorder); ok {
 			p = rec.Inner()
 		}
+		if a, ok := p.(interface{ Abort() }); ok && runErr != nil {
+			a.Abort()
+			continue
+		}
 		if c, ok := p.(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}
+	}
+	if runErr != nil {
+		return runErr
 	}
 	return errors.Join(errs...)
 }
@@ -164,10 +202,11 @@ func Reader(r io.Reader, name string, entries []policies.Entry, s Settings) (_ [
 		return Trace(tr, entries, s)
 	}
 	runs, err := build(entries, s, nil)
-	defer func() { err = errors.Join(err, closeAll(runs)) }()
+	defer func() { err = closeAll(runs, err) }()
 	if err != nil {
 		return nil, err
 	}
-	rd := trace.NewReader(r, name)
-	return replay.Replay(func() (trace.Turn, error) { return rd.Next() }, runs, s.Options)
+	rd := trace.NewParallelReader(r, name, trace.ParseWorkers)
+	defer rd.Close()
+	return replay.Replay(replay.WithContext(s.ctx(), func() (trace.Turn, error) { return rd.Next() }), runs, s.Options)
 }

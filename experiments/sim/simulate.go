@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/policies"
@@ -54,7 +55,8 @@ func (c *Command) Turns() (any, []report.Table, error) {
 		return nil, nil, err
 	}
 	if c.Plot != "" {
-		if err := plotCDF(c.Plot, results); err != nil {
+		title := fmt.Sprintf("TTFT tail, %s, C = %d tokens, B = %d tokens, ξ = %g tokens", c.TraceLabel(), s.Capacity, s.BlockSize, s.Xi)
+		if err := plotCDF(c.Plot, title, results); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -103,6 +105,7 @@ func (c *Command) turnSettings() ([]policies.Entry, Settings, []int64, error) {
 		Options: replay.Options{Params: instance.Params{Capacity: c.Capacity, BlockSize: c.BlockSize, Xi: xi, Forced: c.Forced}, Model: model,
 			SLOMs: c.SLOMs, Progress: c.Progress},
 		QHat: qhat, Threshold: c.Threshold, PolicyOptions: popts, EmitSchedule: c.Emit,
+		Inputs: append([]string{c.Trace}, c.Schedules...), Context: c.ctx(),
 	}
 	if c.Emit != "" && len(entries) == 0 {
 		return nil, s, nil, option.Errorf("emit-schedule", "no --policies to emit")
@@ -153,14 +156,15 @@ func (c *Command) labels(trace string) Labels {
 	return Labels{Trace: trace, QHat: c.QHat, Threshold: c.Threshold, Baseline: c.Baseline}
 }
 
-// plotCDF draws each policy's TTFT CDF to path.
-func plotCDF(path string, results []replay.Result) error {
+// plotCDF draws each policy's TTFT distribution to path (CDFFigure),
+// titled title.
+func plotCDF(path, title string, results []replay.Result) error {
 	names := make([]string, len(results))
 	accs := make([]*metrics.Accumulator, len(results))
 	for i, r := range results {
 		names[i], accs[i] = r.Name, r.Metrics
 	}
-	return CDFFigure("turns", names, accs).Save(path)
+	return CDFFigure(title, "turns", names, accs).Save(path)
 }
 
 // workloadTrace reads the --trace file or generates the workload of seed.

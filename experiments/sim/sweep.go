@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/stackcurve"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -21,39 +22,126 @@ type Sweep struct {
 	Results    [][]replay.Result
 }
 
-// CapacitySweep replays tr once per capacity (tokens; each checked by the
-// instance's Validate), the other settings as in s, at most workers
-// capacities at a time; the results are in the order of capacities.
-// Schedules and EmitSchedule belong to one capacity and are refused.
+// stackCurves are the policies whose capacity curve models/stackcurve
+// computes in one pass over the trace (stack algorithms; the proof is in
+// that package's doc), by name.
+var stackCurves = map[string]bool{"lru": true}
+
+// IsStackCurve reports whether a sweep replays e at all capacities in one
+// pass (models/stackcurve) instead of once per capacity.
+func IsStackCurve(e policies.Entry) bool { return stackCurves[e.Name] }
+
+// CapacitySweep replays tr at every capacity of capacities (tokens; each
+// checked by the instance's Validate), the other settings as in s; the
+// results are in the order of capacities, and at each capacity in the order
+// of entries. Stack policies (IsStackCurve: LRU) are replayed at all
+// capacities in one pass (models/stackcurve, with the same figures as a
+// replay per capacity); the others once per capacity, at most workers
+// capacities at a time, over the same in-memory trace. Schedules and
+// EmitSchedule belong to one capacity and are refused.
 func CapacitySweep(tr *trace.Trace, entries []policies.Entry, s Settings, capacities []int64, workers int) (Sweep, error) {
+	return sweep(replay.SliceSource(tr.Turns), func() (*trace.Trace, error) { return tr, nil }, entries, s, capacities, workers)
+}
+
+// SweepFile is CapacitySweep over the canonical trace at path. When the
+// one policy is a stack policy the file is streamed through the one-pass curve
+// and never held in memory; otherwise it is read once, whole.
+func SweepFile(path string, entries []policies.Entry, s Settings, capacities []int64, workers int) (Sweep, error) {
+	if len(entries) != 1 || !IsStackCurve(entries[0]) {
+		tr, err := trace.ReadFile(path)
+		if err != nil {
+			return Sweep{}, err
+		}
+		return CapacitySweep(tr, entries, s, capacities, workers)
+	}
+	f, err := trace.Open(path)
+	if err != nil {
+		return Sweep{}, err
+	}
+	defer f.Close()
+	rd := trace.NewParallelReader(f, path, trace.ParseWorkers)
+	defer rd.Close()
+	return sweep(func() (trace.Turn, error) { return rd.Next() }, nil, entries, s, capacities, workers)
+}
+
+// sweep runs a capacity sweep: the stack policies over src in one pass,
+// the others per capacity over whole() (which is not called when every
+// policy is a stack policy).
+func sweep(src replay.Source, whole func() (*trace.Trace, error), entries []policies.Entry, s Settings, capacities []int64, workers int) (Sweep, error) {
 	if len(s.Schedules) > 0 || s.EmitSchedule != "" {
 		return Sweep{}, fmt.Errorf("capacity sweep: schedules belong to one capacity (run them without a sweep)")
 	}
 	if workers < 1 {
 		workers = 1
 	}
-	out := Sweep{Capacities: capacities, Results: make([][]replay.Result, len(capacities))}
-	errs := make([]error, len(capacities))
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, c := range capacities {
+	for _, c := range capacities {
 		sc := s
 		sc.Capacity = c
 		if err := sc.Params.Validate(); err != nil {
 			return Sweep{}, fmt.Errorf("capacity %d tokens: %w", c, err)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, sc Settings) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			out.Results[i], errs[i] = Trace(tr, entries, sc)
-		}(i, sc)
 	}
-	wg.Wait()
-	for i, err := range errs {
+	var stack, rest []policies.Entry
+	for _, e := range entries {
+		if IsStackCurve(e) {
+			stack = append(stack, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	curves := make([][]replay.Result, len(stack)) // curves[j][i]: stack[j] at capacities[i]
+	for j, e := range stack {
+		if j > 0 { // a second stack policy needs a second pass
+			tr, err := whole()
+			if err != nil {
+				return Sweep{}, err
+			}
+			src = replay.SliceSource(tr.Turns)
+		}
+		src = replay.WithContext(s.ctx(), src) // a signal stops the pass
+		var err error
+		if curves[j], err = stackcurve.LRU(src, e.Name, capacities, s.Options, workers); err != nil {
+			return Sweep{}, err // a read error names its file and line
+		}
+	}
+	others := make([][]replay.Result, len(capacities))
+	if len(rest) > 0 {
+		tr, err := whole()
 		if err != nil {
-			return Sweep{}, fmt.Errorf("capacity %d tokens: %w", capacities[i], err)
+			return Sweep{}, err
+		}
+		errs := make([]error, len(capacities))
+		sem := make(chan struct{}, workers)
+		var wg sync.WaitGroup
+		for i, c := range capacities {
+			sc := s
+			sc.Capacity = c
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int, sc Settings) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				others[i], errs[i] = Trace(tr, rest, sc)
+			}(i, sc)
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return Sweep{}, fmt.Errorf("capacity %d tokens: %w", capacities[i], err)
+			}
+		}
+	}
+	out := Sweep{Capacities: capacities, Results: make([][]replay.Result, len(capacities))}
+	for i := range capacities {
+		js, jr := 0, 0
+		for _, e := range entries {
+			if IsStackCurve(e) {
+				out.Results[i] = append(out.Results[i], curves[js][i])
+				js++
+			} else {
+				out.Results[i] = append(out.Results[i], others[i][jr])
+				jr++
+			}
 		}
 	}
 	return out, nil

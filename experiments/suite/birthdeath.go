@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -268,9 +269,20 @@ func pctCI(m, h float64) report.Cell {
 	return c
 }
 
-// bdFigures draws mean TEL against capacity per policy.
+// bdFigures draws mean TEL against capacity per policy, titled with the
+// workload and the run's size, as the Monte Carlo table is.
 func bdFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
-	f := plots.Figure{Title: "birth–death model: mean TEL against capacity (Monte Carlo)", XLabel: "capacity (tokens)", YLabel: "TEL (10³ tokens)", LogX: true}
+	reps, dur, err := bdSize(env)
+	if err != nil {
+		return nil, err
+	}
+	workload := "embedded default parameters"
+	if src := env.Param("fit"); src != "" {
+		workload = "fitted to " + filepath.Base(src)
+	}
+	f := plots.Figure{Title: fmt.Sprintf("birth–death model (%s): mean TEL against capacity, Monte Carlo, %d replications × %g s, ξ_s = %s ms, B = %s tokens",
+		workload, reps, dur, env.Param("xi-ms"), env.Param("block-size")),
+		XLabel: "capacity C (tokens)", YLabel: "mean TEL (10³ tokens)", LogX: true}
 	idx := map[string]int{}
 	for _, r := range recs {
 		p := grid[r.Point]

@@ -59,6 +59,8 @@ func TestTablesRefused(t *testing.T) {
 		{TablesOptions{Format: "table", Shard: "4/3"}, `flag --shard: want i/n with 1 ≤ i ≤ n, got "4/3"`},
 		{TablesOptions{Format: "table", Out: "x.json"}, "flag --out: only with --shard (the result file of a shard)"},
 		{TablesOptions{Format: "table", Slurm: -1}, "flag --slurm: want a number of shards ≥ 1, got -1"},
+		{TablesOptions{Format: "table", Slurm: 2, Shard: "1/2"}, "flag --shard: not with --slurm (the script runs every shard)"},
+		{TablesOptions{Format: "table", Slurm: 2, Out: "-"}, "flag --out: with --slurm, a file for the merged output (the merge job has no standard output to show)"},
 	} {
 		var out bytes.Buffer
 		if err := Tables(context.Background(), Recompute(), c.o, &out); err == nil || err.Error() != c.want || out.Len() != 0 {
@@ -68,15 +70,41 @@ func TestTablesRefused(t *testing.T) {
 }
 
 // TestTablesSlurm: the script repeats the given flags but those that
-// choose the output (--slurm, --shard, --out, --format).
+// choose the output (--slurm, --shard, --out, --format); each submission
+// writes its shards into a folder of its own, the merge is a job that
+// depends on the whole array (no lock folder, no "last task merges"),
+// and --out is where the merged output goes (issue 26, item 5).
 func TestTablesSlurm(t *testing.T) {
 	var out bytes.Buffer
-	o := TablesOptions{Format: "csv", Slurm: 2, Given: []string{"--tokens=4096", "--slurm=2", "--format=csv", "--small=true"}}
+	o := TablesOptions{Format: "csv", Slurm: 2, Out: "res dir/r.csv", Given: []string{"--tokens=4096", "--slurm=2", "--format=csv", "--small=true", "--out=res dir/r.csv"}}
 	if err := Tables(context.Background(), Recompute(), o, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `tables recompute --tokens=4096 --small=true --shard "$I/2"`) || !strings.Contains(out.String(), "--format csv") {
-		t.Errorf("script:\n%s", out.String())
+	script := out.String()
+	for _, want := range []string{
+		`tables recompute --tokens=4096 --small=true --shard "$I/2" --out "$RUN/shard-$I.json"`,
+		`RUN="$OUT/run-$SLURM_ARRAY_JOB_ID"`,
+		`--dependency="afterok:$SLURM_ARRAY_JOB_ID"`,
+		"--kill-on-invalid-dep=yes",
+		"--format csv",
+		`RESULT=${RESULT:-'res dir/r.csv'}`,
+		"for i in $(seq 1 2)",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	for _, bad := range []string{".merge", "shard-*.json", "--out=res"} {
+		if strings.Contains(script, bad) {
+			t.Errorf("script has %q:\n%s", bad, script)
+		}
+	}
+	out.Reset()
+	if err := Tables(context.Background(), Recompute(), TablesOptions{Format: "json", Slurm: 3}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "RESULT=${RESULT:-$OUT/recompute.json}") {
+		t.Errorf("default merged output:\n%s", out.String())
 	}
 }
 

@@ -55,7 +55,7 @@ func MergeFiles(ctx context.Context, o MergeOptions, stdout io.Writer) error {
 		return err
 	}
 	if o.Out != "" {
-		if err := outfile.Write(ctx, "out", o.Out, stdout, f.Write); err != nil {
+		if err := outfile.Write(ctx, "out", o.Out, stdout, f.Write, o.Files...); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -232,48 +233,72 @@ func gapLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	return out, nil
 }
 
-// gapFigures draws the relative gap against capacity, one line per policy,
-// one figure per ξ.
+// gapFigures draws, per ξ, each policy's TEL against capacity with the
+// hindsight optimum as a grey band under them (stem "tel-xiX"), and each
+// policy's relative gap (TEL − TEL_opt)/TEL_opt against capacity (stem
+// "xiX"). Titles name the workload, B and ξ.
 func gapFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
-	series := map[string]map[string]*plots.Series{}
+	type sweep struct {
+		gap, tel map[string]*plots.Series
+		opt      plots.Band
+	}
+	by := map[string]*sweep{}
 	var xis []string
 	var order []string
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if r.Key == optimumKey {
-			continue
-		}
 		p := grid[r.Point]
-		if series[p["xi"]] == nil {
-			series[p["xi"]] = map[string]*plots.Series{}
+		sw := by[p["xi"]]
+		if sw == nil {
+			sw = &sweep{gap: map[string]*plots.Series{}, tel: map[string]*plots.Series{}, opt: plots.Band{Name: "hindsight optimum (exact)"}}
+			by[p["xi"]] = sw
 			xis = append(xis, p["xi"])
 		}
-		s := series[p["xi"]][r.Key]
-		if s == nil {
-			s = &plots.Series{Name: r.Key}
-			series[p["xi"]][r.Key] = s
+		c, _ := strconv.ParseFloat(p["capacity"], 64)
+		if r.Key == optimumKey {
+			sw.opt.X = append(sw.opt.X, c)
+			sw.opt.Lo = append(sw.opt.Lo, r.V("tel_tokens"))
+			sw.opt.Hi = append(sw.opt.Hi, r.V("tel_tokens"))
+			continue
+		}
+		if sw.gap[r.Key] == nil {
+			sw.gap[r.Key], sw.tel[r.Key] = &plots.Series{Name: r.Key}, &plots.Series{Name: r.Key}
 		}
 		if !seen[r.Key] {
 			seen[r.Key] = true
 			order = append(order, r.Key)
 		}
-		c, _ := strconv.ParseFloat(p["capacity"], 64)
-		opt := r.V("tel_opt_tokens")
-		if opt > 0 {
-			s.X = append(s.X, c)
-			s.Y = append(s.Y, 100*(r.V("tel_tokens")-opt)/opt)
+		t := sw.tel[r.Key]
+		t.X, t.Y = append(t.X, c), append(t.Y, r.V("tel_tokens"))
+		if opt := r.V("tel_opt_tokens"); opt > 0 {
+			g := sw.gap[r.Key]
+			g.X, g.Y = append(g.X, c), append(g.Y, 100*(r.V("tel_tokens")-opt)/opt)
 		}
 	}
+	workload := "embedded birth–death workload"
+	if env.Small {
+		workload = fmt.Sprintf("birth–death workload (first %d\u00a0s)", smallDuration)
+	}
+	if tr := env.Param("trace"); tr != "" {
+		workload = filepath.Base(tr)
+	}
+	settings := fmt.Sprintf("%s, B = %s tokens", workload, env.Param("block-size"))
 	var figs []NamedFigure
 	for _, x := range xis {
-		f := plots.Figure{Title: "optimality gap against capacity, ξ = " + x + " tokens", XLabel: "capacity (tokens)",
-			YLabel: "(TEL − opt)/opt (%)", LogX: true}
+		sw := by[x]
+		tel := plots.Figure{Title: fmt.Sprintf("TEL against capacity and the hindsight optimum: %s, ξ = %s tokens", settings, x),
+			XLabel: "capacity C (tokens)", YLabel: "TEL (tokens)", LogX: true, Bands: []plots.Band{sw.opt}}
+		gap := plots.Figure{Title: fmt.Sprintf("optimality gap against capacity: %s, ξ = %s tokens", settings, x),
+			XLabel: "capacity C (tokens)", YLabel: "(TEL − TEL_opt)/TEL_opt (%)", LogX: true}
 		for _, k := range order {
-			if s := series[x][k]; s != nil && len(s.X) > 0 {
-				f.Series = append(f.Series, *s)
+			if s := sw.tel[k]; s != nil && len(s.X) > 0 {
+				tel.Series = append(tel.Series, *s)
+			}
+			if s := sw.gap[k]; s != nil && len(s.X) > 0 {
+				gap.Series = append(gap.Series, *s)
 			}
 		}
-		figs = append(figs, NamedFigure{Stem: "xi" + x, Figure: f})
+		figs = append(figs, NamedFigure{Stem: "tel-xi" + x, Figure: tel}, NamedFigure{Stem: "xi" + x, Figure: gap})
 	}
 	return figs, nil
 }

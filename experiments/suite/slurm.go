@@ -7,11 +7,23 @@ import (
 )
 
 // WriteSlurm writes a Slurm array script that runs suite name's n shards
-// as array tasks 1..n, each writing $OUT/shard-I.json, and has whichever
-// task finishes last merge them into $OUT/NAME.FORMAT. args are the
-// command's other arguments (flags), repeated on every shard; bin is the
-// tailbound executable.
-func WriteSlurm(w io.Writer, bin, name string, n int, format string, args []string) error {
+// as array tasks 1..n and merges them in a job of its own that depends on
+// the whole array (sbatch --dependency=afterok): the merge runs only when
+// every shard succeeded, and is cancelled otherwise, so a failed shard
+// leaves failed array tasks, a cancelled merge job and no merged file.
+//
+// Each submission writes its shards into a folder of its own,
+// $OUT/run-<array job id>/shard-I.json, and the merge job reads exactly
+// shard-1..n of that folder: shard files of earlier submissions (other
+// settings, another n) are never read, and no lock is left behind.
+// Task 1 removes the previous merged output before anything runs, so an
+// output file present after the run is this submission's.
+//
+// The merged output goes to out when not empty, else to $OUT/NAME.FORMAT
+// (RESULT=file overrides either at submission). args are the command's
+// other arguments (flags), repeated on every shard; bin is the tailbound
+// executable (TAILBOUND=path overrides it).
+func WriteSlurm(w io.Writer, bin, name string, n int, format, out string, args []string) error {
 	if n < 1 {
 		return fmt.Errorf("flag --slurm: want a number of shards ≥ 1, got %d", n)
 	}
@@ -23,27 +35,44 @@ func WriteSlurm(w io.Writer, bin, name string, n int, format string, args []stri
 	if len(quoted) > 0 {
 		extra = " " + strings.Join(quoted, " ")
 	}
+	result := `$OUT/` + name + `.` + format
+	if out != "" {
+		result = shellQuote(out)
+	}
 	_, err := fmt.Fprintf(w, `#!/bin/bash
 # tailbound suite %[1]s in %[2]d shards: submit with  sbatch job.sh
-# (OUT=dir sbatch job.sh to choose the result directory). Each array task
-# runs one shard on 2 cores; the last to finish merges the shards.
+# (OUT=dir sbatch job.sh chooses the result directory, RESULT=file the
+# merged output). Each array task runs one shard on 2 cores into
+# $OUT/run-<array job id>/; task 1 also submits the merge as a job that
+# runs only if every shard succeeds (--dependency=afterok) and is
+# cancelled otherwise, leaving no merged file.
 #SBATCH --job-name=tailbound-%[1]s
 #SBATCH --array=1-%[2]d
 #SBATCH --cpus-per-task=2
-#SBATCH --output=tailbound-%[1]s-%%a.log
+#SBATCH --output=tailbound-%[1]s-%%A-%%a.log
 set -euo pipefail
 BIN=${TAILBOUND:-%[3]s}
 OUT=${OUT:-tailbound-%[1]s}
-mkdir -p "$OUT"
-I=${SLURM_ARRAY_TASK_ID:?run as a Slurm array task}
-"$BIN" tables %[1]s%[4]s --shard "$I/%[2]d" --out "$OUT/shard-$I.json"
-# Merge once every shard file exists (files are written atomically; mkdir
-# is the lock, so exactly one task merges).
-if [ "$(ls "$OUT"/shard-*.json | wc -l)" -eq %[2]d ] && mkdir "$OUT/.merge" 2>/dev/null; then
-  "$BIN" merge "$OUT"/shard-*.json --format %[5]s > "$OUT/%[1]s.%[5]s.tmp"
-  mv "$OUT/%[1]s.%[5]s.tmp" "$OUT/%[1]s.%[5]s"
+RESULT=${RESULT:-%[6]s}
+I=${SLURM_ARRAY_TASK_ID:?run as a Slurm array task: sbatch job.sh}
+RUN="$OUT/run-$SLURM_ARRAY_JOB_ID"
+mkdir -p "$RUN"
+if [ "$I" -eq 1 ] && [ "${SLURM_RESTART_COUNT:-0}" -eq 0 ]; then
+  rm -f -- "$RESULT"
+  {
+    echo '#!/bin/bash'
+    echo 'set -euo pipefail'
+    printf 'BIN=%%q RUN=%%q RESULT=%%q\n' "$BIN" "$RUN" "$RESULT"
+    echo 'trap '"'"'rm -f -- "$RESULT.tmp.$SLURM_JOB_ID"'"'"' EXIT'
+    echo 'files=(); for i in $(seq 1 %[2]d); do files+=("$RUN/shard-$i.json"); done'
+    echo '"$BIN" merge "${files[@]}" --format %[5]s > "$RESULT.tmp.$SLURM_JOB_ID"'
+    echo 'mv -f -- "$RESULT.tmp.$SLURM_JOB_ID" "$RESULT"'
+  } > "$RUN/merge.sh"
+  sbatch --parsable --job-name=tailbound-%[1]s-merge --dependency="afterok:$SLURM_ARRAY_JOB_ID" \
+    --kill-on-invalid-dep=yes --cpus-per-task=1 --output="tailbound-%[1]s-merge-%%j.log" "$RUN/merge.sh"
 fi
-`, name, n, shellQuote(bin), extra, format)
+"$BIN" tables %[1]s%[4]s --shard "$I/%[2]d" --out "$RUN/shard-$I.json"
+`, name, n, shellQuote(bin), extra, format, result)
 	return err
 }
 

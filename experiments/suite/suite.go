@@ -12,6 +12,8 @@ package suite
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -253,6 +255,36 @@ type File struct {
 	// Points are the indices of the grid points this file measured.
 	Points  []int    `json:"points"`
 	Records []Record `json:"records"`
+	// Digest is the hex SHA-256 of the file's JSON form without the
+	// digest (encoding/json, map keys sorted), set by Run and Merge and
+	// checked by Merge, so that records edited or damaged after the run
+	// (a record's key renamed, a value changed) are refused rather than
+	// merged into a table with blank cells.
+	Digest string `json:"digest,omitempty"`
+	// name is the path the file was read from (ReadFile), for errors.
+	name string
+}
+
+// ComputeDigest returns the digest f should carry: the hex SHA-256 of f's
+// JSON form with an empty Digest.
+func (f *File) ComputeDigest() (string, error) {
+	c := *f
+	c.Digest = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", fmt.Errorf("result file digest: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// label names file number i (0-based) of a merge: its path when it was
+// read from one, else "file i+1".
+func (f *File) label(i int) string {
+	if f.name != "" {
+		return f.name
+	}
+	return fmt.Sprintf("file %d", i+1)
 }
 
 // Run evaluates the shard's grid points of suite s (every point when sh.N
@@ -320,6 +352,9 @@ func Run(ctx context.Context, s *Suite, o Options, sh Shard) (*File, error) {
 			f.Records = append(f.Records, r)
 		}
 	}
+	if f.Digest, err = f.ComputeDigest(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -339,16 +374,13 @@ func pointString(p Point) string {
 
 // Merge combines the result files of the shards of one run into the file
 // of the unsharded run: same suite, options and grid; every grid point
-// measured by exactly one file.
+// measured by exactly one file; each file's records exactly those of the
+// points it lists (see checkFile) and matching its digest.
 func Merge(files []*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("merge: no result files")
 	}
 	first := files[0]
-	optKey, err := json.Marshal(first.Options)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
 	gridKey, err := json.Marshal(first.Grid)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
@@ -359,30 +391,29 @@ func Merge(files []*File) (*File, error) {
 	}
 	byPoint := make([][]Record, len(first.Grid))
 	for fi, f := range files {
-		if f.Suite != first.Suite {
-			return nil, fmt.Errorf("merge: file %d is suite %s, file 1 is %s", fi+1, f.Suite, first.Suite)
+		if err := checkFile(f, fi); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
 		}
-		k, _ := json.Marshal(f.Options)
-		if string(k) != string(optKey) {
-			return nil, fmt.Errorf("merge: file %d was run with options %s, file 1 with %s", fi+1, k, optKey)
+		if f.Suite != first.Suite {
+			return nil, fmt.Errorf("merge: %s is suite %s, %s is %s", f.label(fi), f.Suite, first.label(0), first.Suite)
+		}
+		if d := optionsDiff(first.Options, f.Options); d != "" {
+			return nil, fmt.Errorf("merge: %s and %s were run with different settings: %s", first.label(0), f.label(fi), d)
 		}
 		g, _ := json.Marshal(f.Grid)
 		if string(g) != string(gridKey) {
-			return nil, fmt.Errorf("merge: file %d has a different grid than file 1", fi+1)
+			return nil, fmt.Errorf("merge: %s has a different grid than %s", f.label(fi), first.label(0))
 		}
 		for _, i := range f.Points {
-			if i < 0 || i >= len(owner) {
-				return nil, fmt.Errorf("merge: file %d: grid point %d out of range", fi+1, i)
+			if i >= len(owner) {
+				return nil, fmt.Errorf("merge: %s: grid point %d out of range", f.label(fi), i)
 			}
 			if owner[i] >= 0 {
-				return nil, fmt.Errorf("merge: grid point %d is in files %d and %d", i, owner[i]+1, fi+1)
+				return nil, fmt.Errorf("merge: grid point %d is in %s and %s", i, files[owner[i]].label(owner[i]), f.label(fi))
 			}
 			owner[i] = fi
 		}
 		for _, r := range f.Records {
-			if r.Point < 0 || r.Point >= len(owner) || owner[r.Point] != fi {
-				return nil, fmt.Errorf("merge: file %d: record of grid point %d it does not list", fi+1, r.Point)
-			}
 			byPoint[r.Point] = append(byPoint[r.Point], r)
 		}
 	}
@@ -393,6 +424,9 @@ func Merge(files []*File) (*File, error) {
 		}
 	}
 	if len(missing) > 0 {
+		if len(missing) == 1 {
+			return nil, fmt.Errorf("merge: grid point %s is in no file (a shard is missing)", missing[0])
+		}
 		return nil, fmt.Errorf("merge: grid points %s are in no file (a shard is missing)", strings.Join(missing, ","))
 	}
 	out := &File{Suite: first.Suite, Options: first.Options, Shard: Shard{1, 1}, Grid: first.Grid}
@@ -400,12 +434,102 @@ func Merge(files []*File) (*File, error) {
 		out.Points = append(out.Points, i)
 		out.Records = append(out.Records, byPoint[i]...)
 	}
+	if out.Digest, err = out.ComputeDigest(); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkFile checks that result file f (number fi of a merge) holds what it
+// claims: its points inside its grid and its shard, each listed once; a
+// record for every point it lists and of no other point; and a digest that
+// matches the records, grid and options as written. Records are not
+// unique by key (a characterization suite writes many records of one
+// key), so a duplicated or renamed record is caught by the digest.
+func checkFile(f *File, fi int) error {
+	name := f.label(fi)
+	if f.Shard.N < 1 || f.Shard.I < 1 || f.Shard.I > f.Shard.N {
+		return fmt.Errorf("%s: field \"shard\": %d/%d is not a shard i/n with 1 ≤ i ≤ n", name, f.Shard.I, f.Shard.N)
+	}
+	listed := map[int]bool{}
+	for _, i := range f.Points {
+		if i < 0 || i >= len(f.Grid) {
+			return fmt.Errorf("%s: field \"points\": grid point %d outside its grid of %d points", name, i, len(f.Grid))
+		}
+		if !f.Shard.Has(i) {
+			return fmt.Errorf("%s: field \"points\": grid point %d is not in shard %d/%d", name, i, f.Shard.I, f.Shard.N)
+		}
+		if listed[i] {
+			return fmt.Errorf("%s: field \"points\": grid point %d listed twice", name, i)
+		}
+		listed[i] = true
+	}
+	count := map[int]int{}
+	for ri, r := range f.Records {
+		if !listed[r.Point] {
+			return fmt.Errorf("%s: record %d (key %q): grid point %d, which the file does not list", name, ri+1, r.Key, r.Point)
+		}
+		count[r.Point]++
+	}
+	for _, i := range f.Points {
+		if count[i] == 0 {
+			return fmt.Errorf("%s: field \"records\": none for grid point %d %s, which the file lists", name, i, pointString(f.Grid[i]))
+		}
+	}
+	if f.Digest == "" {
+		return fmt.Errorf("%s: field \"digest\": missing (not written by this tailbound's tables --shard; re-run the shard)", name)
+	}
+	want, err := f.ComputeDigest()
+	if err != nil {
+		return err
+	}
+	if f.Digest != want {
+		return fmt.Errorf("%s: field \"digest\": does not match the file's records, grid and settings (edited or damaged after the run; re-run shard %d/%d)", name, f.Shard.I, f.Shard.N)
+	}
+	return nil
+}
+
+// optionsDiff names the first setting in which a and b differ, as the
+// flags that set them ("--seed: 1 and 2"), or "" when they agree.
+func optionsDiff(a, b Options) string {
+	if a.Seed != b.Seed {
+		return fmt.Sprintf("--seed: %d and %d", a.Seed, b.Seed)
+	}
+	if a.Small != b.Small {
+		return fmt.Sprintf("--small: %t and %t", a.Small, b.Small)
+	}
+	keys := map[string]bool{}
+	for k := range a.Params {
+		keys[k] = true
+	}
+	for k := range b.Params {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	show := func(p map[string]string, k string) string {
+		v, ok := p[k]
+		if !ok {
+			return "(unset)"
+		}
+		return strconv.Quote(v)
+	}
+	for _, k := range names {
+		va, oka := a.Params[k]
+		vb, okb := b.Params[k]
+		if va != vb || oka != okb {
+			return fmt.Sprintf("--%s: %s and %s", k, show(a.Params, k), show(b.Params, k))
+		}
+	}
+	return ""
 }
 
 // ReadFile decodes a result file from r (named name in errors).
 func ReadFile(r io.Reader, name string) (*File, error) {
-	var f File
+	f := File{name: name}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -20,7 +20,9 @@ type TablesOptions struct {
 	// Format is the output format (FormatHelp).
 	Format string
 	// Shard, when not empty, is the part i/n of the grid to run; its
-	// result file is written to Out (standard output when empty).
+	// result file is written to Out (standard output when empty). With
+	// Slurm, Out is where the script's merge job writes the merged output
+	// (default $OUT/SUITE.FORMAT).
 	Shard, Out string
 	// Slurm, when not 0, prints a Slurm array script running the grid in
 	// this many shards and merging them.
@@ -50,6 +52,12 @@ func Tables(ctx context.Context, s *Suite, o TablesOptions, stdout io.Writer) er
 		return tablesSeeds(ctx, s, o.Run, o.Seeds, o.Format, stdout)
 	}
 	if o.Slurm != 0 {
+		if o.Shard != "" {
+			return option.Errorf("shard", "not with --slurm (the script runs every shard)")
+		}
+		if o.Out == outfile.Stdout {
+			return option.Errorf("out", "with --slurm, a file for the merged output (the merge job has no standard output to show)")
+		}
 		return slurm(s, o, stdout)
 	}
 	sh := Shard{I: 1, N: 1}
@@ -75,7 +83,8 @@ func Tables(ctx context.Context, s *Suite, o TablesOptions, stdout io.Writer) er
 	return Render(stdout, s, f, o.Format)
 }
 
-// slurm writes the Slurm script of o.Slurm shards running this executable.
+// slurm writes the Slurm script of o.Slurm shards running this executable;
+// its merge job writes the merged output to o.Out when set.
 func slurm(s *Suite, o TablesOptions, stdout io.Writer) error {
 	var pass []string
 	for _, a := range o.Given {
@@ -88,7 +97,7 @@ func slurm(s *Suite, o TablesOptions, stdout io.Writer) error {
 	if err != nil {
 		bin = "tailbound"
 	}
-	return WriteSlurm(stdout, bin, s.Name, o.Slurm, o.Format, pass)
+	return WriteSlurm(stdout, bin, s.Name, o.Slurm, o.Format, o.Out, pass)
 }
 
 // tablesSeeds runs suite s once per seed of list (o.Workers seeds at a

@@ -349,8 +349,10 @@ func tailLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	return out, nil
 }
 
-// tailFigures draws Figure 5 (and 7): the TTFT CDF of every policy, one
-// figure per dataset and ξ_s.
+// tailFigures draws Figure 5 (and 7): the TTFT distribution of every
+// policy, one figure per dataset and ξ_s, drawn to show the tail (the
+// fraction of turns above each TTFT on a log axis, P90/P95/P99 marked:
+// plots.TailFigure).
 func tailFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 	ds, err := tailDatasets(env)
 	if err != nil {
@@ -366,17 +368,22 @@ func tailFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 		if p["dataset"] == datasetBirthDeath && len(ds) == 2 {
 			fig = "Figure 7"
 		}
-		f := plots.Figure{Title: fmt.Sprintf("%s: TTFT CDF, %s, ξ_s = %s ms", fig, p["dataset"], p["xi-ms"]),
-			XLabel: "TTFT (ms)", YLabel: "fraction of turns ≤ TTFT", LegendBottom: true}
-		for _, r := range byPoint[i] {
-			var ser plots.Series
-			ser.Name = r.Key
-			for _, q := range cdfLevels() {
-				ser.X = append(ser.X, r.V(fmt.Sprintf("cdf_%g", q)))
-				ser.Y = append(ser.Y, q)
-			}
-			f.Series = append(f.Series, ser)
+		data := "Mooncake conversations"
+		if p["dataset"] == datasetBirthDeath {
+			data = "birth–death workload"
 		}
+		var names []string
+		var xs, cdfs [][]float64
+		for _, r := range byPoint[i] {
+			var x, q []float64
+			for _, l := range cdfLevels() {
+				x = append(x, r.V(fmt.Sprintf("cdf_%g", l)))
+				q = append(q, l)
+			}
+			names, xs, cdfs = append(names, r.Key), append(xs, x), append(cdfs, q)
+		}
+		f := plots.TailFigure(fmt.Sprintf("%s: TTFT tail, %s, C = %s tokens, ξ_s = %s ms", fig, data, p["capacity"], p["xi-ms"]),
+			"turns", names, xs, cdfs)
 		figs = append(figs, NamedFigure{Stem: fmt.Sprintf("%s-xi%s", p["dataset"], p["xi-ms"]), Figure: f})
 	}
 	return figs, nil

@@ -22,6 +22,10 @@ type Writer struct {
 // New returns a Writer of whole lines to w that stops when ctx is done.
 func New(ctx context.Context, w io.Writer) *Writer { return &Writer{ctx: ctx, w: w} }
 
+// Unwrap returns the underlying writer, for callers that look for a
+// particular writer beneath this one.
+func (l *Writer) Unwrap() io.Writer { return l.w }
+
 // Write writes the complete lines of what it has been given so far and
 // keeps the rest. After the context is done it fails with its error.
 func (l *Writer) Write(p []byte) (int, error) {
@@ -39,15 +43,19 @@ func (l *Writer) Write(p []byte) (int, error) {
 }
 
 // Close writes a last line that has no newline, unless the context is
-// done (then it is dropped: it may be cut short).
+// done (then it is dropped, it may be cut short, and the context's error
+// is returned). With nothing pending it returns nil even when the context
+// is done: every line was written whole, so the output is complete, and a
+// signal that came after it must not make it read as interrupted.
 func (l *Writer) Close() error {
-	if err := l.ctx.Err(); err != nil {
-		return err
+	if len(l.pending) == 0 {
+		return nil
 	}
-	if len(l.pending) > 0 {
-		_, err := l.w.Write(l.pending)
+	if err := l.ctx.Err(); err != nil {
 		l.pending = l.pending[:0]
 		return err
 	}
-	return nil
+	_, err := l.w.Write(l.pending)
+	l.pending = l.pending[:0]
+	return err
 }

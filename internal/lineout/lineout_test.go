@@ -55,3 +55,28 @@ func TestCloseWritesLastLine(t *testing.T) {
 		t.Errorf("after Close: %q, %v", out.String(), err)
 	}
 }
+
+// TestCloseAfterCancel: a context done after every line was written whole
+// leaves Close nil (the output is complete); with a partial last line
+// pending, Close drops it and returns the context's error.
+func TestCloseAfterCancel(t *testing.T) {
+	for _, tc := range []struct {
+		written string
+		wantOut string
+		wantErr bool
+	}{
+		{"a\nb\n", "a\nb\n", false},
+		{"a\nb", "a\n", true},
+		{"", "", false},
+	} {
+		var out bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		lw := New(ctx, &out)
+		lw.Write([]byte(tc.written))
+		cancel()
+		err := lw.Close()
+		if (err != nil) != tc.wantErr || out.String() != tc.wantOut {
+			t.Errorf("%q: Close %v, output %q; want error %v, output %q", tc.written, err, out.String(), tc.wantErr, tc.wantOut)
+		}
+	}
+}

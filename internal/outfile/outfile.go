@@ -20,14 +20,20 @@ const Stdout = "-"
 // written to a temporary file and renamed when complete (atomicfile), so a
 // failed or interrupted write leaves no partial or temporary file. An
 // error of write is returned as it is; an error of the file itself names
-// flag, the flag that gave path.
-func Write(ctx context.Context, flag, path string, stdout io.Writer, write func(io.Writer) error) error {
+// flag, the flag that gave path. A path that is the same file as one of
+// inputs (the files the command reads) is refused before write runs
+// (atomicfile.RefuseInput); symbolic links, devices and named pipes are
+// written as atomicfile says.
+func Write(ctx context.Context, flag, path string, stdout io.Writer, write func(io.Writer) error, inputs ...string) error {
 	if path == Stdout {
 		lines := lineout.New(ctx, stdout)
 		if err := write(lines); err != nil {
 			return err
 		}
 		return lines.Close()
+	}
+	if err := atomicfile.RefuseInput(path, inputs...); err != nil {
+		return option.Wrap(flag, err)
 	}
 	var werr error // the input's errors are not the output file's
 	err := atomicfile.Write(ctx, path, func(w io.Writer) error { werr = write(w); return werr })

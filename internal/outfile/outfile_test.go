@@ -41,3 +41,19 @@ func TestWrite(t *testing.T) {
 		t.Errorf("bad path: %v", err)
 	}
 }
+
+// TestWriteRefusesInput: a path that is one of the inputs is refused with
+// the flag's name before write runs, and the input keeps its content.
+func TestWriteRefusesInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte("input\n"), 0o644)
+	ran := false
+	err := Write(context.Background(), "out", in, nil, func(w io.Writer) error { ran = true; return nil }, "other.jsonl", in)
+	if err == nil || !strings.HasPrefix(err.Error(), "flag --out: ") || !strings.Contains(err.Error(), "would destroy") || ran {
+		t.Errorf("err %v, write ran %v; want refused before writing", err, ran)
+	}
+	if b, _ := os.ReadFile(in); string(b) != "input\n" {
+		t.Errorf("input now %q", b)
+	}
+}

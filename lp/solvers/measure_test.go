@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/docregion"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -17,7 +18,7 @@ import (
 )
 
 var (
-	measure     = flag.String("solvers.measure", "", "measure the size table (formulation × backend × turns, 60 s limit) into this markdown file")
+	measure     = flag.String("solvers.measure", "", "measure the size table (formulation × backend × turns, 60 s limit) into this markdown file (into its solvers-measure region when it has one, e.g. docs/performance.md)")
 	measureOnly = flag.String("solvers.only", "", "with -solvers.measure: only the rows whose \"formulation/solver/program\" matches this regular expression, e.g. 'compact/(flow|clp)/'")
 )
 
@@ -43,13 +44,17 @@ func birthDeath(tb testing.TB, turns int) *trace.Trace {
 	return tr
 }
 
-// TestMeasureTable writes the README's size table: for each formulation,
-// backend and IP/LP, the build+solve time at growing numbers of turns,
-// stopping a series at its first refusal or time-out.
+// TestMeasureTable writes the size table of docs/performance.md: for each
+// formulation, backend and IP/LP, the build+solve time at growing numbers
+// of turns, stopping a series at its first refusal or time-out. A file with
+// a solvers-measure region (internal/docregion) gets the table there, under
+// the command line and the date; any other file is overwritten with it.
 func TestMeasureTable(t *testing.T) {
 	if *measure == "" {
 		t.Skip("measurement run: go test ./lp/solvers -run MeasureTable -solvers.measure FILE [-tags coin] -timeout 2h")
 	}
+	start := time.Now()
+	intoRegion := docregion.Check(*measure, "solvers-measure") == nil
 	sizes := []int{25, 50, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1000000}
 	type series struct {
 		f     lp.Formulation
@@ -143,6 +148,22 @@ func TestMeasureTable(t *testing.T) {
 			fmt.Fprintf(&out, " %s |", v)
 		}
 		fmt.Fprintf(&out, " %d |\n", largest)
+	}
+	if intoRegion {
+		tags := ""
+		for _, b := range entries() {
+			if b.Name == "cbc" {
+				tags = "-tags coin "
+			}
+		}
+		cmd := "go test " + tags + "./lp/solvers -run MeasureTable -solvers.measure " + *measure + " -timeout 2h"
+		if *measureOnly != "" {
+			cmd += " -solvers.only '" + *measureOnly + "'"
+		}
+		if err := docregion.Write(*measure, "solvers-measure", cmd, out.String(), start); err != nil {
+			t.Fatal(err)
+		}
+		return
 	}
 	if err := os.WriteFile(*measure, []byte(out.String()), 0o644); err != nil {
 		t.Fatal(err)

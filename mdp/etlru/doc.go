@@ -22,11 +22,16 @@
 // conversations × capacity blocks, for checks.
 //
 // As a replay policy (New), ET-LRU keeps the served conversation whole and
-// trims only when over capacity. Beliefs move with time for every
-// conversation, and under the Bayes belief their order changes with time
-// too, so values cannot be kept in a static index: each turn that
-// overflows recomputes the rate of every cached conversation (O(n) for n
-// cached conversations, each an O(log L) prompt-tail lookup) and evicts
-// with a heap, O(n + e·log n) for e evicted blocks. Turns that fit cost
-// O(1) plus the online prompt update, O(log L).
+// trims only when over capacity. Under the paper's belief every
+// conversation decays at the same rate μ, so the order of their values
+// moves only through the prompt distribution, and then only upwards from
+// stored bounds: a persistent heap, touched for the conversation served and
+// the ones evicted from, finds Greedy's blocks (incremental.go: proof,
+// and why the choices are Greedy's bit for bit); O(log n) per turn that
+// fits and about O(log n) per run of blocks evicted from one conversation.
+// Under the Bayes belief the order of the values changes with time, so
+// each turn that overflows recomputes the rate of every cached
+// conversation (O(n) for n cached, each an O(log L) prompt-tail lookup) and
+// evicts with a heap, O(n + e·log n) for e evicted blocks; Options.Rescore
+// does the same under the paper's belief (the tests' oracle).
 package etlru

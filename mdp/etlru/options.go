@@ -24,6 +24,11 @@ import (
 type Options struct {
 	Belief belief.Belief
 	Prompt *Known // nil: fitted online
+	// Rescore makes every overflowing turn re-score every cached
+	// conversation (Greedy over all of them) even under the paper's
+	// belief, where the incremental index gives the same decisions; tests
+	// use it as the oracle.
+	Rescore bool
 }
 
 // ParseOptions reads ET-LRU's options from kv. Keys of other policies

@@ -1,6 +1,8 @@
 package etlru
 
 import (
+	"fmt"
+
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/instance"
@@ -23,6 +25,10 @@ type Policy struct {
 	pos    []int   // index in ids, −1 when not cached
 	items  []Item  // reused
 	owner  []int   // conversation of each item
+	// inc is the incremental index (incremental.go), used under the
+	// paper's belief; nil: every overflowing turn re-scores every cached
+	// conversation.
+	inc *incremental
 }
 
 // New builds ET-LRU from cfg (see Options for cfg.Options).
@@ -42,6 +48,9 @@ func NewWith(cfg policy.Config, o Options) *Policy {
 	} else {
 		p.online = &Online{}
 		p.prompt = p.online
+	}
+	if b, ok := o.Belief.(belief.Paper); ok && !o.Rescore {
+		p.inc = newIncremental(b)
 	}
 	return p
 }
@@ -68,6 +77,9 @@ func (p *Policy) Update(s *cache.State, t trace.Turn) error {
 		return err
 	}
 	p.track(s, c)
+	if p.inc != nil {
+		return p.updateIncremental(s, t)
+	}
 	if s.Over() == 0 {
 		return nil
 	}
@@ -112,4 +124,9 @@ func (p *Policy) track(s *cache.State, c int) {
 		p.ids = p.ids[:len(p.ids)-1]
 		p.pos[c] = -1
 	}
+}
+
+// errOver is the error of a turn that cannot be brought within capacity.
+func (p *Policy) errOver(s *cache.State, c int) error {
+	return fmt.Errorf("etlru: %d tokens over capacity after evicting all but conversation %d", s.Over(), c)
 }

@@ -83,6 +83,8 @@ type Online struct {
 	n, total   float64
 	// long holds the lengths ≥ OnlineTreeTokens, ascending.
 	long []int64
+	// min and max are the least and largest length recorded (when n > 0).
+	min, max int64
 }
 
 // OnlineTreeTokens bounds the lengths the Fenwick trees of Online cover:
@@ -94,6 +96,10 @@ func (o *Online) Add(q int64) {
 	if q < 0 {
 		return
 	}
+	if o.n == 0 || q < o.min {
+		o.min = q
+	}
+	o.max = max(o.max, q)
 	o.n++
 	o.total += float64(q)
 	if q >= OnlineTreeTokens {

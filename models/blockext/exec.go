@@ -30,7 +30,7 @@ func NewExec(command string, opt execpolicy.Options, keep func(*Exec)) prefixcac
 		if opts == nil {
 			opts = map[string]string{}
 		}
-		proc, err := execpolicy.Start(command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "block",
+		proc, err := execpolicy.Start(opt.Context, command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "block",
 			"capacity": cfg.Blocks(), "block_tokens": cfg.BlockSize, "xi": cfg.Xi, "qhat": cfg.QHat, "options": opts})
 		if err != nil {
 			return nil, err
@@ -46,6 +46,9 @@ func NewExec(command string, opt execpolicy.Options, keep func(*Exec)) prefixcac
 
 // Close ends the process (see execpolicy.Process.Close).
 func (e *Exec) Close() error { return e.proc.Close() }
+
+// Abort ends the process after a failed run (see execpolicy.Process.Abort).
+func (e *Exec) Abort() { e.proc.Abort() }
 
 func (e *Exec) ask(r *prefixcache.Req, hit, need int) ([]BlockID, error) {
 	b := append(e.buf[:0], `{"request":`...)
@@ -154,4 +157,17 @@ func (fs *Finishers) Finish() error {
 	}
 	fs.list = nil
 	return errors.Join(errs...)
+}
+
+// Abort ends every recorded policy after a failed run, reporting nothing
+// (the run's own error is the one to show): exec processes are killed.
+func (fs *Finishers) Abort() {
+	for _, f := range fs.list {
+		if a, ok := f.(interface{ Abort() }); ok {
+			a.Abort()
+		} else {
+			f.Finish()
+		}
+	}
+	fs.list = nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tailbound/tailbound/internal/jsonscan"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -58,7 +59,7 @@ func Read(r io.Reader, name string) (*Schedule, error) {
 	no := 0
 	for sc.Scan() {
 		no++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := bytes.TrimSpace(jsonscan.StripBOM(sc.Bytes(), no))
 		if len(b) == 0 {
 			continue
 		}

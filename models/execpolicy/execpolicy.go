@@ -38,6 +38,16 @@
 // When the trace ends tailbound closes the process's input; it should
 // exit with status 0.
 //
+// Answers are counted exactly: every line the process writes must answer
+// the question before it, so a second line for one turn (seen before the
+// next question is sent, or at the end) and any line after the last
+// answer are errors naming the policy. The process runs in its own
+// process group (so a terminal's Ctrl-C does not reach it; tailbound
+// forwards the interrupt): the whole group is killed when the run's
+// context ends (SIGINT, SIGTERM), on an error, and once the process has
+// exited after its input was closed — processes it left running, which
+// may hold its output open, end with it and do not delay or fail the run.
+//
 // examples/exec_policy.py is a reference client (LRU and T-LRU, standard
 // library only).
 package execpolicy
@@ -45,10 +55,11 @@ package execpolicy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -56,6 +67,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/cleanup"
 	"github.com/tailbound/tailbound/models/cache"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/trace"
@@ -64,11 +76,33 @@ import (
 // DefaultTimeout is the time limit on one answer when Options.Timeout is 0.
 const DefaultTimeout = 10 * time.Second
 
+// MinTimeout and MaxTimeout bound the time limit a user may set
+// (--exec-timeout, checked by Timeout).
+const (
+	MinTimeout = time.Millisecond
+	MaxTimeout = 24 * time.Hour
+)
+
+// Timeout converts a time limit in seconds (--exec-timeout) to a
+// duration, refusing one outside [MinTimeout, MaxTimeout] or not a number
+// (a value such as 1e10 s would overflow a duration, 1e-10 s round to 0).
+func Timeout(seconds float64) (time.Duration, error) {
+	if !(seconds >= MinTimeout.Seconds() && seconds <= MaxTimeout.Seconds()) {
+		return 0, fmt.Errorf("must be between %v and %v seconds, got %v", MinTimeout.Seconds(), MaxTimeout.Seconds(), seconds)
+	}
+	return time.Duration(seconds * float64(time.Second)), nil
+}
+
 // Options are the settings of exec policies.
 type Options struct {
 	// Timeout is the longest tailbound waits for one answer (the first
 	// includes the process's start-up); 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Context is the run's context; nil means context.Background(). When
+	// it is done (a signal) the process's whole group is killed and the
+	// waits return its error; a clean-up set it carries
+	// (internal/cleanup) kills the group if the run is ended first.
+	Context context.Context
 }
 
 // New returns the factory of the exec policy running command: every policy
@@ -79,18 +113,28 @@ func New(command string, opt Options) policy.Factory {
 }
 
 // Process is a running external process speaking JSON Lines: one line
-// out, one answer back.
+// out, one answer back. It runs in its own process group, which is killed
+// as a whole on an error, on the context's end and after the process has
+// exited (so that nothing it started is left running).
 type Process struct {
 	command string
+	ctx     context.Context
 	timeout time.Duration
 	cmd     *exec.Cmd
-	stdin   io.WriteCloser
+	stdin   *os.File
 	in      *bufio.Writer
-	answers chan answer
+	out     *os.File    // read end of its standard output
+	errOut  *os.File    // read end of its standard error
+	answers chan answer // its output lines, then one error (its end); closed after
 	stderr  *tail
+	errDone chan struct{} // standard error copied to its end
+	exited  chan struct{} // closed when the process has exited
+	exitErr error         // its Wait error, once exited is closed
 	failed  bool
-	exited  error // the process's exit, once known
-	done    chan struct{}
+	closed  bool
+	pending *answer // the end of its output, seen while checking for extra answers
+	stopCtx func() bool
+	forget  func()
 }
 
 type answer struct {
@@ -98,43 +142,82 @@ type answer struct {
 	err  error
 }
 
-// Start runs command with /bin/sh -c and writes header (JSON) as its first
-// line. timeout bounds every wait for an answer (0: DefaultTimeout).
-func Start(command string, timeout time.Duration, header any) (*Process, error) {
-	p := &Process{command: command, timeout: timeout, answers: make(chan answer, 1), stderr: &tail{}, done: make(chan struct{})}
+// Start runs command with /bin/sh -c in its own process group and writes
+// header (JSON) as its first line. timeout bounds every wait for an
+// answer (0: DefaultTimeout). ctx's end kills the process group (see
+// Options.Context).
+func Start(ctx context.Context, command string, timeout time.Duration, header any) (*Process, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p := &Process{command: command, ctx: ctx, timeout: timeout, answers: make(chan answer, 1), stderr: &tail{},
+		errDone: make(chan struct{}), exited: make(chan struct{})}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
 	}
-	p.cmd = exec.Command("/bin/sh", "-c", command)
-	p.cmd.Stderr = p.stderr
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // kill reaches the shell's children
-	p.cmd.WaitDelay = time.Second                           // then stop waiting for their pipes
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		return nil, p.errorf("%v", err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	out, err := p.cmd.StdoutPipe()
+	// Its standard streams are pipes of our own (os.Pipe), so that waiting
+	// for its exit never waits for a pipe that a process it started holds.
+	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, p.errorf("%v", err)
+		return nil, err
 	}
-	if err := p.cmd.Start(); err != nil {
-		return nil, p.errorf("cannot start: %v", err)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
 	}
-	go p.read(out)
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	p.cmd = exec.Command("/bin/sh", "-c", command)
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // kill reaches the shell's children
+	err = p.cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("cannot start: %w", err)
+	}
+	p.stdin, p.out, p.errOut = inW, outR, errR
+	p.forget = cleanup.Add(ctx, p.killGroup)
+	p.stopCtx = context.AfterFunc(ctx, p.killGroup)
+	go func() {
+		p.exitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	go func() {
+		io.Copy(p.stderr, errR)
+		close(p.errDone)
+	}()
+	go p.read(outR)
 	p.in = bufio.NewWriterSize(p.stdin, 1<<16)
 	h, err := json.Marshal(header)
 	if err != nil {
 		p.Close()
-		return nil, p.errorf("header: %v", err)
+		return nil, fmt.Errorf("header: %w", err)
 	}
 	p.in.Write(h)
 	p.in.WriteByte('\n')
 	return p, nil
 }
 
-// read passes the process's output lines to Ask, and its end.
+// read passes the process's output lines to Ask, then its end (an error,
+// io.EOF at the end of the output), and closes answers.
 func (p *Process) read(out io.Reader) {
-	defer close(p.done)
+	defer close(p.answers)
 	r := bufio.NewReaderSize(out, 1<<16)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -153,37 +236,134 @@ func (p *Process) read(out io.Reader) {
 	}
 }
 
-// errorf formats an error; the replay engine adds the policy's name (which
-// holds the command) and the turn.
-func (p *Process) errorf(format string, a ...any) error {
-	return fmt.Errorf(format, a...)
+// next receives the next output line or the end of the output.
+func (p *Process) next(a answer, ok bool) answer {
+	if !ok {
+		return answer{err: io.EOF}
+	}
+	return a
+}
+
+// killGroup kills the process's whole group (SIGKILL); it is safe to call
+// at any time and more than once.
+func (p *Process) killGroup() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 }
 
 // Ask writes line (one JSON object, without its newline) and returns the
 // answer line. A process that ends, or is silent for the time limit (it is
-// then killed), is an error saying so; after an error Close kills it.
+// then killed), is an error saying so; an output line that no question
+// asked for (a second answer to the previous turn) is an error; after an
+// error Close kills it. When the context is done, its error is returned.
 func (p *Process) Ask(line []byte) ([]byte, error) {
 	if p.failed {
 		return nil, fmt.Errorf("stopped after an earlier error")
 	}
+	if err := p.ctx.Err(); err != nil {
+		p.failed = true
+		return nil, err
+	}
+	if p.pending == nil {
+		select { // every earlier line was an answer to a question: one more is not
+		case a, ok := <-p.answers:
+			if a = p.next(a, ok); a.err == nil {
+				p.failed = true
+				return nil, fmt.Errorf("it wrote a line no question asked for, %s, before this question (exactly one answer line per question; the previous one was answered twice?)", clip(a.line))
+			}
+			p.pending = &a
+		default:
+		}
+	}
 	p.in.Write(line)
 	p.in.WriteByte('\n')
 	p.in.Flush() // a write error means the process is gone: the read below says how
-	timer := time.NewTimer(p.timeout)
-	defer timer.Stop()
 	var a answer
-	select {
-	case a = <-p.answers:
-	case <-timer.C:
-		p.kill()
-		p.failed = true
-		return nil, p.errorf("no answer within %v (the time limit, --exec-timeout); process killed", p.timeout)
+	if p.pending != nil {
+		a = *p.pending
+	} else {
+		timer := time.NewTimer(p.timeout)
+		defer timer.Stop()
+		select {
+		case b, ok := <-p.answers:
+			a = p.next(b, ok)
+		case <-timer.C:
+			p.failed = true
+			p.killGroup()
+			return nil, fmt.Errorf("no answer within %v (the time limit, --exec-timeout); process killed", p.timeout)
+		case <-p.ctx.Done():
+			p.failed = true
+			return nil, p.ctx.Err()
+		}
 	}
 	if a.err != nil {
 		p.failed = true
-		return nil, p.errorf("the process ended before answering (%s)", p.exitText())
+		if err := p.ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.pending = &a
+		return nil, fmt.Errorf("the process ended before answering (%s)", p.exitText())
 	}
 	return a.line, nil
+}
+
+// waitExit waits for the process to exit, at most the time limit (then it
+// kills the group and reports false) or until the context ends.
+func (p *Process) waitExit() bool {
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-timer.C:
+	case <-p.ctx.Done():
+	}
+	p.killGroup()
+	<-p.exited
+	return false
+}
+
+// finish ends what is left once the process has exited: it kills its
+// group (the processes it started and left running), collects the rest
+// of its output — the lines after the last answer — and closes the pipes.
+// A process that left its group and holds the output open is given up on
+// after a second.
+func (p *Process) finish() (extra int, first []byte) {
+	p.killGroup()
+	p.stdin.Close()
+	if p.pending == nil {
+		grace := time.NewTimer(time.Second)
+		defer grace.Stop()
+	collect:
+		for {
+			select {
+			case a, ok := <-p.answers:
+				if a = p.next(a, ok); a.err != nil {
+					break collect
+				}
+				if extra++; first == nil {
+					first = a.line
+				}
+			case <-grace.C:
+				p.out.Close()
+				grace.Reset(time.Hour)
+			}
+		}
+	}
+	go func() { // let read end
+		for range p.answers {
+		}
+	}()
+	p.out.Close()
+	select {
+	case <-p.errDone:
+	case <-time.After(time.Second):
+	}
+	p.errOut.Close()
+	p.stopCtx()
+	p.forget()
+	return extra, first
 }
 
 // Fail marks the process as failed (a bad answer): Close kills it.
@@ -207,7 +387,7 @@ func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
 	if opts == nil {
 		opts = map[string]string{}
 	}
-	proc, err := Start(command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "turn", "capacity": cfg.Capacity,
+	proc, err := Start(opt.Context, command, opt.Timeout, map[string]any{"tailbound": "exec/1", "level": "turn", "capacity": cfg.Capacity,
 		"block": cfg.BlockSize, "xi": cfg.Xi, "forced": cfg.Forced, "qhat": cfg.QHat, "threshold": cfg.Threshold, "options": opts})
 	if err != nil {
 		return nil, err
@@ -217,6 +397,9 @@ func start(command string, opt Options, cfg policy.Config) (*Policy, error) {
 
 // Close ends the process; see Process.Close.
 func (p *Policy) Close() error { return p.proc.Close() }
+
+// Abort ends the process after a failed run; see Process.Abort.
+func (p *Policy) Abort() { p.proc.Abort() }
 
 func (p *Policy) errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
@@ -257,7 +440,7 @@ func (p *Policy) update(s *cache.State, t trace.Turn) error {
 	p.buf = b
 	line, err := p.proc.Ask(b)
 	if err != nil {
-		return p.errorf("conversation %d: %v", c, err)
+		return fmt.Errorf("conversation %d: %w", c, err)
 	}
 	var r reply
 	d := json.NewDecoder(bytes.NewReader(line))
@@ -312,90 +495,70 @@ func (p *Policy) apply(s *cache.State, c int, keep int64, shrink [][]int64) erro
 	return nil
 }
 
-// kill stops the process (its whole process group) and reaps it.
-func (p *Process) kill() {
-	if p.exited != nil || p.cmd.Process == nil {
-		return
-	}
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	p.stdin.Close()
-	p.wait()
-}
-
-// wait reaps the process once its output has ended (killing it if it has
-// not exited within the time limit) and records its exit.
-func (p *Process) wait() {
-	if p.exited != nil {
-		return
-	}
-	go func() {
-		for range p.answers { // drain so that read can finish
-		}
-	}()
-	res := make(chan error, 1)
-	go func() {
-		<-p.done
-		res <- p.cmd.Wait()
-	}()
-	var err error
-	select {
-	case err = <-res:
-	case <-time.After(p.timeout):
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		err = <-res
-	}
-	if err == nil {
-		err = errExitedOK
-	}
-	p.exited = err
-	close(p.answers)
-}
-
-var errExitedOK = errors.New("exit status 0")
-
-// exitText reaps the process (its output has ended) and describes how it
-// ended, with the last line it wrote to standard error.
+// exitText waits for the process to exit (its output has ended) and
+// describes how it ended, with the last line it wrote to standard error.
 func (p *Process) exitText() string {
 	p.stdin.Close()
-	p.wait()
-	msg := p.exited.Error()
+	msg := "killed after the time limit"
+	if p.waitExit() {
+		msg = "exit status 0"
+		if p.exitErr != nil {
+			msg = p.exitErr.Error()
+		}
+	}
+	select {
+	case <-p.errDone:
+	case <-time.After(time.Second):
+	}
 	if last := p.stderr.last(); last != "" {
 		msg += "; its last error line: " + strconv.Quote(last)
 	}
 	return msg
 }
 
+// Abort ends the process after the run failed for another reason (or
+// was interrupted): its group is killed and nothing more is reported, so
+// that the run's one error line stays the only one.
+func (p *Process) Abort() {
+	p.failed = true
+	p.Close()
+}
+
 // Close ends the process: it closes its input and waits for it to exit
-// (killing it after the time limit). It reports an exit status other than
-// 0 after a successful replay.
+// (killing its group after the time limit), then kills what is left of
+// its process group. After a successful replay it reports, naming the
+// policy (exec:CMD), an exit status other than 0 and output lines after
+// the last answer (every line must answer a question). After an error it
+// kills the group and reports nothing more.
 func (p *Process) Close() error {
-	if p.exited != nil {
+	if p.closed {
 		return nil
 	}
-	if p.failed {
-		p.kill()
+	p.closed = true
+	name := "policy exec:" + p.command
+	if p.failed || p.ctx.Err() != nil {
+		p.killGroup()
+		<-p.exited
+		p.finish()
 		return nil
 	}
 	p.in.Flush()
 	p.stdin.Close()
-	timer := time.NewTimer(p.timeout)
-	defer timer.Stop()
-	for {
-		select {
-		case a := <-p.answers:
-			if a.err == nil {
-				continue // extra output after the last turn: ignored
-			}
-			p.wait()
-			if p.exited != errExitedOK {
-				return p.errorf("after the last turn: %s", p.exitText())
-			}
-			return nil
-		case <-timer.C:
-			p.kill()
-			return p.errorf("did not exit within %v after its input was closed; killed", p.timeout)
+	if !p.waitExit() {
+		p.finish()
+		if err := p.ctx.Err(); err != nil {
+			return err
 		}
+		return fmt.Errorf("%s: did not exit within %v after its input was closed (the time limit, --exec-timeout); killed", name, p.timeout)
 	}
+	extra, first := p.finish()
+	if p.exitErr != nil {
+		return fmt.Errorf("%s: after the last turn: %s", name, p.exitText())
+	}
+	if extra > 0 {
+		return fmt.Errorf("%s: it wrote %d line(s) after its last answer, the first %s (exactly one answer line per question)", name, extra, clip(first))
+	}
+	return nil
 }
 
 // clip shortens an answer for a message.

@@ -46,7 +46,7 @@ func newLines(r io.Reader, name string, max int) *lines {
 func (l *lines) next() ([]byte, error) {
 	for l.sc.Scan() {
 		l.line++
-		b := bytes.TrimSpace(l.sc.Bytes())
+		b := bytes.TrimSpace(jsonscan.StripBOM(l.sc.Bytes(), l.line))
 		if len(b) > 0 {
 			return b, nil
 		}

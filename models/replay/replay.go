@@ -5,6 +5,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -59,6 +60,25 @@ func SliceSource(turns []trace.Turn) Source {
 		}
 		i++
 		return turns[i-1], nil
+	}
+}
+
+// WithContext returns src stopped by ctx: once ctx is done (a signal),
+// it returns ctx's error instead of the next turn, so that Replay stops
+// within a batch and returns no result.
+func WithContext(ctx context.Context, src Source) Source {
+	n := 0
+	return func() (trace.Turn, error) {
+		if n++; n%256 == 0 || n == 1 {
+			if err := ctx.Err(); err != nil {
+				return trace.Turn{}, err
+			}
+		}
+		t, err := src()
+		if err == io.EOF && ctx.Err() != nil {
+			return t, ctx.Err()
+		}
+		return t, err
 	}
 }
 

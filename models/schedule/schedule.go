@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/tailbound/tailbound/internal/jsonscan"
 )
 
 // Shrink is one eviction of a decision-form line: conversation Conv (its
@@ -111,7 +113,7 @@ func Read(r io.Reader, name string) (*Schedule, error) {
 	no := 0
 	for sc.Scan() {
 		no++
-		b := bytes.TrimSpace(sc.Bytes())
+		b := bytes.TrimSpace(jsonscan.StripBOM(sc.Bytes(), no))
 		if len(b) == 0 {
 			continue
 		}

@@ -29,20 +29,25 @@ func benchTrace(n int) []byte {
 }
 
 // BenchmarkParse reads a 10^6-turn canonical trace with the fast path
-// ("scanner") and with encoding/json alone ("encoding-json"), reporting
+// ("scanner"), the fast path on two workers (NewParallelReader,
+// "scanner-parallel") and encoding/json alone ("encoding-json"), reporting
 // turns/s; -benchtime 1x is one pass.
 func BenchmarkParse(b *testing.B) {
 	const n = 1_000_000
 	data := benchTrace(n)
 	for _, c := range []struct {
-		name string
-		slow bool
-	}{{"scanner", false}, {"encoding-json", true}} {
+		name     string
+		slow     bool
+		parallel bool
+	}{{"scanner", false, false}, {"scanner-parallel", false, true}, {"encoding-json", true, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			turns := 0
 			for b.Loop() {
 				r := NewReader(bytes.NewReader(data), "bench")
+				if c.parallel {
+					r = NewParallelReader(bytes.NewReader(data), "bench", 2)
+				}
 				r.slow = c.slow
 				for {
 					_, err := r.Next()

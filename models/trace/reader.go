@@ -74,6 +74,9 @@ type Reader struct {
 	js           jsonscan.Scanner
 	// slow turns the fast path off, so that tests can compare the two.
 	slow bool
+	// par is the parallel pipeline of NewParallelReader (nil: the lines
+	// are read and parsed by Next itself).
+	par *pipeline
 }
 
 // NewReader reads a canonical trace from r; name is used in error messages
@@ -90,9 +93,12 @@ func NewReader(r io.Reader, name string) *Reader {
 // an empty trace has no metrics to report, and zeros would read as results.
 // Blank lines are skipped.
 func (r *Reader) Next() (Turn, error) {
+	if r.par != nil {
+		return r.nextParallel()
+	}
 	for r.sc.Scan() {
 		r.line++
-		b := bytes.TrimSpace(r.sc.Bytes())
+		b := bytes.TrimSpace(jsonscan.StripBOM(r.sc.Bytes(), r.line))
 		if len(b) == 0 {
 			continue
 		}
@@ -230,11 +236,26 @@ func (r *Reader) decode(b []byte, f *fields) error {
 
 func (r *Reader) parse(b []byte) (Turn, error) {
 	var rec fields
-	if r.slow || !r.scan(b, &rec) {
-		if err := r.decode(b, &rec); err != nil {
-			return Turn{}, err
-		}
+	if err := r.fields(b, &rec); err != nil {
+		return Turn{}, err
 	}
+	return r.check(&rec)
+}
+
+// fields reads one non-blank line's values, by the fast path or
+// encoding/json; it depends on no earlier line, so the parallel reader's
+// workers run it.
+func (r *Reader) fields(b []byte, rec *fields) error {
+	if r.slow || !r.scan(b, rec) {
+		return r.decode(b, rec)
+	}
+	return nil
+}
+
+// check validates one line's values against the rules and the lines before
+// (time order, the load bound), interns its conversation and returns the
+// turn; lines go through it in order.
+func (r *Reader) check(rec *fields) (Turn, error) {
 	if !rec.hasT && r.OptionalTime {
 		rec.t, rec.hasT = max(r.last, 0), true
 	}
@@ -323,9 +344,16 @@ func (r *Reader) Name() string { return r.name }
 
 // ReadAll reads a whole trace into memory. Use it only where the future is
 // needed (hindsight policies, solvers); replay streams.
+// The lines are parsed on ParseWorkers goroutines (NewParallelReader).
 func ReadAll(r io.Reader, name string) (*Trace, error) {
-	return readAll(NewReader(r, name))
+	rd := NewParallelReader(r, name, ParseWorkers)
+	defer rd.Close()
+	return readAll(rd)
 }
+
+// ParseWorkers is the number of goroutines that parse the lines of a trace
+// read whole or streamed to a replay (the machine's two cores).
+const ParseWorkers = 2
 
 // readAll reads the rest of rd's trace into memory.
 func readAll(rd *Reader) (*Trace, error) {
@@ -362,7 +390,8 @@ func ReadFileOptionalTime(path string) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rd := NewReader(f, path)
+	rd := NewParallelReader(f, path, ParseWorkers)
+	defer rd.Close()
 	rd.OptionalTime = true
 	return readAll(rd)
 }

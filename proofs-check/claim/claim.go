@@ -42,15 +42,40 @@ type Claim struct {
 	// example, or the settings of an expensive statistical check): it runs
 	// min(Fixed, asked). 0 means as many as asked.
 	Fixed int
+	// Exhaustive, when set, is a finite set of small instances checked in
+	// full before the random ones (when Options.Exhaustive asks for it), so
+	// that a counterexample that small is found whatever the seed.
+	Exhaustive *Enumeration
+}
+
+// Enumeration is a finite set of instances, every one up to a stated
+// size.
+type Enumeration struct {
+	// Bound states the set, e.g. "1–4 turns, ≤ 2 conversations, …"; the
+	// report prints it as "exhaustive up to".
+	Bound string
+	// Each calls yield on every instance in a fixed order until yield
+	// returns false.
+	Each func(yield func(Instance) bool)
 }
 
 // Report is the outcome of checking one claim.
 type Report struct {
 	Name      string `json:"name"`
 	Statement string `json:"statement"`
-	Instances int    `json:"instances"`
-	Passed    int    `json:"passed"`
-	Failed    int    `json:"failed"`
+	// Instances is the number of instances checked: Exhaustive + Random.
+	Instances int `json:"instances"`
+	// Exhaustive is the number of instances enumerated in full, every one
+	// within ExhaustiveBound (0 and "" when the claim has no enumeration
+	// or it was not asked for).
+	Exhaustive      int    `json:"exhaustive"`
+	ExhaustiveBound string `json:"exhaustive_bound"`
+	// ExhaustiveFailed is how many of the Exhaustive instances failed.
+	ExhaustiveFailed int `json:"exhaustive_failed"`
+	// Random is the number of random instances drawn from the seed.
+	Random int `json:"random"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
 	// Counterexample is the smallest failing instance after shrinking,
 	// nil when the claim held on every instance.
 	Counterexample *Counterexample `json:"counterexample"`
@@ -85,10 +110,30 @@ func newCounterexample(inst Instance, detail string) *Counterexample {
 }
 
 // Run checks every claim on instances random instances each, drawn from
-// seed. Claims run in parallel on up to two goroutines; each claim's
-// instances come from its own stream seeded by (seed, claim name) (see Stream), so the
-// result does not depend on scheduling.
+// seed, and no enumeration: RunOptions with Options{Instances: instances,
+// Seed: seed}.
 func Run(claims []Claim, instances int, seed uint64) ([]Report, error) {
+	return RunOptions(claims, Options{Instances: instances, Seed: seed})
+}
+
+// Options say which instances RunOptions checks.
+type Options struct {
+	// Instances is the number of random instances per claim.
+	Instances int
+	// Seed seeds the random instances.
+	Seed uint64
+	// Exhaustive checks each claim's Exhaustive enumeration, in full,
+	// before its random instances.
+	Exhaustive bool
+}
+
+// RunOptions checks every claim: its enumeration first when o.Exhaustive
+// and it has one, then o.Instances random instances drawn from o.Seed.
+// Claims run in parallel on up to two goroutines; each claim's instances
+// come from its own stream seeded by (seed, claim name) (see Stream), so
+// the result does not depend on scheduling.
+func RunOptions(claims []Claim, o Options) ([]Report, error) {
+	instances, seed := o.Instances, o.Seed
 	reports := make([]Report, len(claims))
 	errs := make([]error, len(claims))
 	work := make(chan int)
@@ -98,7 +143,7 @@ func Run(claims []Claim, instances int, seed uint64) ([]Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				reports[i], errs[i] = runClaim(claims[i], instances, Stream(seed, claims[i].Name))
+				reports[i], errs[i] = runClaim(claims[i], instances, o.Exhaustive, Stream(seed, claims[i].Name))
 			}
 		}()
 	}
@@ -125,7 +170,7 @@ func Stream(seed uint64, name string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
-func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
+func runClaim(c Claim, instances int, exhaustive bool, r *rand.Rand) (Report, error) {
 	rep := Report{Name: c.Name, Statement: c.Statement}
 	n := instances
 	if c.Fixed > 0 && c.Fixed < n {
@@ -133,21 +178,43 @@ func runClaim(c Claim, instances int, r *rand.Rand) (Report, error) {
 	}
 	var worst Instance
 	var worstDetail string
-	for i := 0; i < n; i++ {
-		inst := c.Generate(r)
+	check := func(inst Instance) (failed bool, err error) {
 		ok, detail, err := c.Check(inst)
 		if err != nil {
-			return rep, err
+			return false, err
 		}
 		rep.Instances++
 		if ok {
 			rep.Passed++
-			continue
+			return false, nil
 		}
 		rep.Failed++
 		if worst == nil || inst.Size() < worst.Size() {
 			worst, worstDetail = inst, detail
 		}
+		return true, nil
+	}
+	if exhaustive && c.Exhaustive != nil {
+		rep.ExhaustiveBound = c.Exhaustive.Bound
+		var err error
+		c.Exhaustive.Each(func(inst Instance) bool {
+			var failed bool
+			failed, err = check(inst)
+			rep.Exhaustive++
+			if failed {
+				rep.ExhaustiveFailed++
+			}
+			return err == nil
+		})
+		if err != nil {
+			return rep, err
+		}
+	}
+	for i := 0; i < n; i++ {
+		if _, err := check(c.Generate(r)); err != nil {
+			return rep, err
+		}
+		rep.Random++
 	}
 	if worst != nil {
 		small, detail, err := Shrink(c, worst, worstDetail)

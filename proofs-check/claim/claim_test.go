@@ -82,3 +82,40 @@ func TestOnce(t *testing.T) {
 		t.Errorf("counterexample %v, want 10", ce.Instance)
 	}
 }
+
+// TestExhaustiveFirst: a claim "every number is below 10 or not 13" is
+// false only at 13, which random draws from [0, 10) never reach; its
+// enumeration of 0..19 finds it. Run without Exhaustive checks the random
+// draws only; RunOptions with it checks the 20 enumerated numbers, then
+// the draws, and counts each part.
+func TestExhaustiveFirst(t *testing.T) {
+	c := Claim{
+		Name:     "not13",
+		Generate: func(r *rand.Rand) Instance { return number(r.IntN(10)) },
+		Check:    func(i Instance) (bool, string, error) { return i.(number) != 13, "13", nil },
+		Exhaustive: &Enumeration{Bound: "0–19", Each: func(yield func(Instance) bool) {
+			for n := 0; n < 20 && yield(number(n)); n++ {
+			}
+		}},
+	}
+	plain, err := Run([]Claim{c}, 30, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := plain[0]; r.Failed != 0 || r.Exhaustive != 0 || r.Random != 30 || r.ExhaustiveBound != "" {
+		t.Errorf("random only: %+v", r)
+	}
+	reps, err := RunOptions([]Claim{c}, Options{Instances: 30, Seed: 2, Exhaustive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reps[0]
+	if r.Instances != 50 || r.Exhaustive != 20 || r.Random != 30 || r.Passed != 49 || r.Failed != 1 ||
+		r.ExhaustiveFailed != 1 || r.ExhaustiveBound != "0–19" {
+		t.Errorf("report %+v, want 20 enumerated + 30 random, one failure (13)", r)
+	}
+	// 13 shrinks to nothing smaller that fails (12 and 6 pass).
+	if r.Counterexample == nil || r.Counterexample.Instance != 13 {
+		t.Errorf("counterexample %+v, want 13", r.Counterexample)
+	}
+}

@@ -25,7 +25,11 @@
 //
 // Every configuration runs --repeat times, interleaved; the best wall time
 // and its peak RSS are reported, and at the block level the least CPU
-// time. The tables are Markdown on stdout.
+// time. The tables are Markdown on stdout; with --docs FILE they are also
+// written into FILE (docs/performance.md) between the lines
+// "<!-- perf-e2e:begin -->" and "<!-- perf-e2e:end -->", under a line
+// naming the command and the date, so the published tables are the
+// script's, never pasted by hand.
 package main
 
 import (
@@ -51,6 +55,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/internal/docregion"
 	"github.com/tailbound/tailbound/models/importer"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
@@ -124,6 +129,7 @@ type options struct {
 	base, lcsGit, lcsCommit, cachesim string
 	repeat, turns                     int
 	shared                            string
+	docs                              string
 }
 
 func run(args []string) error {
@@ -136,9 +142,44 @@ func run(args []string) error {
 	fs.IntVar(&o.repeat, "repeat", 3, "runs per configuration (interleaved); the best is reported")
 	fs.IntVar(&o.turns, "turns", 1_000_000, "turns of the canonical trace")
 	fs.StringVar(&o.shared, "shared", "../shared", "the shared folder (data/mooncake/conversation_trace.jsonl)")
+	fs.StringVar(&o.docs, "docs", "", "also write the tables into this markdown file between its perf-e2e:begin and perf-e2e:end markers (docs/performance.md)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if o.docs != "" {
+		// Fail before minutes of measuring, not after.
+		if err := docregion.Check(o.docs, "perf-e2e"); err != nil {
+			return fmt.Errorf("--docs: %w", err)
+		}
+		start := time.Now()
+		stdout := os.Stdout
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		var report bytes.Buffer
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.MultiWriter(stdout, &report), r)
+			done <- err
+		}()
+		os.Stdout = w
+		err = measureAll(o)
+		os.Stdout = stdout
+		w.Close()
+		if cerr := <-done; err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		return docregion.Write(o.docs, "perf-e2e", "go run ./scripts/perf-e2e "+strings.Join(args, " "), report.String(), start)
+	}
+	return measureAll(o)
+}
+
+// measureAll builds the binaries and prints every table.
+func measureAll(o options) error {
 	if o.cachesim == "" && o.lcsGit == "" {
 		return errors.New("give --libcachesim-git (to build cachesim) or --cachesim")
 	}

@@ -1,0 +1,235 @@
+package stackcurve
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tailbound/tailbound/internal/fanout"
+	"github.com/tailbound/tailbound/models/metrics"
+	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// batchSize is the number of turns read before they are handed to the
+// engines (as in models/replay).
+const batchSize = 4096
+
+// LRU replays turn-level LRU over the turns of src at every capacity of
+// caps (tokens, each a multiple of opt.BlockSize and checked like a
+// replay's; opt.Capacity is ignored) in one read of the trace, and returns
+// one result per capacity, in the order of caps, named name. Each result
+// equals replay.Replay of policy.NewLRU at that capacity, figure for
+// figure. The capacities are split over workers engines (each keeping its
+// own recency list) that run on the same batches in their own goroutines;
+// workers < 1 means 1.
+func LRU(src replay.Source, name string, caps []int64, opt replay.Options, workers int) ([]replay.Result, error) {
+	if err := opt.Model.Validate(); err != nil {
+		return nil, err
+	}
+	if !(opt.SLOMs >= 0) || math.IsInf(opt.SLOMs, 0) {
+		return nil, fmt.Errorf("SLO (--slo-ms) %v ms must be a finite number ≥ 0", opt.SLOMs)
+	}
+	for _, c := range caps {
+		p := opt.Params
+		p.Capacity = c
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("capacity %d tokens: %w", c, err)
+		}
+	}
+	workers = max(1, min(workers, len(caps)))
+	engines := make([]*engine, workers)
+	for w := range engines {
+		var mine []int64
+		for i := w; i < len(caps); i += workers {
+			mine = append(mine, caps[i])
+		}
+		engines[w] = newEngine(mine, opt)
+	}
+	readErr, _ := fanout.Broadcast(workers, func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
+		func(b *[]trace.Turn) (int, bool, error) {
+			*b = (*b)[:0]
+			for len(*b) < batchSize {
+				t, err := src()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return 0, false, err
+				}
+				*b = append(*b, t)
+			}
+			return len(*b), len(*b) < batchSize, nil
+		},
+		func(w int, b *[]trace.Turn) error {
+			engines[w].run(*b)
+			return nil
+		})
+	if readErr != nil {
+		return nil, readErr
+	}
+	out := make([]replay.Result, len(caps))
+	for i := range caps {
+		e, j := engines[i%workers], i/workers
+		p := &e.points[j]
+		out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
+			EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
+	}
+	return out, nil
+}
+
+// none marks the absence of a conversation in the recency list.
+const none int32 = -1
+
+// engine replays LRU at several capacities over one recency list.
+type engine struct {
+	block int64
+
+	hist []int64 // history per conversation, tokens
+	n    []int64 // whole blocks of the history, ⌊hist/B⌋
+	last []int   // index of the conversation's latest turn
+	prev []int32 // recency list: the next more recent conversation
+	next []int32 // recency list: the next less recent conversation
+	head int32   // most recent conversation with n > 0
+	tail int32   // least recent one
+
+	points []point
+}
+
+// point is one capacity's cache, seen through the recency list: every
+// conversation more recent than b is cached whole, b caches cb blocks
+// (1 ≤ cb ≤ n[b]), the ones behind b nothing; b is none when nothing is
+// cached.
+type point struct {
+	capB  int64 // capacity, blocks
+	total int64 // cached blocks
+	b     int32
+	cb    int64
+	lastB int // e.last[b], kept here to spare a random read per turn
+
+	acc           *metrics.Accumulator
+	evictions     int64
+	evictedBlocks int64
+}
+
+func newEngine(caps []int64, opt replay.Options) *engine {
+	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps))}
+	for i, c := range caps {
+		e.points[i] = point{capB: c / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+	}
+	return e
+}
+
+// grow makes room for conversation c (ids are dense, in order of first
+// appearance).
+func (e *engine) grow(c int) {
+	for len(e.hist) <= c {
+		e.hist = append(e.hist, 0)
+		e.n = append(e.n, 0)
+		e.last = append(e.last, -1)
+		e.prev = append(e.prev, none)
+		e.next = append(e.next, none)
+	}
+}
+
+// unlink removes conversation c from the recency list.
+func (e *engine) unlink(c int32) {
+	p, q := e.prev[c], e.next[c]
+	if p == none {
+		e.head = q
+	} else {
+		e.next[p] = q
+	}
+	if q == none {
+		e.tail = p
+	} else {
+		e.prev[q] = p
+	}
+	e.prev[c], e.next[c] = none, none
+}
+
+// pushFront makes conversation c the most recent.
+func (e *engine) pushFront(c int32) {
+	e.prev[c], e.next[c] = none, e.head
+	if e.head == none {
+		e.tail = c
+	} else {
+		e.prev[e.head] = c
+	}
+	e.head = c
+}
+
+// run replays turns at every capacity of the engine.
+func (e *engine) run(turns []trace.Turn) {
+	for _, t := range turns {
+		e.grow(t.Conv)
+		c := int32(t.Conv)
+		h := e.hist[c]
+		nOld := e.n[c]
+		in := nOld > 0 // c is in the list
+		e.hist[c] = h + t.Prompt + t.Response
+		nNew := e.hist[c] / e.block
+		lastC := e.last[c]
+		var pc int32 = none // c's more recent neighbour before the turn
+		if in && nNew > 0 {
+			pc = e.prev[c]
+			e.unlink(c) // the rest of the list, S' of the package doc
+		}
+		for i := range e.points {
+			p := &e.points[i]
+			var xb int64 // c's cached blocks at the turn
+			switch {
+			case !in || p.b == none:
+			case p.b == c:
+				xb = p.cb
+			case lastC > p.lastB:
+				xb = nOld
+			}
+			p.acc.Add(h, xb*e.block, h+t.Prompt)
+			if nNew == 0 {
+				continue // c holds no block before or after: nothing moves
+			}
+			// c leaves its place: the rest's cached part ends at c's more
+			// recent neighbour when c was the boundary.
+			if in && p.b == c {
+				p.b = pc
+				if pc != none {
+					p.cb, p.lastB = e.n[pc], e.last[pc]
+				}
+			}
+			nc := min(nNew, p.capB)
+			p.total += nc - xb
+			if p.b == none && nc > 0 {
+				p.b, p.cb, p.lastB = c, nc, t.Index
+			}
+			over := p.total - p.capB
+			if over <= 0 {
+				continue
+			}
+			p.total = p.capB
+			p.evictedBlocks += over
+			for over > 0 {
+				p.evictions++
+				if p.cb > over {
+					p.cb -= over
+					break
+				}
+				over -= p.cb
+				p.b = e.prev[p.b]
+				if p.b == none { // c itself, not yet linked at the front
+					p.b = c
+				}
+				p.cb, p.lastB = e.n[p.b], e.last[p.b]
+				if p.b == c {
+					p.cb, p.lastB = nc, t.Index
+				}
+			}
+		}
+		if nNew == 0 {
+			continue
+		}
+		e.n[c] = nNew
+		e.last[c] = t.Index
+		e.pushFront(c)
+	}
+}

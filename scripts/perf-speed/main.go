@@ -1,0 +1,307 @@
+// Command perf-speed measures the whole-process figures of issue 27 (docs/speed.md)
+// and prints them as markdown: the one-pass LRU capacity curve against one
+// capacity and against the replay-per-capacity sweep of an earlier commit,
+// simulate's turns/s for lru and tlru, ET-LRU on 10^5 turns before and after
+// its incremental index, and (with --suite) ET-LRU's share of `tables
+// optimality-gap`. Every ratio compares figures of the same run; configurations
+// are interleaved and the best of --repeat runs is kept (wall and CPU
+// separately), because the machine is shared.
+//
+//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--dir DIR]
+//
+// It builds tailbound from the working tree and from --old (git archive into a
+// temporary folder), generates its inputs with `tailbound gen birth-death`,
+// times each process with /usr/bin/time -v and checks that old and new
+// outputs are identical wherever both finish.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	old := flag.String("old", "0d39d24", "commit to compare with (before issue 27's work)")
+	repeat := flag.Int("repeat", 3, "runs per configuration, interleaved; the best is kept")
+	turns := flag.Int("turns", 1000000, "turns of the birth–death trace")
+	suite := flag.Bool("suite", false, "also time `tables optimality-gap` with and without etlru, old and new (minutes)")
+	skip := flag.Bool("suite-only", false, "time only `tables optimality-gap` (implies --suite)")
+	dir := flag.String("dir", "", "work folder (default: a temporary one, removed at the end)")
+	etTimeout := flag.Duration("etlru-timeout", 120*time.Second, "time limit of the old etlru run")
+	flag.Parse()
+	if err := run(*old, *repeat, *turns, *suite || *skip, *skip, *dir, *etTimeout); err != nil {
+		fmt.Fprintln(os.Stderr, "perf-speed:", err)
+		os.Exit(1)
+	}
+}
+
+func run(old string, repeat, turns int, suite, suiteOnly bool, dir string, etTimeout time.Duration) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "perf-speed")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	head, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	oldSrc := filepath.Join(dir, "old-src")
+	if err := os.MkdirAll(oldSrc, 0o755); err != nil {
+		return err
+	}
+	if err := sh(root, "sh", "-c", "git archive "+old+" | tar -x -C "+oldSrc); err != nil {
+		return err
+	}
+	newBin, oldBin := filepath.Join(dir, "tailbound"), filepath.Join(dir, "tailbound-old")
+	if err := sh(root, "go", "build", "-o", newBin, "./cmd/tailbound"); err != nil {
+		return err
+	}
+	if err := sh(oldSrc, "go", "build", "-o", oldBin, "./cmd/tailbound"); err != nil {
+		return err
+	}
+	big := filepath.Join(dir, "bd.jsonl")
+	if err := sh(dir, "sh", "-c", fmt.Sprintf("%s gen birth-death --turns %d --seed 1 > %s", newBin, turns, big)); err != nil {
+		return err
+	}
+	small := filepath.Join(dir, "bd100k.jsonl")
+	if err := sh(dir, "sh", "-c", fmt.Sprintf("head -n 100000 %s > %s", big, small)); err != nil {
+		return err
+	}
+	fmt.Printf("perf-speed, %s UTC, tailbound %s against %s; %s; load average at start %s; best of %d interleaved runs\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), strings.TrimSpace(string(head)), old, cpuName(), loadavg(), repeat)
+
+	if !suiteOnly {
+		if err := sections(old, newBin, oldBin, big, small, repeat, turns, dir, etTimeout); err != nil {
+			return err
+		}
+	}
+	if suite {
+		return suiteShare(old, newBin, oldBin, dir)
+	}
+	return nil
+}
+
+// sections measures the curve, simulate's turns/s and ET-LRU.
+func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir string, etTimeout time.Duration) error {
+	// 1. The LRU capacity curve.
+	var caps []string
+	for i := 0; i < 32; i++ {
+		caps = append(caps, strconv.FormatInt(16*int64(1024*math.Exp2(0.4*float64(i))), 10))
+	}
+	common := []string{"--trace", big, "--policies", "lru", "--block-size", "16", "--xi-tokens", "1000", "--format", "json"}
+	one := &config{name: "lru, 1 capacity (262,144)", args: append([]string{newBin, "simulate", "--capacity", "262144"}, common...)}
+	curve := &config{name: "lru, 32 capacities, one pass", args: append([]string{newBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
+	oldCurve := &config{name: "lru, 32 capacities, " + old + " (a replay per capacity)", args: append([]string{oldBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
+	if err := bestOf(repeat, dir, []*config{one, curve, oldCurve}); err != nil {
+		return err
+	}
+	fmt.Printf("### LRU capacity curve, %d turns, B = 16, capacities 16,384 … 88,550,672 tokens (×2^0.4)\n\n", turns)
+	table([]*config{one, curve, oldCurve}, one, float64(turns))
+	fmt.Printf("\ncurve output identical to %s's: %v\n\n", old, same(curve.best.out, oldCurve.best.out))
+
+	// 2. simulate lru and tlru, one capacity.
+	sim := func(bin, pol string) *config {
+		return &config{name: pol, args: []string{bin, "simulate", "--trace", big, "--policies", pol, "--capacity", "2000000",
+			"--block-size", "16", "--xi-tokens", "1000", "--format", "json"}}
+	}
+	lru, tlru := sim(newBin, "lru"), sim(newBin, "tlru")
+	if err := bestOf(repeat, dir, []*config{lru, tlru}); err != nil {
+		return err
+	}
+	fmt.Printf("### simulate, one policy, %d turns, C = 2,000,000 tokens\n\n", turns)
+	table([]*config{lru, tlru}, nil, float64(turns))
+
+	// 3. ET-LRU on 10^5 turns.
+	fmt.Printf("\n### etlru, 100,000 turns (the trace's first), B = 16, default options (paper belief, online prompts)\n\n")
+	fmt.Println("| capacity (tokens) | ξ (tokens) | new (s) | CPU (s) | turns/s (wall) | turns/s (CPU) | " + old + " (s) | CPU (s) | speed-up, wall | identical |")
+	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, c := range [][2]string{{"131072", "1900"}, {"16777216", "1000"}} {
+		args := []string{"simulate", "--trace", small, "--policies", "etlru", "--capacity", c[0], "--block-size", "16", "--xi-tokens", c[1], "--format", "json"}
+		n := &config{name: "etlru", args: append([]string{newBin}, args...)}
+		if err := bestOf(repeat, dir, []*config{n}); err != nil {
+			return err
+		}
+		o, err := timedLimit(dir, etTimeout, append([]string{oldBin}, args...)...)
+		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.best.wall.Seconds()), "—"
+		if err == nil {
+			oldCell, oldCPU = fmt.Sprintf("%.2f", o.wall.Seconds()), fmt.Sprintf("%.2f", o.cpu)
+			ratio = fmt.Sprintf("%.1f×", o.wall.Seconds()/n.best.wall.Seconds())
+			identical = strconv.FormatBool(same(o.out, n.best.out))
+		}
+		fmt.Printf("| %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", c[0], c[1], n.best.wall.Seconds(), n.cpu,
+			1e5/n.best.wall.Seconds(), 1e5/n.cpu, oldCell, oldCPU, ratio, identical)
+	}
+
+	return nil
+}
+
+// suiteShare times tables optimality-gap with and without etlru, old and
+// new; the share is computed from CPU time (user + system), which a shared
+// machine disturbs less than wall time.
+func suiteShare(old, newBin, oldBin, dir string) error {
+	// 4. ET-LRU's share of tables optimality-gap.
+	all := "lru,fifo,lfu,threshold-lru,tlru,etlru,end-aware-tlru,length-aware-tlru,to-belady,belady"
+	without := strings.Replace(all, "etlru,", "", 1)
+	fmt.Printf("\n### `tables optimality-gap` (defaults: 3 capacities × 3 thresholds, embedded workload), with and without etlru, one run each\n\n")
+	fmt.Println("| build | all policies, wall (s) | CPU (s) | without etlru, wall (s) | CPU (s) | etlru's share of CPU |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
+	for _, b := range [][2]string{{old, oldBin}, {"new", newBin}} {
+		a, err := timed(dir, b[1], "tables", "optimality-gap", "--policies", all, "--format", "json")
+		if err != nil {
+			return err
+		}
+		w, err := timed(dir, b[1], "tables", "optimality-gap", "--policies", without, "--format", "json")
+		if err != nil {
+			return err
+		}
+		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f %% |\n", b[0], a.wall.Seconds(), a.cpu, w.wall.Seconds(), w.cpu, 100*(a.cpu-w.cpu)/a.cpu)
+	}
+	return nil
+}
+
+// table prints configs' best wall and CPU time, peak RSS and turns/s, and
+// each one's ratios to base (when not nil).
+func table(cs []*config, base *config, turns float64) {
+	fmt.Println("| command | wall (s) | CPU (s) | peak RSS (MB) | M turns/s (wall) | wall / base | RSS / base |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, c := range cs {
+		rw, rr := "—", "—"
+		if base != nil {
+			rw = fmt.Sprintf("%.2f", c.best.wall.Seconds()/base.best.wall.Seconds())
+			rr = fmt.Sprintf("%.2f", float64(c.rss)/float64(base.rss))
+		}
+		fmt.Printf("| %s | %.2f | %.2f | %.0f | %.2f | %s | %s |\n", c.name, c.best.wall.Seconds(), c.cpu, float64(c.rss)/1024,
+			turns/c.best.wall.Seconds()/1e6, rw, rr)
+	}
+}
+
+// measure is one timed process.
+type measure struct {
+	wall time.Duration
+	cpu  float64 // user + system, s
+	rss  int64   // peak, kB
+	out  []byte
+}
+
+// config is one command to time: its best wall run, least CPU time and
+// least peak RSS over the repeats.
+type config struct {
+	name string
+	args []string
+	best measure
+	cpu  float64
+	rss  int64
+}
+
+func bestOf(repeat int, dir string, cs []*config) error {
+	for i := 0; i < repeat; i++ {
+		for _, c := range cs {
+			m, err := timed(dir, c.args...)
+			if err != nil {
+				return err
+			}
+			if i == 0 || m.wall < c.best.wall {
+				c.best = m
+			}
+			if i == 0 || m.cpu < c.cpu {
+				c.cpu = m.cpu
+			}
+			if i == 0 || m.rss < c.rss {
+				c.rss = m.rss
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	wallRe = regexp.MustCompile(`Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)`)
+	rssRe  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	userRe = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
+	sysRe  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
+)
+
+func timed(dir string, args ...string) (measure, error) { return timedLimit(dir, 0, args...) }
+
+// timedLimit runs args under /usr/bin/time -v in dir, killed after limit
+// when limit > 0.
+func timedLimit(dir string, limit time.Duration, args ...string) (measure, error) {
+	if limit > 0 {
+		args = append([]string{"timeout", strconv.Itoa(int(limit.Seconds()))}, args...)
+	}
+	c := exec.Command("/usr/bin/time", append([]string{"-v"}, args...)...)
+	c.Dir = dir
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return measure{}, fmt.Errorf("%s: %v", strings.Join(args, " "), err)
+	}
+	w, r := wallRe.FindSubmatch(errb.Bytes()), rssRe.FindSubmatch(errb.Bytes())
+	if w == nil || r == nil {
+		return measure{}, fmt.Errorf("%s: no /usr/bin/time figures", args[0])
+	}
+	h, _ := strconv.Atoi(string(w[1]))
+	m, _ := strconv.Atoi(string(w[2]))
+	s, _ := strconv.ParseFloat(string(w[3]), 64)
+	rss, _ := strconv.ParseInt(string(r[1]), 10, 64)
+	cpu := 0.0
+	for _, re := range []*regexp.Regexp{userRe, sysRe} {
+		if m := re.FindSubmatch(errb.Bytes()); m != nil {
+			v, _ := strconv.ParseFloat(string(m[1]), 64)
+			cpu += v
+		}
+	}
+	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), cpu: cpu, rss: rss, out: out.Bytes()}, nil
+}
+
+// sh runs a command in dir, its output on stderr.
+func sh(dir string, args ...string) error {
+	c := exec.Command(args[0], args[1:]...)
+	c.Dir, c.Stdout, c.Stderr = dir, os.Stderr, os.Stderr
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+func cpuName() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if _, v, ok := strings.Cut(l, ":"); ok {
+				return strings.TrimSpace(v) + fmt.Sprintf(" (%d cores)", strings.Count(string(b), "processor\t"))
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// versionRe matches the JSON line of the producing build's version.
+var versionRe = regexp.MustCompile(`(?m)^\s*"version": .*$`)
+
+// same reports whether two JSON outputs are equal but for the version line.
+func same(a, b []byte) bool {
+	return bytes.Equal(versionRe.ReplaceAll(a, nil), versionRe.ReplaceAll(b, nil))
+}

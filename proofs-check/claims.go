@@ -28,7 +28,8 @@ func defaultFamilies() []Family {
 		beliefClaims,      // 7: belief.go
 		figure1Claims,     // 8: figure1.go
 		flowClaims,        // 10: flow.go
-		tailClaims,        // issue 22 (SPEC §3b): tailbounds.go
+		tailClaims,        // 12: tailbounds.go (issue 22, SPEC §3b)
+		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
 	}
 }
 

@@ -157,7 +157,9 @@ func TestDefaultOrder(t *testing.T) {
 		lemma1 corollary-lru corollary-tlru corollary-tlru-blocks corollary-tlru-fractional-xi corollary-unitpage
 		theorem2-paper theorem2-bayes theorem2-bayes-equal-rates theorem2-paper-belief-true-world
 		theorem2-forced theorem2-forced-general theorem2-unitpage belief-bayes belief-paper figure1 flow flow-lp
-		slo-ip slo-bounds slo-monotone slo-tel slo-fnu-b1`)
+		slo-ip slo-bounds slo-monotone slo-tel slo-fnu-b1
+		block-tail-ip-tel block-tail-order-tel block-tail-hit-optimal-tel block-tail-policies-tel
+		block-tail-ip-slo block-tail-order-slo block-tail-hit-optimal-slo block-tail-policies-slo`)
 	var got []string
 	for _, c := range All() {
 		got = append(got, c.Name)

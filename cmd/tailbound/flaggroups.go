@@ -46,7 +46,7 @@ func sharedGroups() map[string]string {
 		"prompt": "workload", "response": "workload", "duration": "workload", "turns": "workload", "deaths": "workload",
 		// model
 		"capacity": "model", "block-size": "model", "alpha-ms": "model", "beta-ms": "model", "xi-ms": "model",
-		"xi-tokens": "model", "slo-ms": "model", "forced": "model", "level": "model",
+		"xi-tokens": "model", "slo-ms": "model", "slo-tokens": "model", "forced": "model", "level": "model",
 		// policies
 		"policies": "policies", "qhat": "policies", "threshold": "policies", "policy-opt": "policies",
 		"baseline": "policies", "exec-timeout": "policies", "emit-schedule": "policies",
@@ -71,7 +71,7 @@ func sharedGroups() map[string]string {
 		"spatial": "analysis", "gpus": "analysis", "hbm-reserve": "analysis", "hubs": "analysis", "kv-model": "analysis",
 		"max-turn": "analysis", "shared-share": "analysis",
 		// solver
-		"solver": "solver", "formulation": "solver", "relax": "solver", "time-limit": "solver", "cross-check": "solver",
+		"solver": "solver", "objective": "solver", "formulation": "solver", "relax": "solver", "time-limit": "solver", "cross-check": "solver",
 		// sweep and repetitions
 		"capacities": "sweep", "xis": "sweep", "thresholds": "sweep", "seeds": "sweep", "reps": "sweep",
 		// suite

@@ -17,6 +17,9 @@ import (
 // sweep of capacities and thresholds (experiments/gap, and
 // experiments/blockgap at the block level).
 func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if blockLevel(args) && hasFlag(args, "objective") {
+		return runGapBlockTail(ctx, args, stdout, stderr)
+	}
 	fs := newFlags("gap", "gap [--trace FILE] [--policies lru,tlru,...] --capacities C1,C2 --xis X1,X2 [--thresholds T1,T2] [flags]", stdout)
 	var c gap.Command
 	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")

@@ -15,6 +15,9 @@ import (
 
 // runSolve computes the hindsight TEL optimum of a trace (experiments/gap).
 func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if blockLevel(args) {
+		return runSolveBlock(ctx, args, stdout, stderr)
+	}
 	fs := newFlags("solve", "solve [--trace FILE] --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	var c gap.SolveCommand
 	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")

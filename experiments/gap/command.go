@@ -246,7 +246,7 @@ func (c Command) sloFlag() string {
 // tail measures every policy against the interval of a tail objective, on
 // the trace file or one seed of the embedded workload.
 func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []report.Table, error) {
-	cfg, list, err := c.turn()
+	cfg, list, err := c.turn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

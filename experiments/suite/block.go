@@ -44,6 +44,7 @@ func BlockPolicies() *Suite {
 			{"capacities", "524288,2097152,8388608", "capacities, tokens (multiples of every block size; small: 524288)"},
 			{"policies", strings.Join(prefixcache.Names(), ","), "block-level policies"},
 			{"xi-ms", "200", "TEL threshold ξ_s, ms"},
+			tailParam(),
 			{"window-s", "60", "characterize: width of the request-rate and ideal-hit-ratio time-series windows, s (0: none)"},
 			mooncakeParam(),
 		},
@@ -129,7 +130,7 @@ func canonicalBytes(env *Env, name string) ([]byte, error) {
 	return v.([]byte), nil
 }
 
-func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
+func blockEval(ctx context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if p["analysis"] == charAnalysis {
 		return charEval(env, p)
 	}
@@ -145,8 +146,13 @@ func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	tail, err := tailOn(env)
+	if err != nil {
+		return nil, err
+	}
 	var src blocktrace.Source
 	var block int64
+	var tailRecs []Record
 	if p["block"] == "native" {
 		path, err := mooncakePath(env, p["trace"])
 		if err != nil {
@@ -158,6 +164,11 @@ func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 		}
 		defer c.Close()
 		src, block = s, b
+		if tail {
+			if tailRecs, err = tailRecords(ctx, path, caps, xiMs); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		if block, err = parseInt("blocks", p["block"]); err != nil {
 			return nil, err
@@ -184,8 +195,9 @@ func blockEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	var recs []Record
 	for _, r := range res {
 		recs = append(recs, Record{Key: r.Name, Values: map[string]Num{"capacity": Num(r.CapacityTokens),
-			"hit": Num(r.BlockHitRatio), "mean_ttft": Num(r.Summary.MeanTTFTMs), "p99": Num(r.Summary.P99), "tel_s": Num(r.Summary.TELMs / 1000)}})
+			"hit": Num(r.BlockHitRatio), "mean_ttft": Num(r.Summary.MeanTTFTMs), "p99": Num(r.Summary.P99), "tel_s": Num(r.Summary.TELMs / 1000), "slo": Num(r.Summary.Violations)}})
 	}
+	recs = append(recs, tailRecs...)
 	recs = append(recs, Record{Key: idealKey, Values: map[string]Num{"capacity": Num(ideal.PeakLiveBlocks * block),
 		"hit": Num(ideal.BlockHitRatio), "mean_ttft": Num(ideal.Summary.MeanTTFTMs), "p99": Num(ideal.Summary.P99),
 		"tel_s": Num(ideal.Summary.TELMs / 1000), "block": Num(block)}})
@@ -235,10 +247,15 @@ func blockLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		var caps []int64
 		cell := map[string]map[int64]Record{}
 		var ideal Record
+		var tail []Record
 		for _, r := range byPoint[i] {
 			docs = append(docs, doc{p["trace"], p["block"], r.Key, r.Values})
 			if r.Key == idealKey {
 				ideal = r
+				continue
+			}
+			if r.Key == tailKey {
+				tail = append(tail, r)
 				continue
 			}
 			if cell[r.Key] == nil {
@@ -269,6 +286,9 @@ func blockLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 			}
 		}
 		out.Tables = append(out.Tables, t)
+		if len(tail) > 0 {
+			out.Tables = append(out.Tables, tailTable(fmt.Sprintf("Mooncake %s trace, block %s tokens", p["trace"], bl), tail, names, cell))
+		}
 	}
 	out.Doc = map[string]any{"rows": docs, "characterize": chars}
 	return out, nil
@@ -295,7 +315,12 @@ func blockFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) 
 		var res []blocksim.Result
 		var ideal blocksim.Ideal
 		var block int64
+		var tail []Record
 		for _, r := range byPoint[i] {
+			if r.Key == tailKey {
+				tail = append(tail, r)
+				continue
+			}
 			if r.Key == idealKey {
 				block = int64(r.V("block"))
 				ideal.BlockHitRatio = r.V("hit")
@@ -315,6 +340,9 @@ func blockFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) 
 		hit, ttft, tel := blocksim.SweepFigures(res, ideal, block, "Mooncake "+p["trace"]+", block "+p["block"])
 		stem := p["trace"] + "-" + p["block"]
 		figs = append(figs, NamedFigure{stem + "-hit", hit}, NamedFigure{stem + "-ttft", ttft}, NamedFigure{stem + "-tel", tel})
+		if len(tail) > 0 {
+			figs = append(figs, NamedFigure{stem + "-tel-optimum", tailFigure(tel, tail)})
+		}
 	}
 	return figs, nil
 }

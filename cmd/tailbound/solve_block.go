@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tailbound/tailbound/experiments/blocktail"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
+)
+
+// blockLevel reports whether args ask for --level block (the block-level
+// commands have their own flag sets).
+func blockLevel(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--level=block" || a == "--level" && i+1 < len(args) && args[i+1] == "block" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether args give --name (as --name or --name=…).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// blockTailFlags binds the flags shared by 'solve --level block' and 'gap
+// --level block --objective' to c.
+func blockTailFlags(fs *pflag.FlagSet, c *blocktail.Command, lat *latency.Settings, slo *objective.SLOSettings) {
+	fs.String("level", "block", "block: prefix cache over block-hash traces")
+	fs.StringVar(&c.Trace, "trace", "", "block-level trace (- for stdin)")
+	fs.StringVar(&c.TraceFormat, "trace-format", "canonical", "trace format, canonical|mooncake|bailian|blocks")
+	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens (canonical traces; other formats carry their own)")
+	fs.StringVar(&c.Objective, "objective", "tel", "tail metric minimised: tel (Σ max(b − ξ, 0), tokens) or slo (requests with b > SLO)")
+	addLatency(fs, lat)
+	*slo = objective.DefaultSLOSettings()
+	fs.Float64Var(&slo.SLOMs, "slo-ms", slo.SLOMs, "SLO on TTFT, ms (objective slo; converted with α, β)")
+	fs.Float64Var(&slo.SLOTokens, "slo-tokens", slo.SLOTokens, "SLO on uncached tokens, tokens (overrides --slo-ms)")
+	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "LP relaxation (lower bound) solver, auto|clp|gonum|none")
+	fs.StringVar(&c.IPSolver, "ip-solver", "none", "integer program (exact) solver, auto|cbc|gonum|none")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none)")
+}
+
+// resolveBlockTail reads the latency and SLO settings into c.
+func resolveBlockTail(fs *pflag.FlagSet, c *blocktail.Command, lat latency.Settings, slo objective.SLOSettings) error {
+	var err error
+	c.BlockGiven = fs.Changed("block-size")
+	if c.Model, c.XiTokens, err = lat.Resolve(fs.Changed); err != nil {
+		return err
+	}
+	c.SLOTokens, err = slo.Resolve(c.Model, fs.Changed)
+	return err
+}
+
+// runSolveBlock is 'solve --level block': the interval on the hindsight TEL
+// or SLO optimum of a prefix cache (experiments/blocktail, lp/prefixtail).
+func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("solve", "solve --level block --trace FILE --trace-format FMT --capacity TOKENS --objective tel|slo [flags]", stdout)
+	var c blocktail.Command
+	var lat latency.Settings
+	var slo objective.SLOSettings
+	blockTailFlags(fs, &c, &lat, &slo)
+	fs.StringVar(&c.Capacities, "capacity", "", "cache capacity C, tokens, a multiple of the block size")
+	format, err := parseFormat(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := resolveBlockTail(fs, &c, lat, slo); err != nil {
+		return err
+	}
+	c.Format, c.Policies, c.Progress = format, "none", progressTo(stderr)
+	doc, tables, err := c.Solve(ctx)
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, format, doc, tables...)
+}
+
+// runGapBlockTail is 'gap --level block --objective tel|slo': every block
+// policy's TEL and violations beside the interval on the optimum, per
+// capacity.
+func runGapBlockTail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gap", "gap --level block --objective tel|slo --trace FILE --trace-format FMT --capacities C1,C2 [flags]", stdout)
+	var c blocktail.Command
+	var lat latency.Settings
+	var slo objective.SLOSettings
+	blockTailFlags(fs, &c, &lat, &slo)
+	fs.StringVar(&c.Capacities, "capacities", "", "capacities C, tokens, comma-separated (multiples of the block size)")
+	fs.StringVar(&c.Policies, "policies", "", "comma-separated block policies (default: every registered one; none: bounds only)")
+	format, err := parseFormat(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := resolveBlockTail(fs, &c, lat, slo); err != nil {
+		return err
+	}
+	c.Format, c.Progress = format, progressTo(stderr)
+	doc, tables, err := c.Gap(ctx)
+	if err != nil {
+		return err
+	}
+	return report.Emit(stdout, format, doc, tables...)
+}

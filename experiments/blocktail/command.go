@@ -1,0 +1,208 @@
+package blocktail
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp/prefixtail"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// Command is 'tailbound solve --level block' (one capacity, no policies)
+// and 'tailbound gap --level block --objective' (capacities and policies)
+// as given on the command line; each field holds a flag's value in the
+// flag's units. Run validates them, naming the flag in an *option.Error.
+type Command struct {
+	// Trace is the trace file (--trace; - for stdin) in TraceFormat
+	// (--trace-format: canonical, mooncake, bailian, blocks).
+	Trace, TraceFormat string
+	// Block is the block size B, tokens (--block-size): a canonical trace is
+	// chained in Block-token blocks; another format carries its own block
+	// size, checked against Block only when BlockGiven.
+	Block      int64
+	BlockGiven bool
+	// Capacities are the cache sizes, tokens, comma-separated
+	// (--capacities, or --capacity for solve).
+	Capacities string
+	// Objective is tel or slo (--objective).
+	Objective string
+	// Model is the latency model and XiTokens ξ, tokens (--alpha-ms,
+	// --beta-ms, --xi-ms, --xi-tokens, resolved); SLOTokens the SLO s,
+	// uncached tokens (--slo-ms, --slo-tokens, resolved by
+	// objective.SLOSettings).
+	Model     latency.Model
+	XiTokens  float64
+	SLOTokens int64
+	// Policies are the block policies, comma-separated (--policies; "":
+	// every registered one; "none": bounds only).
+	Policies string
+	// LPSolver and IPSolver solve the LP relaxation and the integer program
+	// (--lp-solver, --ip-solver): see Config.
+	LPSolver, IPSolver string
+	// TimeLimit bounds each solve, seconds (--time-limit; 0: none).
+	TimeLimit float64
+	// Format is the output format (--format).
+	Format string
+	// Progress, when not nil, gets a line per solve.
+	Progress io.Writer
+
+	one bool // Solve: one capacity, flag --capacity
+}
+
+// config validates c and reads its trace.
+func (c Command) config() (*Trace, Config, error) {
+	var cfg Config
+	if err := report.CheckFormat(c.Format); err != nil {
+		return nil, cfg, err
+	}
+	if c.Trace == "" {
+		return nil, cfg, option.Errorf("trace", "required")
+	}
+	capFlag := "capacities"
+	if c.one {
+		capFlag = "capacity"
+	}
+	if c.Capacities == "" {
+		return nil, cfg, option.Errorf(capFlag, "required")
+	}
+	caps, err := option.Ints(capFlag, c.Capacities)
+	if err != nil {
+		return nil, cfg, err
+	}
+	o, err := objective.Parse(c.Objective)
+	if err != nil {
+		return nil, cfg, option.Wrap("objective", err)
+	}
+	cfg.Objective = prefixtail.Objective{XiTokens: c.XiTokens, SLOTokens: float64(c.SLOTokens)}
+	switch o.Kind {
+	case objective.TEL:
+		cfg.Objective.Kind = prefixtail.TEL
+	case objective.SLO:
+		cfg.Objective.Kind = prefixtail.SLO
+	default:
+		return nil, cfg, option.Errorf("objective", "block level: tel or slo, got %q", c.Objective)
+	}
+	if c.TimeLimit < 0 {
+		return nil, cfg, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	}
+	switch c.Policies {
+	case "none":
+	case "":
+		c.Policies = strings.Join(prefixcache.Names(), ",")
+		fallthrough
+	default:
+		if cfg.Policies, err = prefixcache.Parse(c.Policies); err != nil {
+			return nil, cfg, option.Wrap("policies", err)
+		}
+	}
+	if _, _, err := Backends(c.LPSolver, c.IPSolver); err != nil {
+		return nil, cfg, &option.Error{Flags: []string{"lp-solver", "ip-solver"}, Err: err}
+	}
+	want := c.Block
+	if c.TraceFormat != "canonical" && !c.BlockGiven {
+		want = 0
+	}
+	tr, err := Load(c.Trace, c.TraceFormat, want)
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg.Capacities, cfg.XiTokens, cfg.SLOTokens, cfg.Model = caps, c.XiTokens, c.SLOTokens, c.Model
+	cfg.LPSolver, cfg.IPSolver, cfg.Progress = c.LPSolver, c.IPSolver, c.Progress
+	cfg.TimeLimit = time.Duration(c.TimeLimit * float64(time.Second))
+	return tr, cfg, nil
+}
+
+func (c Command) settings(tr *Trace) map[string]any {
+	return map[string]any{"level": "block", "trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": tr.Block(),
+		"xi_tokens": c.XiTokens, "slo_tokens": c.SLOTokens, "alpha_ms_per_token": c.Model.AlphaMs, "beta_ms": c.Model.BetaMs,
+		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver}
+}
+
+// units explains the values of an objective.
+func units(k prefixtail.Kind) string {
+	if k == prefixtail.SLO {
+		return "SLO violations (requests with uncached tokens b > slo_tokens); bounds on their fewest number over all eviction sequences"
+	}
+	return "TEL in tokens (Σ max(b − ξ, 0)); bounds on its optimum over all eviction sequences"
+}
+
+// Solve runs 'solve --level block': the interval at the one capacity of
+// c.Capacities. It returns the JSON document (the Point's fields at the
+// top level, with settings) and its table.
+func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
+	c.one = true
+	tr, cfg, err := c.config()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cfg.Capacities) != 1 {
+		return nil, nil, option.Errorf("capacity", "one capacity")
+	}
+	pt, err := BoundOne(ctx, tr, cfg.Capacities[0], cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := struct {
+		Units    string         `json:"units"`
+		Settings map[string]any `json:"settings"`
+		*Point
+	}{units(cfg.Objective.Kind), c.settings(tr), pt}
+	return doc, []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, []Point{*pt})}, nil
+}
+
+// Gap runs 'gap --level block --objective': the interval at every
+// capacity and every policy beside it.
+func (c Command) Gap(ctx context.Context) (any, []report.Table, error) {
+	tr, cfg, err := c.config()
+	if err != nil {
+		return nil, nil, err
+	}
+	points, rows, err := Run(ctx, tr, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := map[string]any{"units": units(cfg.Objective.Kind), "settings": c.settings(tr), "bounds": points, "rows": rows}
+	tables := []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, points)}
+	if len(rows) > 0 {
+		tables = append(tables, PolicyTable(cfg.Objective.Kind, rows))
+	}
+	return doc, tables, nil
+}
+
+// BoundsTable is the table of the intervals.
+func BoundsTable(trace string, k prefixtail.Kind, points []Point) report.Table {
+	what := "TEL (tokens)"
+	if k == prefixtail.SLO {
+		what = "SLO violations"
+	}
+	t := report.Table{
+		Title:  fmt.Sprintf("%s: bounds on the fewest %s over all eviction sequences (lower: IP if solved, else LP; upper: best replayed hindsight schedule)", trace, what),
+		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal", "upper from", "order holds"},
+	}
+	for _, p := range points {
+		t.Add(report.CellI(p.CapacityTokens), report.CellI(int64(p.CapacityBlocks)), report.CellF(p.Lower, 1), report.CellF(p.Upper, 1),
+			report.CellPct(p.RelWidth), report.CellText(fmt.Sprint(p.Proven)), report.CellText(p.UpperRule), report.CellText(fmt.Sprint(p.OrderHolds)))
+	}
+	return t
+}
+
+// PolicyTable is the table of each policy against the interval.
+func PolicyTable(k prefixtail.Kind, rows []Row) report.Table {
+	t := report.Table{
+		Title: fmt.Sprintf("each policy against the interval of the %s optimum: above lower = value − lower bound, above upper = value − upper bound", k),
+		Header: []string{"capacity (tokens)", "policy", "TEL (tokens)", "TEL (ms)", "SLO violations", "P90 (ms)", "block hit ratio",
+			"above lower", "above upper"},
+	}
+	for _, r := range rows {
+		t.Add(report.CellI(r.CapacityTokens), report.CellText(r.Policy), report.CellF(r.TELTokens, 0), report.CellF(r.TELMs, 1),
+			report.CellI(r.Violations), report.CellF(r.P90Ms, 2), report.CellF(r.BlockHitRatio, 4), report.CellF(r.AboveLower, 1), report.CellF(r.Gap, 1))
+	}
+	return t
+}

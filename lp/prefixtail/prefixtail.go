@@ -1,0 +1,444 @@
+// Package prefixtail bounds the hindsight optimum of the tail metrics —
+// TEL and SLO violations — of the block-level prefix cache of
+// models/prefixcache, the cache that 'simulate --level block' replays.
+// Package lp/prefix does the same for block hits, where furthest next use
+// is exact; for the tail it is not, and the answer here is an interval
+// [lower, upper] with a flag saying whether it is proven optimal.
+//
+// # The problem
+//
+// Requests t = 0 … n−1 each name a chain of blocks (a root-to-node path of
+// the prefix tree, numbered by one prefixcache.Interner) and an input of
+// D_t tokens; blocks hold B tokens; the cache holds C blocks and every
+// chain fits (|chain_t| ≤ C, as lp/prefix requires). The cache's rules are
+// simulate's: a request hits the longest cached prefix of its chain (k_t
+// blocks), the whole chain is admitted after it is served, only leaves of
+// the cached prefix tree are evicted, and the hit prefix is pinned while
+// the request is served. The request leaves b_t = max(D_t − k_t·B, 0)
+// tokens uncached and costs
+//
+//	TEL:  f_t(k) = max(b_t(k) − ξ, 0)   tokens (ξ the threshold, tokens)
+//	SLO:  f_t(k) = 1 if b_t(k) > s else 0   (s the SLO, tokens)
+//
+// and the problem is to minimize Σ_t f_t(k_t) over all eviction sequences
+// the rules allow, knowing the whole trace.
+//
+// # Intervals and the prefix rule (how the rules enter)
+//
+// As in lp/prefix, a pair of consecutive uses p < q of a block is an
+// interval, x_I ∈ {0,1} says the block stays cached over (p, q), and the
+// feasible x are exactly those with (a) x_I = 1 when q = p + 1 (the whole
+// chain is admitted — forced admission — so a block used by consecutive
+// requests is always hit), (b) the prefix rule x_I ≤ x_J for every interval
+// J of the parent inside I (only leaves are evicted, so a cached block's
+// parent is cached), and (c) the capacity Σ_{p<t<q} x_I ≤ C − |chain_t| at
+// every t (the chain of t, with its hit prefix pinned, is in the cache
+// after t is served, beside every kept interval spanning t). lp/prefix's
+// package comment proves that these constraints describe exactly the hit
+// patterns of the cache, including that evicting lazily (only when
+// admission needs room, only leaves, never the pinned prefix) loses
+// nothing; it does not depend on the objective.
+//
+// The depth-j block of chain q is hit iff its interval ending at q is kept
+// (or q is its first use: a compulsory miss, never hit). Along a chain the
+// kinds come in order — constant intervals (q = p + 1), then variable
+// ones, then first uses — since a request that uses a block uses all its
+// ancestors; and by (b) the variable ones are kept in a prefix. So
+// k_q = c_q + Σ_j x_{I_j(q)} for the c_q constant hits, and because the
+// kept variable intervals are a prefix of the chain, telescoping gives the
+// exact linear form
+//
+//	f_q(k_q) = f_q(c_q) − Σ_{j variable} w_{q,j} x_{I_j(q)},
+//	w_{q,j} = f_q(j) − f_q(j+1),
+//
+// for any cost f_q at all. For TEL w is B for blocks above the threshold's
+// depth, the remainder for one block and 0 below it; for SLO it is 1 at the
+// depth d_q − 1 where b_q first drops to ≤ s and 0 elsewhere. So both
+// problems are the hit program of lp/prefix with weights: maximize Σ w_I x_I
+// under (a)–(c); the optimum is Base − max Σ w_I x_I with Base = Σ_q f_q(c_q).
+//
+// The linear form is also what makes the LP relaxation a good bound: a
+// piecewise-linear u_q ≥ D_q − ξ − B·k_q would let an LP spread a fractional
+// hit over deep blocks, while w charges depth j its own marginal saving, and
+// since the w_{q,j} are non-increasing in j (f_q convex for TEL) and x is
+// non-increasing along the chain, the LP of the linear form is never weaker.
+//
+// # Pruning (dropping columns is safe)
+//
+// An interval I is needed when w_I > 0 or some interval constrained by
+// x_K ≤ x_I (K of a child) is needed. Fixing every unneeded interval to 0
+// loses nothing: given any feasible x, zeroing the unneeded intervals keeps
+// (b) — an unneeded interval's constrained children are unneeded, so
+// zeroed too — and (c) (loads only drop), and leaves the objective
+// unchanged (their weights are 0). The program is built over needed
+// intervals only, which on the Mooncake traces removes most columns.
+//
+// # Bounds
+//
+//   - Exact: the integer program (CBC; lp/gonumlp's branch and bound for
+//     small instances), checked against exhaustive search over eviction
+//     sequences in the tests.
+//   - Lower bound that scales: its LP relaxation (0 ≤ x ≤ 1; CLP), a
+//     relaxation of an exact formulation, hence ≤ the optimum.
+//   - Upper bound: feasible eviction sequences, replayed through the real
+//     cache (prefixcache.Cache): furthest next use (hit-optimal), tail-aware
+//     hindsight rules that evict the leaf whose next use saves least (per
+//     unit of time held), and, when the LP was solved, the rule that evicts
+//     the leaf whose current interval has the smallest LP value (rounding by
+//     replay; ties by furthest next use, or by saving per request held).
+//     With the IP's solution the same rule replays its schedule, and an
+//     optimum that the replay does not attain is an error. Each replay's cost is recomputed from the hits the cache
+//     reports, so the upper bound is a value some schedule attains.
+//
+// The interval is proven optimal when the IP solved to optimality, or when
+// the upper bound meets the lower bound (for SLO, whose values are
+// integers, when ⌈lower − 1e-6⌉ ≥ upper).
+package prefixtail
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// Kind is the tail metric minimized.
+type Kind int
+
+// The metrics.
+const (
+	// TEL is Σ max(b − ξ, 0), tokens.
+	TEL Kind = iota
+	// SLO is the number of requests with b > s.
+	SLO
+)
+
+// String returns "tel" or "slo".
+func (k Kind) String() string {
+	if k == SLO {
+		return "slo"
+	}
+	return "tel"
+}
+
+// Objective is the cost of one request.
+type Objective struct {
+	// Kind is TEL or SLO.
+	Kind Kind
+	// XiTokens is the TEL threshold ξ, tokens (TEL).
+	XiTokens float64
+	// SLOTokens is the SLO s, uncached tokens: a request violates it when
+	// b > s (SLO).
+	SLOTokens float64
+}
+
+// Uncached returns b = max(d − k·block, 0), tokens, for an input of d
+// tokens with k hit blocks of block tokens.
+func Uncached(d int64, k int, block int64) int64 { return max(d-int64(k)*block, 0) }
+
+// Cost returns f(k), the request's cost with k hit blocks: excess tokens
+// for TEL, 0 or 1 for SLO. d is its input, tokens; block the block size,
+// tokens.
+func (o Objective) Cost(d int64, k int, block int64) float64 {
+	b := float64(Uncached(d, k, block))
+	if o.Kind == SLO {
+		if b > o.SLOTokens {
+			return 1
+		}
+		return 0
+	}
+	return max(b-o.XiTokens, 0)
+}
+
+// Problem is one instance: a trace's requests, the block size, the
+// capacity and the objective, with its intervals indexed.
+type Problem struct {
+	// Reqs are the requests, chains numbered by one prefixcache.Interner.
+	Reqs []prefixcache.Req
+	// BlockTokens is the block size B, tokens.
+	BlockTokens int64
+	// CapacityBlocks is the capacity C, blocks.
+	CapacityBlocks int
+	// Obj is the cost of a request.
+	Obj Objective
+
+	off []int // off[t]: index of request t's first reference
+	// per reference (off[t]+d): next use of the same block (-1 none), and
+	// the column of the interval starting / ending there (-1: none, or
+	// constant, or pruned).
+	next   []int32
+	endCol []int32
+	// Cols are the needed variable intervals.
+	Cols []Interval
+	// Base is Σ_t f_t(c_t): the cost when no variable interval is kept.
+	Base float64
+	// RefBlocks counts block references.
+	RefBlocks int64
+	// PrecedenceRows counts the prefix-rule rows among needed intervals.
+	PrecedenceRows int
+	prec           [][2]int32 // (child col, parent col): x_child ≤ x_parent
+}
+
+// Interval is a needed variable interval: block Block kept over requests
+// (P, Q), at depth Depth of both chains, saving Weight at Q when kept (in
+// the objective's units: tokens for TEL, violations for SLO).
+type Interval struct {
+	Block  prefixcache.BlockID
+	P, Q   int32
+	Depth  int32
+	Weight float64
+}
+
+// New indexes reqs (chains numbered by one prefixcache.Interner, Index =
+// position) at a capacity of capacity blocks of block tokens under obj.
+// A chain longer than the capacity, or a block repeated within a chain, is
+// an error naming the request.
+func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Problem, error) {
+	if block < 1 {
+		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
+	}
+	if capacity < 0 {
+		return nil, fmt.Errorf("capacity %d blocks is negative", capacity)
+	}
+	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
+		return nil, fmt.Errorf("threshold is NaN")
+	}
+	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, off: make([]int, len(reqs)+1)}
+	var depth []int32
+	var parent []prefixcache.BlockID
+	total := 0
+	for t := range reqs {
+		r := &reqs[t]
+		if r.Index != t {
+			return nil, fmt.Errorf("request %d: index %d, want its position %d", t, r.Index, t)
+		}
+		if len(r.Blocks) > capacity {
+			return nil, fmt.Errorf("request %d: its chain of %d blocks exceeds the capacity of %d blocks (the bound needs every chain to fit)", t, len(r.Blocks), capacity)
+		}
+		p.off[t] = total
+		total += len(r.Blocks)
+		par := prefixcache.BlockID(-1)
+		for d, id := range r.Blocks {
+			if id < 0 {
+				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
+			}
+			for int(id) >= len(depth) {
+				depth = append(depth, int32(d))
+				parent = append(parent, par)
+			}
+			if depth[id] != int32(d) || parent[id] != par {
+				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
+			}
+			par = id
+		}
+	}
+	p.off[len(reqs)] = total
+	p.RefBlocks = int64(total)
+	p.next = make([]int32, total)
+	prev := make([]int32, total) // previous use, -1 none
+	last := make([]int32, len(depth))
+	for i := range last {
+		last[i] = -1
+	}
+	for t := range reqs {
+		for d, id := range reqs[t].Blocks {
+			if last[id] == int32(t) {
+				return nil, fmt.Errorf("request %d: block %d occurs twice in its chain", t, id)
+			}
+			prev[p.off[t]+d] = last[id]
+			last[id] = int32(t)
+		}
+	}
+	for i := range last {
+		last[i] = -1
+	}
+	for t := len(reqs) - 1; t >= 0; t-- {
+		for d, id := range reqs[t].Blocks {
+			p.next[p.off[t]+d] = last[id]
+			last[id] = int32(t)
+		}
+	}
+	// Weights per reference and Base.
+	weight := make([]float64, total)
+	for t := range reqs {
+		r := &reqs[t]
+		c := 0
+		for d := range r.Blocks {
+			if prev[p.off[t]+d] == int32(t-1) && t > 0 {
+				c++
+			} else {
+				break
+			}
+		}
+		p.Base += obj.Cost(r.Input, c, block)
+		for d := c; d < len(r.Blocks); d++ {
+			if prev[p.off[t]+d] < 0 {
+				break
+			}
+			weight[p.off[t]+d] = obj.Cost(r.Input, d, block) - obj.Cost(r.Input, d+1, block)
+		}
+	}
+	// Needed intervals: a reference's interval (prev, t) is variable when
+	// prev ≥ 0 and prev < t−1. needed[ref] by reverse request order is not
+	// enough (a child interval's parent intervals end at or before it);
+	// process blocks deepest-first: block ids number parents before
+	// children, so descending ids visit children first.
+	needed := make([]bool, total)
+	for i := range weight {
+		needed[i] = weight[i] > 0
+	}
+	// uses[id]: the requests using block id, in order.
+	uses := make([][]int32, len(depth))
+	for t := range reqs {
+		for _, id := range reqs[t].Blocks {
+			uses[id] = append(uses[id], int32(t))
+		}
+	}
+	for id := len(depth) - 1; id >= 0; id-- {
+		d := int(depth[id])
+		if d == 0 {
+			continue
+		}
+		for _, t := range uses[id] {
+			ref := p.off[t] + d
+			if !needed[ref] || prev[ref] < 0 || t-prev[ref] == 1 {
+				continue
+			}
+			for _, pr := range p.parentRefs(prev, t, d, prev[ref]) {
+				needed[pr] = true
+			}
+		}
+	}
+	p.endCol = make([]int32, total)
+	for i := range p.endCol {
+		p.endCol[i] = -1
+	}
+	for t := range reqs {
+		for d, id := range reqs[t].Blocks {
+			ref := p.off[t] + d
+			if pv := prev[ref]; needed[ref] && pv >= 0 && int32(t)-pv > 1 {
+				p.endCol[ref] = int32(len(p.Cols))
+				p.Cols = append(p.Cols, Interval{Block: id, P: pv, Q: int32(t), Depth: int32(d), Weight: weight[ref]})
+			}
+		}
+	}
+	for j, iv := range p.Cols {
+		if iv.Depth == 0 {
+			continue
+		}
+		for _, pr := range p.parentRefs(prev, iv.Q, int(iv.Depth), iv.P) {
+			pc := p.endCol[pr]
+			if pc < 0 {
+				return nil, fmt.Errorf("internal: parent interval of a needed interval is not needed (request %d, depth %d)", iv.Q, iv.Depth)
+			}
+			p.prec = append(p.prec, [2]int32{int32(j), pc})
+		}
+	}
+	p.PrecedenceRows = len(p.prec)
+	return p, nil
+}
+
+// parentRefs returns the references ending the variable intervals of the
+// parent of the depth-d block of request q that lie inside (start, q): the
+// parent is used at start and q, so its intervals there partition it.
+func (p *Problem) parentRefs(prev []int32, q int32, d int, start int32) []int32 {
+	var out []int32
+	for cur := q; cur > start; {
+		pr := int32(p.off[cur] + d - 1)
+		pp := prev[pr]
+		if cur-pp > 1 {
+			out = append(out, pr)
+		}
+		cur = pp
+	}
+	return out
+}
+
+// Value returns the objective of a choice of kept intervals (one value in
+// [0, 1] per column): Base − Σ w·x. For a 0/1 x satisfying the rules it is
+// the exact cost; for an LP point, the LP's value.
+func (p *Problem) Value(x []float64) float64 {
+	v := p.Base
+	for j, iv := range p.Cols {
+		v -= iv.Weight * x[j]
+	}
+	return v
+}
+
+// Evaluate returns the cost of a run that hit hits[t] blocks at request t:
+// Σ f_t(hits[t]).
+func (p *Problem) Evaluate(hits []int) float64 {
+	v := 0.0
+	for t := range p.Reqs {
+		v += p.Obj.Cost(p.Reqs[t].Input, hits[t], p.BlockTokens)
+	}
+	return v
+}
+
+// Program returns the integer program: columns 0 … len(Cols)−1 are the x_I
+// (binary), the rest load variables s_t (t = 0 … n−1) in flow form as in
+// lp/prefix, rows the flow rows then the prefix rows. It minimizes −Σ w·x,
+// so the optimum cost is Base + its objective.
+func (p *Problem) Program() *lp.Problem {
+	n := len(p.Reqs)
+	nc := len(p.Cols)
+	flowRows := max(n-1, 0)
+	type entry struct {
+		row int
+		val float64
+	}
+	ents := make([][]entry, nc+n)
+	rowLo := make([]float64, flowRows, flowRows+len(p.prec))
+	rowUp := make([]float64, flowRows, flowRows+len(p.prec))
+	for j, iv := range p.Cols {
+		// x enters the load at t = P+1 (row P) and leaves at t = Q (row Q−1).
+		ents[j] = append(ents[j], entry{int(iv.P), -1}, entry{int(iv.Q) - 1, 1})
+	}
+	for _, pr := range p.prec {
+		r := len(rowLo)
+		rowLo = append(rowLo, math.Inf(-1))
+		rowUp = append(rowUp, 0)
+		ents[pr[0]] = append(ents[pr[0]], entry{r, 1})
+		ents[pr[1]] = append(ents[pr[1]], entry{r, -1})
+	}
+	prob := &lp.Problem{NumRows: len(rowLo), NumCols: nc + n, RowLo: rowLo, RowUp: rowUp, Integer: make([]bool, nc+n)}
+	for j := 0; j < nc+n; j++ {
+		if j < nc {
+			prob.Obj = append(prob.Obj, -p.Cols[j].Weight)
+			prob.ColLo = append(prob.ColLo, 0)
+			prob.ColUp = append(prob.ColUp, 1)
+			prob.Integer[j] = true
+			continue
+		}
+		t := j - nc
+		prob.Obj = append(prob.Obj, 0)
+		prob.ColLo = append(prob.ColLo, 0)
+		up := float64(p.CapacityBlocks - len(p.Reqs[t].Blocks))
+		if t == 0 {
+			up = 0
+		}
+		prob.ColUp = append(prob.ColUp, up)
+		if t >= 1 {
+			ents[j] = append(ents[j], entry{t - 1, 1})
+		}
+		if t+1 < n {
+			ents[j] = append(ents[j], entry{t, -1})
+		}
+	}
+	prob.ColStart = make([]int, 1, nc+n+1)
+	for j := range ents {
+		e := ents[j]
+		sort.Slice(e, func(a, b int) bool { return e[a].row < e[b].row })
+		for _, x := range e {
+			prob.RowIndex = append(prob.RowIndex, x.row)
+			prob.Value = append(prob.Value, x.val)
+		}
+		prob.ColStart = append(prob.ColStart, len(prob.Value))
+	}
+	if nc == 0 {
+		prob.Integer = nil
+	}
+	return prob
+}

@@ -1,0 +1,176 @@
+package prefixtail
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+)
+
+// Options say which solvers compute the bounds.
+type Options struct {
+	// IP solves the integer program exactly (cbc, gonum); nil skips it.
+	IP lp.Backend
+	// LP solves the LP relaxation, the lower bound that scales (clp,
+	// gonum); nil skips it.
+	LP lp.Backend
+	// TimeLimit bounds each solve (0: none).
+	TimeLimit time.Duration
+}
+
+// Solve is one LP or IP solve.
+type Solve struct {
+	// Solver names the backend; Status is its outcome.
+	Solver string `json:"solver"`
+	Status string `json:"status"`
+	// Value is the cost the solve gives (the LP bound; the IP optimum, or
+	// its best point when stopped), in the objective's units; nil when
+	// the solve gave no value.
+	Value *float64 `json:"value"`
+	// Integral reports whether every x of the solution is 0 or 1.
+	Integral bool `json:"integral"`
+	// Seconds is the solve's wall time.
+	Seconds float64 `json:"solve_seconds"`
+}
+
+// Heuristic is one feasible schedule of the upper bound.
+type Heuristic struct {
+	// Rule names the hindsight rule (a Rule, or "ip-schedule").
+	Rule string `json:"rule"`
+	// Value is its cost, replayed through the cache.
+	Value float64 `json:"value"`
+}
+
+// Bounds is the interval on the optimum of one instance.
+type Bounds struct {
+	// Objective is "tel" (tokens) or "slo" (violations).
+	Objective string `json:"objective"`
+	// Lower and Upper bound the optimum: Lower is the IP's optimum when it
+	// was proven, else the LP bound (or 0 without one); Upper is the best
+	// replayed schedule's cost.
+	Lower float64 `json:"lower_bound"`
+	Upper float64 `json:"upper_bound"`
+	// Proven reports Lower = Upper = the optimum (see the package comment).
+	Proven bool `json:"proven_optimal"`
+	// Optimum is the optimum when proven, else nil.
+	Optimum *float64 `json:"optimum"`
+	// UpperRule names the schedule attaining Upper.
+	UpperRule string `json:"upper_rule"`
+	// Heuristics are every schedule's cost.
+	Heuristics []Heuristic `json:"heuristics"`
+	// LP and IP are the solves, nil when skipped.
+	LP *Solve `json:"lp"`
+	IP *Solve `json:"ip"`
+	// Columns and PrecedenceRows are the program's size after pruning;
+	// Requests and RefBlocks the trace's.
+	Columns        int   `json:"columns"`
+	PrecedenceRows int   `json:"precedence_rows"`
+	Requests       int   `json:"requests"`
+	RefBlocks      int64 `json:"ref_blocks"`
+}
+
+// tol is the tolerance, in the objective's units relative to max(1, |v|),
+// within which two bound values are equal.
+const tol = 1e-6
+
+// Bound computes the interval on p's optimum: every hindsight rule's
+// replay (upper), the LP relaxation (lower) and the IP (exact) as opt
+// asks. An IP optimum that its own schedule, replayed, does not attain is
+// an error (it would be a wrong number).
+func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
+	b := &Bounds{Objective: p.Obj.Kind.String(), Upper: math.Inf(1), Columns: len(p.Cols), PrecedenceRows: p.PrecedenceRows,
+		Requests: len(p.Reqs), RefBlocks: p.RefBlocks}
+	add := func(rule string, v float64) {
+		b.Heuristics = append(b.Heuristics, Heuristic{Rule: rule, Value: v})
+		if v < b.Upper-tol*max(1, math.Abs(v)) {
+			b.Upper, b.UpperRule = v, rule
+		}
+	}
+	for _, r := range []Rule{Furthest, Saving, Density} {
+		_, v, err := p.Replay(r, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r, err)
+		}
+		add(string(r), v)
+	}
+	var prob *lp.Problem
+	if opt.LP != nil || opt.IP != nil {
+		prob = p.Program()
+	}
+	if opt.LP != nil {
+		s, x, err := p.solve(ctx, opt.LP, prob, true, opt.TimeLimit)
+		if err != nil {
+			return nil, err
+		}
+		b.LP = s
+		if s.Status == lp.Optimal.String() {
+			b.Lower = *s.Value
+			for _, r := range []Rule{Guided, GuidedDensity} {
+				_, v, err := p.Replay(r, x)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", r, err)
+				}
+				add(string(r), v)
+			}
+		}
+	}
+	if opt.IP != nil {
+		s, x, err := p.solve(ctx, opt.IP, prob, false, opt.TimeLimit)
+		if err != nil {
+			return nil, err
+		}
+		b.IP = s
+		if x != nil {
+			_, v, err := p.Replay(Guided, x)
+			if err != nil {
+				return nil, fmt.Errorf("ip schedule: %w", err)
+			}
+			if s.Status == lp.Optimal.String() {
+				if math.Abs(v-*s.Value) > tol*max(1, math.Abs(v)) {
+					return nil, fmt.Errorf("the IP optimum %v is not what its schedule attains when replayed (%v)", *s.Value, v)
+				}
+				b.Lower = max(b.Lower, *s.Value)
+			}
+			add("ip-schedule", v)
+		}
+	}
+	if b.Lower > b.Upper+tol*max(1, math.Abs(b.Upper)) {
+		return nil, fmt.Errorf("lower bound %v above upper bound %v", b.Lower, b.Upper)
+	}
+	b.Proven = b.Upper-b.Lower <= tol*max(1, math.Abs(b.Upper))
+	if p.Obj.Kind == SLO && math.Ceil(b.Lower-tol) >= b.Upper {
+		b.Proven = true
+	}
+	if b.Proven {
+		v := b.Upper
+		b.Optimum = &v
+	}
+	return b, nil
+}
+
+// solve runs be on prob (its relaxation when relax) and returns the
+// record and the x part of the point, if any.
+func (p *Problem) solve(ctx context.Context, be lp.Backend, prob *lp.Problem, relax bool, limit time.Duration) (*Solve, []float64, error) {
+	start := time.Now()
+	sol, err := be.Solve(ctx, prob, lp.Options{Relax: relax, TimeLimit: limit})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", be.Name(), err)
+	}
+	s := &Solve{Solver: be.Name(), Status: sol.Status.String(), Seconds: time.Since(start).Seconds()}
+	if len(sol.X) != prob.NumCols || !(sol.Status == lp.Optimal || sol.Status == lp.TimeLimit || sol.Status == lp.IterationLimit) {
+		return s, nil, nil
+	}
+	x := sol.X[:len(p.Cols)]
+	v := p.Value(x)
+	s.Value = &v
+	s.Integral = true
+	for _, xi := range x {
+		if math.Abs(xi-math.Round(xi)) > lp.IntegralityTol {
+			s.Integral = false
+			break
+		}
+	}
+	return s, x, nil
+}

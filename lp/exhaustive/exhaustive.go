@@ -21,7 +21,7 @@ import (
 // exponential: use it on instances of a few turns. p must be valid
 // (p.Validate).
 func Optimum(tr *trace.Trace, p instance.Params) float64 {
-	capacity, block, xi, forced := p.Capacity, p.BlockSize, p.Xi, p.Forced
+	xi := p.Xi
 	n := tr.Conversations()
 	hist := make([]int64, n)
 	x := make([]int64, n)
@@ -40,29 +40,41 @@ func Optimum(tr *trace.Trace, p instance.Params) float64 {
 		tel += math.Max(float64(hist[c]+t.Prompt-x[c])-xi, 0)
 		old := append([]int64(nil), x...)
 		hist[c] += t.Prompt + t.Response
-		var choose func(i int, total int64)
-		choose = func(i int, total int64) {
-			if i == n {
-				dfs(k+1, tel)
-				return
-			}
-			lo, hi := int64(0), old[i]
-			if i == c {
-				hi = min(hist[c]/block*block, capacity)
-				if forced {
-					lo = hi
-				}
-			}
-			for a := lo; a <= hi && total+a <= capacity; a += block {
-				x[i] = a
-				choose(i+1, total+a)
-			}
-			x[i] = old[i]
-		}
-		choose(0, 0)
+		eachNext(p, old, c, hist[c], x, func() { dfs(k+1, tel) })
 		hist[c] -= t.Prompt + t.Response
 		copy(x, old)
 	}
 	dfs(0, 0)
 	return best
+}
+
+// eachNext sets y to every cache state that may follow state x after a
+// turn of conversation c, whose history is then hist tokens, and calls
+// visit for each: c keeps any whole number of blocks up to hist and the
+// capacity (exactly that under forced caching), every other conversation
+// any whole number of blocks up to what it holds in x, the total within
+// capacity. y is left equal to x (it may be x itself only if visit does
+// not read x).
+func eachNext(p instance.Params, x []int64, c int, hist int64, y []int64, visit func()) {
+	capacity, block := p.Capacity, p.BlockSize
+	var choose func(i int, total int64)
+	choose = func(i int, total int64) {
+		if i == len(x) {
+			visit()
+			return
+		}
+		lo, hi := int64(0), x[i]
+		if i == c {
+			hi = min(hist/block*block, capacity)
+			if p.Forced {
+				lo = hi
+			}
+		}
+		for a := lo; a <= hi && total+a <= capacity; a += block {
+			y[i] = a
+			choose(i+1, total+a)
+		}
+		y[i] = x[i]
+	}
+	choose(0, 0)
 }

@@ -44,7 +44,6 @@ func MinPercentile(tr *trace.Trace, p instance.Params, rank int) int64 {
 // every admissible schedule (with repetitions), without memoization: for
 // cross-checking MaxMeeting and MinPercentile on very small instances.
 func AllUncached(tr *trace.Trace, p instance.Params, visit func(b []int64)) {
-	capacity, block, forced := p.Capacity, p.BlockSize, p.Forced
 	n := tr.Conversations()
 	hist := make([]int64, n)
 	x := make([]int64, n)
@@ -60,26 +59,7 @@ func AllUncached(tr *trace.Trace, p instance.Params, visit func(b []int64)) {
 		b[k] = hist[c] + t.Prompt - x[c]
 		old := slices.Clone(x)
 		hist[c] += t.Prompt + t.Response
-		var choose func(i int, total int64)
-		choose = func(i int, total int64) {
-			if i == n {
-				dfs(k + 1)
-				return
-			}
-			lo, hi := int64(0), old[i]
-			if i == c {
-				hi = min(hist[c]/block*block, capacity)
-				if forced {
-					lo = hi
-				}
-			}
-			for a := lo; a <= hi && total+a <= capacity; a += block {
-				x[i] = a
-				choose(i+1, total+a)
-			}
-			x[i] = old[i]
-		}
-		choose(0, 0)
+		eachNext(p, old, c, hist[c], x, func() { dfs(k + 1) })
 		hist[c] -= t.Prompt + t.Response
 		copy(x, old)
 	}
@@ -88,7 +68,6 @@ func AllUncached(tr *trace.Trace, p instance.Params, visit func(b []int64)) {
 
 // search maximizes Σ_k gain(b_k) over every admissible schedule.
 func search(tr *trace.Trace, p instance.Params, gain func(b int64) int) int {
-	capacity, block, forced := p.Capacity, p.BlockSize, p.Forced
 	n := tr.Conversations()
 	hist := make([]int64, n)
 	memo := make([]map[string]int, len(tr.Turns)+1)
@@ -120,25 +99,7 @@ func search(tr *trace.Trace, p instance.Params, gain func(b int64) int) int {
 		hist[c] += t.Prompt + t.Response
 		top := -1
 		y := make([]int64, n)
-		var choose func(i int, total int64)
-		choose = func(i int, total int64) {
-			if i == n {
-				top = max(top, best(k+1, y))
-				return
-			}
-			lo, hi := int64(0), x[i]
-			if i == c {
-				hi = min(hist[c]/block*block, capacity)
-				if forced {
-					lo = hi
-				}
-			}
-			for a := lo; a <= hi && total+a <= capacity; a += block {
-				y[i] = a
-				choose(i+1, total+a)
-			}
-		}
-		choose(0, 0)
+		eachNext(p, x, c, hist[c], y, func() { top = max(top, best(k+1, y)) })
 		hist[c] -= t.Prompt + t.Response
 		v := here + top
 		memo[k][kk] = v

@@ -153,3 +153,28 @@ func joinPoints(p []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// TestReadFileRefusesUnknownFields: a result file with a field that
+// tables --shard never writes (here in a record) is refused by name, not
+// merged with the field dropped.
+func TestReadFileRefusesUnknownFields(t *testing.T) {
+	f, err := Run(context.Background(), Recompute(), Options{Seed: 1, Small: true, Workers: 1}, Shard{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(bytes.NewReader(buf.Bytes()), "s1.json"); err != nil {
+		t.Fatalf("the file as written: %v", err)
+	}
+	tampered := bytes.Replace(buf.Bytes(), []byte(`"values": {`), []byte(`"nosuchkey": 1, "values": {`), 1)
+	if bytes.Equal(tampered, buf.Bytes()) {
+		t.Fatal("no record to tamper with")
+	}
+	_, err = ReadFile(bytes.NewReader(tampered), "s1.json")
+	if err == nil || !strings.Contains(err.Error(), `s1.json: json: unknown field "nosuchkey"`) {
+		t.Errorf("tampered file: %v, want the unknown field named", err)
+	}
+}

@@ -531,6 +531,10 @@ func optionsDiff(a, b Options) string {
 func ReadFile(r io.Reader, name string) (*File, error) {
 	f := File{name: name}
 	dec := json.NewDecoder(r)
+	// tables --shard writes no field File does not have: one it does not
+	// know is a file edited by hand or by another program, which the
+	// digest cannot see (decoding drops it), so it is refused.
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

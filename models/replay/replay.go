@@ -109,7 +109,10 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 		results[i] = Result{Name: runs[i].Name, Metrics: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
 	}
 	n := 0
-	readErr, errs := fanout.Broadcast(len(runs), func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
+	// A batch starts small and grows to batchSize by append (once: batches
+	// are recycled), so replaying many tiny traces (check) allocates
+	// little.
+	readErr, errs := fanout.Broadcast(len(runs), func() *[]trace.Turn { b := make([]trace.Turn, 0, 64); return &b },
 		func(b *[]trace.Turn) (int, bool, error) {
 			*b = (*b)[:0]
 			for len(*b) < batchSize {

@@ -1,7 +1,9 @@
 // Package blocksim replays block-level traces (SPEC §8) through prefix
 // caches: several policies and capacities over one read of the trace, each
-// cache in its own goroutine so that independent runs use every core. It
-// measures the block and token hit ratios, TTFT and TEL of each, and the
+// cache in its own goroutine so that independent runs use every core (LRU
+// at two or more capacities is one run of models/stackcurve's stack pass,
+// block-level LRU being a stack algorithm, whose figures at every capacity
+// are those of a cache of that capacity). It measures the block and token hit ratios, TTFT and TEL of each, and the
 // ideal (infinite-cache) figures of the trace.
 package blocksim
 

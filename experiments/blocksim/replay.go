@@ -271,7 +271,9 @@ func (c *consumer) serve(reqs []prefixcache.Req) error {
 	}
 	for i := range reqs {
 		q := &reqs[i]
-		c.curve.Serve(q.Blocks, c.hits)
+		if err := c.curve.Serve(q.Blocks, c.hits); err != nil {
+			return fmt.Errorf("request %d: %w", q.Index, err)
+		}
 		h := min(int64(q.Seen)*c.runs[0].blockT, q.Input)
 		for j, r := range c.runs {
 			if err := r.account(q, h, c.hits[j]); err != nil {

@@ -2,6 +2,7 @@ package stackcurve
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -12,9 +13,11 @@ import (
 // request and capacity, the hit in blocks and the blocks evicted, exactly as
 // a cache of that capacity would.
 //
-// Its memory is about 16 bytes per distinct block seen (its stack holds
-// every block ever used, as the ideal figures of a replay do) plus 8 bytes
-// per timestamp slot, at most twice the distinct blocks.
+// Its memory is 4 bytes per distinct block seen (its stack holds every
+// block ever used, as the ideal figures of a replay do) plus 8 bytes per
+// stamp slot, at most twice the distinct blocks and the longest chain: about
+// 20 bytes per distinct block. Stamps are int32: Serve refuses a trace of
+// more than about 10^9 distinct blocks rather than wrap.
 type BlockLRU struct {
 	caps      []int   // capacities, blocks
 	maxCap    int     // the largest of caps
@@ -50,7 +53,7 @@ func (s *BlockLRU) Evictions(i int) int64 { return s.evictions[i] }
 // chain is a path of the prefix tree, so no id occurs twice in it), and
 // writes into hits[i] the request's hit at capacity i, in blocks: the
 // longest cached prefix of the chain in a cache of that capacity.
-func (s *BlockLRU) Serve(chain []int32, hits []int) {
+func (s *BlockLRU) Serve(chain []int32, hits []int) error {
 	// Stack positions before the request: blocks used before are a prefix
 	// of the chain (a block's parent is used whenever it is), and their
 	// positions increase along it. Positions ≥ the largest capacity hit
@@ -70,6 +73,9 @@ func (s *BlockLRU) Serve(chain []int32, hits []int) {
 	before := s.distinct
 	// Restamp the chain: root most recent, deeper blocks behind it.
 	if int(s.now)+n >= len(s.tree) {
+		if 2*(s.distinct+n)+1 > math.MaxInt32 {
+			return fmt.Errorf("block LRU curve: %d distinct blocks and a chain of %d: more than its 32-bit stamps can order", s.distinct, n)
+		}
 		s.compact(n)
 	}
 	for _, id := range chain {
@@ -94,6 +100,7 @@ func (s *BlockLRU) Serve(chain []int32, hits []int) {
 		// evicted = cached before + admitted − cached after
 		s.evictions[i] += int64(min(c, before) + min(n, c) - h - min(c, s.distinct))
 	}
+	return nil
 }
 
 // prefix returns the number of live stamps ≤ t.

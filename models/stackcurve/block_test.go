@@ -66,7 +66,9 @@ func curveRun(t fataler, chains [][]int32, caps []int) (hits [][]int, evictions 
 	hits, evictions = make([][]int, len(caps)), make([][]int64, len(caps))
 	h := make([]int, len(caps))
 	for _, ch := range chains {
-		s.Serve(ch, h)
+		if err := s.Serve(ch, h); err != nil {
+			t.Fatal(err)
+		}
 		for i := range caps {
 			hits[i] = append(hits[i], h[i])
 			evictions[i] = append(evictions[i], s.Evictions(i))

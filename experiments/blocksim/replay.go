@@ -1,7 +1,9 @@
 // Package blocksim replays block-level traces (SPEC §8) through prefix
 // caches: several policies and capacities over one read of the trace, each
-// cache in its own goroutine so that independent runs use every core. It
-// measures the block and token hit ratios, TTFT and TEL of each, and the
+// cache in its own goroutine so that independent runs use every core (LRU
+// at two or more capacities is one run of models/stackcurve's stack pass,
+// block-level LRU being a stack algorithm, whose figures at every capacity
+// are those of a cache of that capacity). It measures the block and token hit ratios, TTFT and TEL of each, and the
 // ideal (infinite-cache) figures of the trace.
 package blocksim
 
@@ -17,6 +19,7 @@ import (
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/queue"
+	"github.com/tailbound/tailbound/models/stackcurve"
 )
 
 // Run is one cache to replay: a policy at a capacity.
@@ -120,13 +123,18 @@ type runner struct {
 	fg     *prefixcache.Forgetter // Options.NoIdeal: the run's own block ids
 	arena  []prefixcache.BlockID  // Options.NoIdeal: the chain being served
 	cache  *prefixcache.Cache
-	acc    *metrics.Accumulator
-	reqs   int64
-	refs   int64
-	hits   int64
-	blockT int64
-	model  latency.Model
-	queue  *queue.FIFO
+	policy prefixcache.Policy
+	// curve, when not nil, replays the run instead of cache (its capacity
+	// number curveAt): the run is one point of a stack pass.
+	curve   *stackcurve.BlockLRU
+	curveAt int
+	acc     *metrics.Accumulator
+	reqs    int64
+	refs    int64
+	hits    int64
+	blockT  int64
+	model   latency.Model
+	queue   *queue.FIFO
 }
 
 // Replay runs every run over the requests of src and returns their results
@@ -161,7 +169,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		if err != nil {
 			return nil, Ideal{}, err
 		}
-		rs[i] = &runner{run: r, cache: c, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize, model: opt.Model}
+		rs[i] = &runner{run: r, cache: c, policy: p, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs), blockT: opt.BlockSize, model: opt.Model}
 		if opt.Queue {
 			rs[i].queue = &queue.FIFO{Servers: opt.QueueServers}
 		}
@@ -178,31 +186,102 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 		return results(rs), ideal, nil
 	}
+	consumers, err := stackRuns(rs)
+	if err != nil {
+		return nil, Ideal{}, err
+	}
 	f := newFeeder(opt)
 	ra := readAhead(src, batchSize)
 	defer ra.stop()
 	// The ideal figures are one more consumer of the batches, after the
 	// runs: off the feeder, which is the pipeline's slowest stage on a
 	// stream of short requests.
-	readErr, errs := fanout.Broadcast(len(rs)+1, func() *batch {
+	readErr, errs := fanout.Broadcast(len(consumers)+1, func() *batch {
 		return &batch{reqs: make([]prefixcache.Req, 0, batchSize), arena: make([]prefixcache.BlockID, 0, 32*batchSize)}
 	}, func(b *batch) (int, bool, error) { return f.fill(ra, b) },
 		func(i int, b *batch) error {
-			if i == len(rs) {
+			if i == len(consumers) {
 				f.observe(b.reqs)
 				return nil
 			}
-			return rs[i].serve(b.reqs)
+			return consumers[i].serve(b.reqs)
 		})
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
-	for i, r := range rs {
+	for i, c := range consumers {
 		if errs[i] != nil {
-			return nil, Ideal{}, r.failed(errs[i])
+			return nil, Ideal{}, c.runs[0].failed(errs[i])
 		}
 	}
 	return results(rs), f.ideal(), nil
+}
+
+// consumer is one reader of the batches: a runner with its own cache, or a
+// group of LRU runs at several capacities replayed by one stack pass.
+type consumer struct {
+	runs  []*runner
+	curve *stackcurve.BlockLRU // nil: runs[0] alone, through its cache
+	hits  []int                // scratch: a request's hit per capacity, blocks
+}
+
+// stackRuns returns the consumers of rs: the LRU runs of one name at two
+// or more capacities become one stack pass (models/stackcurve: block-level
+// LRU is a stack algorithm, so one pass gives every capacity's hits and
+// evictions), every other run is replayed through its own cache.
+func stackRuns(rs []*runner) ([]*consumer, error) {
+	groups := map[string][]*runner{}
+	for _, r := range rs {
+		if prefixcache.IsLRU(r.policy) {
+			groups[r.run.Name] = append(groups[r.run.Name], r)
+		}
+	}
+	var out []*consumer
+	done := map[string]bool{}
+	for _, r := range rs {
+		g := groups[r.run.Name]
+		if !prefixcache.IsLRU(r.policy) || len(g) < 2 {
+			out = append(out, &consumer{runs: []*runner{r}})
+			continue
+		}
+		if done[r.run.Name] {
+			continue
+		}
+		done[r.run.Name] = true
+		caps := make([]int, len(g))
+		for i, gr := range g {
+			caps[i] = gr.cache.Capacity()
+		}
+		curve, err := stackcurve.NewBlockLRU(caps)
+		if err != nil {
+			return nil, err
+		}
+		for i, gr := range g {
+			gr.curve, gr.curveAt = curve, i
+		}
+		out = append(out, &consumer{runs: g, curve: curve, hits: make([]int, len(g))})
+	}
+	return out, nil
+}
+
+// serve serves a batch of requests, in trace order.
+func (c *consumer) serve(reqs []prefixcache.Req) error {
+	if c.curve == nil {
+		return c.runs[0].serve(reqs)
+	}
+	for i := range reqs {
+		q := &reqs[i]
+		if err := c.curve.Serve(q.Blocks, c.hits); err != nil {
+			return fmt.Errorf("request %d: %w", q.Index, err)
+		}
+		h := min(int64(q.Seen)*c.runs[0].blockT, q.Input)
+		for j, r := range c.runs {
+			if err := r.account(q, h, c.hits[j]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // failed names the run that err stopped.
@@ -215,7 +294,7 @@ func results(rs []*runner) []Result {
 	out := make([]Result, len(rs))
 	for i, r := range rs {
 		out[i] = Result{Name: r.run.Name, CapacityTokens: r.run.Capacity, CapacityBlocks: r.cache.Capacity(),
-			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.cache.Evictions(),
+			Requests: r.reqs, RefBlocks: r.refs, HitBlocks: r.hits, Evictions: r.evictions(),
 			Summary: r.acc.Summary(), Metrics: r.acc}
 		if r.refs > 0 {
 			out[i].BlockHitRatio = float64(r.hits) / float64(r.refs)
@@ -226,6 +305,14 @@ func results(rs []*runner) []Result {
 		}
 	}
 	return out
+}
+
+// evictions returns the blocks the run evicted.
+func (r *runner) evictions() int64 {
+	if r.curve != nil {
+		return r.curve.Evictions(r.curveAt)
+	}
+	return r.cache.Evictions()
 }
 
 func (r *runner) serve(reqs []prefixcache.Req) error {
@@ -245,6 +332,12 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 	if err != nil {
 		return err
 	}
+	return r.account(q, h, hit)
+}
+
+// account adds q, of which an infinite cache hits h tokens and the run's
+// cache hit blocks, to the run's figures.
+func (r *runner) account(q *prefixcache.Req, h int64, hit int) error {
 	r.reqs++
 	r.refs += int64(len(q.Blocks))
 	r.hits += int64(hit)

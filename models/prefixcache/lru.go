@@ -71,3 +71,11 @@ func (p *lru) Victim() BlockID {
 // CachedOnly marks LRU as keeping state for cached blocks only: the cache
 // names blocks to it by slot, so its arrays are bounded by the capacity.
 func (*lru) CachedOnly() {}
+
+// IsLRU reports whether p is the policy NewLRU returns (not a wrapper of
+// it): block-level LRU, which models/stackcurve replays at every capacity
+// in one pass.
+func IsLRU(p Policy) bool {
+	_, ok := p.(*lru)
+	return ok
+}

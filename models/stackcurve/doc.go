@@ -1,4 +1,4 @@
-// Package stackcurve replays turn-level LRU at many capacities in one pass
+// Package stackcurve replays turn-level and block-level LRU at many capacities in one pass
 // over a trace: a capacity curve (hit ratio, TEL, every TTFT percentile, SLO
 // violations, evictions) for little more than the cost of one point.
 //
@@ -65,4 +65,67 @@
 //
 // Evicted tokens follow from the totals: at each turn B·(min(n'_c, C/B) −
 // x_k/B) tokens enter and the total ends at B·min(C/B, |S|).
+//
+// # Block level: LRU over the prefix tree is a stack algorithm too
+//
+// The block-level cache (models/prefixcache: Cache with NewLRU) serves a
+// request whose chain is b_0 … b_{n−1}, a root-first path of the prefix tree
+// (distinct blocks; b_j is b_{j+1}'s parent). Its rules, read from the code:
+// the hit is the longest cached prefix b_0 … b_{k−1}; b_{k−1} is pinned; the
+// hit blocks are used (moved to the front of the recency list, root first);
+// while the n − k missing blocks do not fit, the victim is the evictable
+// block nearest the list's back — evictable meaning cached, without a cached
+// child and not pinned; if none is left, only b_k … b_{m−1} with
+// m = min(n, C) are admitted (C in blocks here); the admitted blocks are used
+// in depth order.
+//
+// Let S be the *block stack*: every block ever used, ordered by (latest use,
+// descending; depth, ascending) — the request index of the latest use, and
+// among the blocks of one request the root first. S does not depend on C.
+// A block's parent is used in every request that uses the block, and is
+// shallower, so it stands before the block in S: every prefix of S is
+// prefix-closed (every block's parent is in it), and along a chain the
+// positions in S increase.
+//
+// Claim. At every capacity C, after every request, the cache is the first
+// min(C, |S|) blocks of S.
+//
+// Proof, by induction over the requests. Before the first both sides are
+// empty. Let the cache before a request be P, the first min(C, |S|) blocks
+// of S. (1) The hit. P is prefix-closed, so b_j ∈ P implies b_0 … b_j ∈ P:
+// the longest cached prefix is the chain's blocks in P, k = #{j : pos_S(b_j)
+// < C}. (2) The recency list orders the cached blocks as S does (each
+// request moves the blocks it uses to the front in depth order), so its back
+// is P's last block, a leaf of P (its children stand after it). After the
+// hit blocks move to the front, the back is a hit block only when every
+// cached block is one; otherwise the back is not pinned and is the victim,
+// and, removed, leaves a prefix of S again. So while room is needed, the
+// engine removes the last block of P \ chain in S's order, until either
+// the n − k missing blocks fit or only the hit blocks are left (a non-hit
+// cached block always has a non-hit cached leaf below it — a hit block's
+// ancestors are hit blocks — so no non-hit block survives an empty
+// evictable set). (3) Let S' be the new stack: b_0 … b_{n−1}, then S without
+// the chain. If n ≤ C, the engine evicts only while needed, so it keeps the
+// chain and the first min(|P| − k, C − n) blocks of P without the chain, a
+// prefix of S without the chain. That number is min(C, |S'|) − n: if P is
+// all of S, the chain's blocks in S are the k hit ones and |P| − k =
+// |S'| − n; if |P| = C, then |P| − k ≥ C − n and |S'| − n ≥ |P| − k. So the
+// cache is the first min(C, |S'|) blocks of S'. If n > C every non-hit block
+// goes and b_k … b_{C−1} are admitted: the cache is b_0 … b_{C−1}, the first
+// C blocks of S'. ∎
+//
+// Neither rule that could have broken inclusion does: pinning only shields
+// a block that is at the back when nothing else is cached, and leaf-only
+// eviction never bites because S's order already puts every block behind
+// its parent. The cut admission (a chain longer than the cache keeps its
+// first C blocks, where block-by-block LRU would keep its last C, which is
+// not prefix-closed) is the first C blocks of S' as well.
+//
+// So one pass (BlockLRU) keeps S as stamps in a Fenwick tree (Mattson's
+// stack distances): before a request it reads the positions of the chain's
+// blocks used before (a prefix of the chain) up to the largest capacity; the
+// hit at C is the number below C; the chain is restamped, root newest; and
+// the evictions follow from the sizes, min(C, |S|) before plus
+// min(n, C) − k admitted minus min(C, |S'|) after. The metrics are then fed
+// what a replay feeds them, in the same order.
 package stackcurve

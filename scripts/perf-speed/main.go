@@ -3,11 +3,13 @@
 // capacity and against the replay-per-capacity sweep of an earlier commit,
 // simulate's turns/s for lru and tlru, ET-LRU on 10^5 turns before and after
 // its incremental index, and (with --suite) ET-LRU's share of `tables
-// optimality-gap`. Every ratio compares figures of the same run; configurations
+// optimality-gap`, and (with --block or --block-only) the block-level LRU
+// curve by one stack pass against one capacity and against a replay per
+// capacity. Every ratio compares figures of the same run; configurations
 // are interleaved and the best of --repeat runs is kept (wall and CPU
 // separately), because the machine is shared.
 //
-//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--dir DIR]
+//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--block | --block-only] [--dir DIR]
 //
 // It builds tailbound from the working tree and from --old (git archive into a
 // temporary folder), generates its inputs with `tailbound gen birth-death`,
@@ -37,14 +39,18 @@ func main() {
 	skip := flag.Bool("suite-only", false, "time only `tables optimality-gap` (implies --suite)")
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed at the end)")
 	etTimeout := flag.Duration("etlru-timeout", 120*time.Second, "time limit of the old etlru run")
+	block := flag.Bool("block", false, "also time the block-level LRU curve (simulate --level block) on the trace's first 100,000 turns, old and new (minutes)")
+	blockOnly := flag.Bool("block-only", false, "time only the block-level LRU curve (implies --block)")
 	flag.Parse()
-	if err := run(*old, *repeat, *turns, *suite || *skip, *skip, *dir, *etTimeout); err != nil {
+	if err := run(*old, *repeat, *turns, *suite || *skip, *skip || *blockOnly, *block || *blockOnly, *dir, *etTimeout); err != nil {
 		fmt.Fprintln(os.Stderr, "perf-speed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(old string, repeat, turns int, suite, suiteOnly bool, dir string, etTimeout time.Duration) error {
+// run builds both binaries and the inputs and prints the sections asked:
+// the default ones unless only, the suite's share, the block-level curve.
+func run(old string, repeat, turns int, suite, only, block bool, dir string, etTimeout time.Duration) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "perf-speed")
 		if err != nil {
@@ -83,8 +89,13 @@ func run(old string, repeat, turns int, suite, suiteOnly bool, dir string, etTim
 	fmt.Printf("perf-speed, %s UTC, tailbound %s against %s; %s; load average at start %s; best of %d interleaved runs\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), strings.TrimSpace(string(head)), old, cpuName(), loadavg(), repeat)
 
-	if !suiteOnly {
+	if !only {
 		if err := sections(old, newBin, oldBin, big, small, repeat, turns, dir, etTimeout); err != nil {
+			return err
+		}
+	}
+	if block {
+		if err := blockCurve(old, newBin, oldBin, small, repeat, dir); err != nil {
 			return err
 		}
 	}
@@ -151,6 +162,29 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 // suiteShare times tables optimality-gap with and without etlru, old and
 // new; the share is computed from CPU time (user + system), which a shared
 // machine disturbs less than wall time.
+// blockCurve times block-level LRU (simulate --level block) on the
+// 10^5-turn trace at one capacity and at 32, new (one stack pass) and old
+// (a cache per capacity), and checks that their outputs are identical.
+func blockCurve(old, newBin, oldBin, small string, repeat int, dir string) error {
+	var caps []string
+	for i := 0; i < 32; i++ {
+		caps = append(caps, strconv.FormatInt(16*int64(1024*math.Exp2(0.4*float64(i))), 10))
+	}
+	common := []string{"simulate", "--level", "block", "--trace", small, "--policies", "lru", "--block-size", "16", "--xi-tokens", "1000", "--format", "json"}
+	one := &config{name: "block lru, 1 capacity (262,144)", args: append(append([]string{newBin}, common...), "--capacity", "262144")}
+	curve := &config{name: "block lru, 32 capacities, one stack pass", args: append(append([]string{newBin}, common...), "--capacities", strings.Join(caps, ","))}
+	oldOne := &config{name: "block lru, 1 capacity, " + old, args: append(append([]string{oldBin}, common...), "--capacity", "262144")}
+	oldCurve := &config{name: "block lru, 32 capacities, " + old + " (a cache per capacity)", args: append(append([]string{oldBin}, common...), "--capacities", strings.Join(caps, ","))}
+	cs := []*config{one, curve, oldOne, oldCurve}
+	if err := bestOf(repeat, dir, cs); err != nil {
+		return err
+	}
+	fmt.Printf("\n### block-level LRU capacity curve, 100,000 turns, B = 16, capacities 16,384 … 88,550,672 tokens (×2^0.4)\n\n")
+	table(cs, one, 1e5)
+	fmt.Printf("\ncurve output identical to %s's: %v; one capacity identical: %v\n", old, same(curve.best.out, oldCurve.best.out), same(one.best.out, oldOne.best.out))
+	return nil
+}
+
 func suiteShare(old, newBin, oldBin, dir string) error {
 	// 4. ET-LRU's share of tables optimality-gap.
 	all := "lru,fifo,lfu,threshold-lru,tlru,etlru,end-aware-tlru,length-aware-tlru,to-belady,belady"

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -44,6 +46,9 @@ func OptimalityGap() *Suite {
 			{"xis", "900,1900,2900", "thresholds ξ, tokens (100, 200, 300 ms at α = 0.1, β = 10; small: 1900)"},
 			{"block-size", "16", "block size B, tokens"},
 			{"policies", gapPolicies, "policies compared with the optimum"},
+			turnBoundParam(),
+			{"tail-objectives", "p90,slo", "objectives bounded in hindsight when --tail-bounds is on: slo and pQ (one grid point each per capacity; LRU, T-LRU and to-belady beside them)"},
+			{"slo-ms", "200", "SLO of the violation bound and the policies' violation counts, ms (α = 0.1 ms/token, β = 10 ms)"},
 		},
 		Grid:    gapGrid,
 		Eval:    gapEval,
@@ -76,6 +81,19 @@ func gapGrid(env *Env) ([]Point, error) {
 	if _, err := policies.Parse(env.Param("policies")); err != nil {
 		return nil, fmt.Errorf("flag --policies: %w", err)
 	}
+	solver, err := turnBoundSolver(env)
+	if err != nil {
+		return nil, err
+	}
+	var objs []objective.Objective
+	if solver != "" {
+		if objs, err = turnBoundObjectives(env); err != nil {
+			return nil, err
+		}
+		if _, err := floatParam(env, "slo-ms"); err != nil {
+			return nil, err
+		}
+	}
 	var grid []Point
 	for _, c := range caps {
 		if err := checkCapacity("capacities", c, b); err != nil {
@@ -85,7 +103,101 @@ func gapGrid(env *Env) ([]Point, error) {
 			grid = append(grid, Point{"capacity": strconv.FormatInt(c, 10), "xi": fmtFloat(x)})
 		}
 	}
+	// The bound points come after the TEL points (one per capacity and
+	// objective; the interval does not depend on ξ, the policies' values
+	// beside it are at every ξ).
+	for _, o := range objs {
+		for _, c := range caps {
+			grid = append(grid, Point{"capacity": strconv.FormatInt(c, 10), boundKey: o.String()})
+		}
+	}
 	return grid, nil
+}
+
+// gapBoundPolicies are the policies put beside the hindsight tail bounds.
+const gapBoundPolicies = "lru,tlru,to-belady"
+
+// gapBoundEval bounds one objective at one capacity (a bound point): the
+// interval (optKey) and, at every ξ of the run, LRU's, T-LRU's and
+// Tail-Optimized Belady's value (violations, or uncached tokens with
+// value_ms its TTFT) from gap.RunTail.
+func gapBoundEval(ctx context.Context, env *Env, p Point) ([]Record, error) {
+	solver, err := turnBoundSolver(env)
+	if err != nil {
+		return nil, err
+	}
+	if solver == "" {
+		return nil, fmt.Errorf("grid point %v: a bound point with --tail-bounds none", p)
+	}
+	tr, err := traceOrBirthDeath(env, gapWorkload(env))
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseInt("capacity", p["capacity"])
+	if err != nil {
+		return nil, err
+	}
+	b, err := intParam(env, "block-size")
+	if err != nil {
+		return nil, err
+	}
+	obj, err := objective.Parse(p[boundKey])
+	if err != nil {
+		return nil, err
+	}
+	sloMs, err := floatParam(env, "slo-ms")
+	if err != nil {
+		return nil, err
+	}
+	var xis []float64
+	grid, err := gapGrid(env)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range grid {
+		if q["capacity"] == p["capacity"] && q[boundKey] == "" {
+			x, err := parseFloat("xi", q["xi"])
+			if err != nil {
+				return nil, err
+			}
+			xis = append(xis, x)
+		}
+	}
+	m := latency.Default()
+	s, err := (objective.SLOSettings{SLOMs: sloMs, SLOTokens: math.NaN()}).Resolve(m, func(string) bool { return false })
+	if err != nil {
+		return nil, err
+	}
+	entries, err := policies.Parse(gapBoundPolicies)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := gap.RunTail(ctx, tr, gap.Config{Block: b, Capacities: []int64{c}, Xis: xis, Policies: entries, Model: m, Workers: 1},
+		gap.TailSpec{Objective: obj, SLOTokens: s, Solver: solver, Model: m})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("grid point %v: no rows", p)
+	}
+	r0 := rows[0]
+	proven := Num(0)
+	if r0.Proven {
+		proven = 1
+	}
+	opt := Record{Key: optKey, Values: map[string]Num{"lo": Num(r0.LowerBound), "hi": Num(r0.UpperBound), "proven": proven, "slo_tokens": Num(s)}}
+	if obj.Kind == objective.Percentile {
+		opt.Values["lo_ms"], opt.Values["hi_ms"] = Num(m.TTFTMs(float64(r0.LowerBound))), Num(m.TTFTMs(float64(r0.UpperBound)))
+	}
+	recs := []Record{opt}
+	for _, r := range rows {
+		v := map[string]Num{"xi": Num(r.XiTokens), "value": Num(r.Value)}
+		if r.ValueTTFTMs != nil {
+			v["value_ms"] = Num(*r.ValueTTFTMs)
+		}
+		recs = append(recs, Record{Key: r.Policy, Values: v})
+	}
+	return recs, nil
 }
 
 // gapWorkload returns the suite's birth–death parameters (the default, or
@@ -99,6 +211,9 @@ func gapWorkload(env *Env) birthdeath.Params {
 }
 
 func gapEval(ctx context.Context, env *Env, _ int, p Point) ([]Record, error) {
+	if p[boundKey] != "" {
+		return gapBoundEval(ctx, env, p)
+	}
 	tr, err := traceOrBirthDeath(env, gapWorkload(env))
 	if err != nil {
 		return nil, err
@@ -175,6 +290,9 @@ func gapLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 	var doc []row
 	for _, r := range recs {
 		p := grid[r.Point]
+		if p[boundKey] != "" {
+			continue
+		}
 		if !seenX[p["xi"]] {
 			seenX[p["xi"]] = true
 			xis = append(xis, p["xi"])
@@ -229,7 +347,14 @@ func gapLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	out.Doc = map[string]any{"block_size_tokens": env.Param("block-size"), "rows": doc}
+	bt, bd := gapBoundTables(grid, recs)
+	out.Tables = append(out.Tables, bt...)
+	d := map[string]any{"block_size_tokens": env.Param("block-size"), "rows": doc}
+	if len(bd) > 0 {
+		d["hindsight_bounds"] = bd
+		d["slo_ms"] = env.Param("slo-ms")
+	}
+	out.Doc = d
 	return out, nil
 }
 
@@ -248,6 +373,9 @@ func gapFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 	seen := map[string]bool{}
 	for _, r := range recs {
 		p := grid[r.Point]
+		if p[boundKey] != "" {
+			continue
+		}
 		sw := by[p["xi"]]
 		if sw == nil {
 			sw = &sweep{gap: map[string]*plots.Series{}, tel: map[string]*plots.Series{}, opt: plots.Band{Name: "hindsight optimum (exact)"}}
@@ -300,5 +428,166 @@ func gapFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 		}
 		figs = append(figs, NamedFigure{Stem: "tel-xi" + x, Figure: tel}, NamedFigure{Stem: "xi" + x, Figure: gap})
 	}
-	return figs, nil
+	return append(figs, gapBoundFigures(grid, recs, settings, env.Param("slo-ms"))...), nil
+}
+
+// gapBoundRow is one row of the optimality-gap suite's hindsight tail
+// bounds in the JSON document: at one capacity and ξ, the objective's
+// interval and LRU's, T-LRU's and Tail-Optimized Belady's values
+// (violations in turns, percentiles as TTFT in ms) with Reach in percent.
+type gapBoundRow struct {
+	CapacityTokens string `json:"capacity_tokens"`
+	XiTokens       Num    `json:"xi_tokens"`
+	Objective      string `json:"objective"`
+	LRU            Num    `json:"lru"`
+	TLRU           Num    `json:"tlru"`
+	TOBelady       Num    `json:"to_belady"`
+	Lower          Num    `json:"optimum_lower"`
+	Upper          Num    `json:"optimum_upper"`
+	Proven         bool   `json:"proven_optimal"`
+	GainPct        Num    `json:"tlru_gain_pct"`
+	PossibleLo     Num    `json:"possible_gain_lower_pct"`
+	PossibleHi     Num    `json:"possible_gain_upper_pct"`
+	ShareLo        Num    `json:"share_reached_lower_pct"`
+	ShareHi        Num    `json:"share_reached_upper_pct"`
+}
+
+// gapBound is one bound point's records: the objective, its interval
+// (in ms for a percentile) and each policy's value by ξ.
+type gapBound struct {
+	obj      objective.Objective
+	capacity string
+	lo, hi   float64
+	proven   bool
+	values   map[float64]map[string]float64 // ξ → policy → value (ms for pQ)
+	xis      []float64
+}
+
+// gapBounds collects the bound points' records in grid order.
+func gapBounds(grid []Point, recs []Record) []*gapBound {
+	var out []*gapBound
+	at := map[int]*gapBound{}
+	for _, r := range recs {
+		p := grid[r.Point]
+		if p[boundKey] == "" {
+			continue
+		}
+		b := at[r.Point]
+		if b == nil {
+			o, err := objective.Parse(p[boundKey])
+			if err != nil {
+				continue
+			}
+			b = &gapBound{obj: o, capacity: p["capacity"], values: map[float64]map[string]float64{}}
+			at[r.Point] = b
+			out = append(out, b)
+		}
+		pct := b.obj.Kind == objective.Percentile
+		if r.Key == optKey {
+			b.lo, b.hi, b.proven = r.V("lo"), r.V("hi"), r.V("proven") == 1
+			if pct {
+				b.lo, b.hi = r.V("lo_ms"), r.V("hi_ms")
+			}
+			continue
+		}
+		x := r.V("xi")
+		if b.values[x] == nil {
+			b.values[x] = map[string]float64{}
+			b.xis = append(b.xis, x)
+		}
+		v := r.V("value")
+		if pct {
+			v = r.V("value_ms")
+		}
+		b.values[x][r.Key] = v
+	}
+	return out
+}
+
+// gapBoundTables is one table per bounded objective: at every ξ and
+// capacity, "T-LRU reaches X of a possible Y" (Reach against LRU) and
+// Tail-Optimized Belady's value beside the interval.
+func gapBoundTables(grid []Point, recs []Record) ([]report.Table, []gapBoundRow) {
+	var ts []report.Table
+	var doc []gapBoundRow
+	idx := map[string]int{}
+	for _, b := range gapBounds(grid, recs) {
+		name := b.obj.String()
+		i, ok := idx[name]
+		if !ok {
+			what, unit := "SLO violations", "turns"
+			if b.obj.Kind == objective.Percentile {
+				what, unit = strings.ToUpper(name)+" TTFT", "ms"
+			}
+			ts = append(ts, report.Table{
+				Title:  fmt.Sprintf("hindsight bound on %s (%s): T-LRU's gain over LRU beside the best achievable by any schedule (T-LRU reaches X of a possible Y); interval by lp/slo", what, unit),
+				Header: append(append([]string{"ξ (tokens)", "capacity (tokens)"}, reachHeader...), "to-belady"),
+			})
+			i = len(ts) - 1
+			idx[name] = i
+		}
+		prec := 0
+		if b.obj.Kind == objective.Percentile {
+			prec = 1
+		}
+		for _, x := range b.xis {
+			v := b.values[x]
+			ts[i].Add(append(append([]report.Cell{report.CellF(x, 0), report.CellText(b.capacity)},
+				reachCells(v["lru"], v["tlru"], b.lo, b.hi, b.proven, prec)...), report.CellF(v["to-belady"], prec))...)
+			rc := ReachOf(v["lru"], v["tlru"], b.lo, b.hi)
+			doc = append(doc, gapBoundRow{CapacityTokens: b.capacity, XiTokens: Num(x), Objective: name, LRU: Num(v["lru"]),
+				TLRU: Num(v["tlru"]), TOBelady: Num(v["to-belady"]), Lower: Num(b.lo), Upper: Num(b.hi), Proven: b.proven,
+				GainPct: Num(rc.Gain), PossibleLo: Num(rc.PossibleLo), PossibleHi: Num(rc.PossibleHi), ShareLo: Num(rc.ShareLo),
+				ShareHi: Num(rc.ShareHi)})
+		}
+	}
+	return ts, doc
+}
+
+// gapBoundFigures draws, per bounded objective and ξ, LRU's, T-LRU's and
+// Tail-Optimized Belady's value against capacity with the hindsight
+// interval as a band (stem "p90-xiX", "slo-xiX").
+func gapBoundFigures(grid []Point, recs []Record, settings, sloMs string) []NamedFigure {
+	type key struct {
+		obj string
+		xi  float64
+	}
+	figs := map[key]*plots.Figure{}
+	var order []key
+	for _, b := range gapBounds(grid, recs) {
+		c, _ := strconv.ParseFloat(b.capacity, 64)
+		for _, x := range b.xis {
+			k := key{b.obj.String(), x}
+			f := figs[k]
+			if f == nil {
+				f = &plots.Figure{XLabel: "capacity C (tokens)", LogX: true}
+				if b.obj.Kind == objective.Percentile {
+					f.Title = fmt.Sprintf("%s TTFT against capacity and the hindsight optimum: %s, ξ = %s tokens", strings.ToUpper(k.obj), settings, fmtFloat(x))
+					f.YLabel = strings.ToUpper(k.obj) + " TTFT (ms)"
+				} else {
+					f.Title = fmt.Sprintf("SLO violations (TTFT > %s ms) against capacity and the hindsight optimum: %s, ξ = %s tokens", sloMs, settings, fmtFloat(x))
+					f.YLabel = "SLO violations (turns)"
+				}
+				f.Bands = []plots.Band{{Name: "hindsight optimum [lower, upper]"}}
+				for _, n := range strings.Split(gapBoundPolicies, ",") {
+					f.Series = append(f.Series, plots.Series{Name: n})
+				}
+				figs[k] = f
+				order = append(order, k)
+			}
+			band := &f.Bands[0]
+			band.X, band.Lo, band.Hi = append(band.X, c), append(band.Lo, b.lo), append(band.Hi, b.hi)
+			for i := range f.Series {
+				s := &f.Series[i]
+				if v, ok := b.values[x][s.Name]; ok {
+					s.X, s.Y = append(s.X, c), append(s.Y, v)
+				}
+			}
+		}
+	}
+	var out []NamedFigure
+	for _, k := range order {
+		out = append(out, NamedFigure{Stem: fmt.Sprintf("%s-xi%s", k.obj, fmtFloat(k.xi)), Figure: *figs[k]})
+	}
+	return out
 }

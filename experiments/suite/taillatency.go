@@ -15,6 +15,7 @@ import (
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
@@ -73,6 +74,8 @@ func TailLatency() *Suite {
 			{"threshold", strconv.Itoa(policy.DefaultThreshold), "Threshold-LRU's T, tokens"},
 			{"slo-ms", "200", "SLO of Tables 3 and 6, ms"},
 			mooncakeParam(),
+			turnBoundParam(),
+			{"tail-objectives", "slo,p90,p95,p99", "objectives bounded in hindsight when --tail-bounds is on: slo and p50|p90|p95|p99 (one grid point each per dataset)"},
 		},
 		Grid:    tailGrid,
 		Eval:    tailEval,
@@ -176,6 +179,16 @@ func tailGrid(env *Env) ([]Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	solver, err := turnBoundSolver(env)
+	if err != nil {
+		return nil, err
+	}
+	var objs []objective.Objective
+	if solver != "" {
+		if objs, err = tailBoundObjectives(env); err != nil {
+			return nil, err
+		}
+	}
 	var grid []Point
 	for _, d := range ds {
 		c, err := tailCapacity(env, d, s.block)
@@ -189,8 +202,70 @@ func tailGrid(env *Env) ([]Point, error) {
 		for _, x := range xis {
 			grid = append(grid, Point{"dataset": d, "xi-ms": fmtFloat(x), "capacity": strconv.FormatInt(c, 10)})
 		}
+		if solver != "" {
+			for _, o := range objs {
+				grid = append(grid, Point{"dataset": d, "capacity": strconv.FormatInt(c, 10), boundKey: o.String()})
+			}
+		}
 	}
 	return grid, nil
+}
+
+// tailBoundObjectives are the objectives of the tail-latency suite's
+// bound points: slo and the percentiles its records keep.
+func tailBoundObjectives(env *Env) ([]objective.Objective, error) {
+	objs, err := turnBoundObjectives(env)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		if o.Kind == objective.Percentile && tailPercentileMetric(o) == "" {
+			return nil, fmt.Errorf("flag --tail-objectives: %s: want slo, p50, p90, p95 or p99 (the percentiles of the tables)", o)
+		}
+	}
+	return objs, nil
+}
+
+// tailPercentileMetric is the record metric of percentile objective o
+// ("" when the records do not keep it).
+func tailPercentileMetric(o objective.Objective) string {
+	switch o.String() {
+	case "p50", "p90", "p95", "p99":
+		return o.String()
+	}
+	return ""
+}
+
+// tailBoundEval bounds one objective on one dataset (a bound point).
+func tailBoundEval(ctx context.Context, env *Env, s tailSettings, p Point) ([]Record, error) {
+	solver, err := turnBoundSolver(env)
+	if err != nil {
+		return nil, err
+	}
+	if solver == "" {
+		return nil, fmt.Errorf("grid point %v: a bound point with --tail-bounds none", p)
+	}
+	tr, err := tailTrace(env, p["dataset"])
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseInt("capacity", p["capacity"])
+	if err != nil {
+		return nil, err
+	}
+	obj, err := objective.Parse(p[boundKey])
+	if err != nil {
+		return nil, err
+	}
+	slo, err := tailSLO(env, p["dataset"])
+	if err != nil {
+		return nil, err
+	}
+	r, err := turnBound(ctx, tr, instance.Params{Capacity: c, BlockSize: s.block}, s.model, slo, obj, solver)
+	if err != nil {
+		return nil, err
+	}
+	return []Record{r}, nil
 }
 
 // tailParamName returns the name of parameter name for dataset d: the
@@ -216,10 +291,13 @@ func tailTrace(env *Env, d string) (*trace.Trace, error) {
 	return birthDeathTrace(env, "default", birthdeath.Default(), env.Seed)
 }
 
-func tailEval(_ context.Context, env *Env, _ int, p Point) ([]Record, error) {
+func tailEval(ctx context.Context, env *Env, _ int, p Point) ([]Record, error) {
 	s, err := tailParse(env)
 	if err != nil {
 		return nil, err
+	}
+	if p[boundKey] != "" {
+		return tailBoundEval(ctx, env, s, p)
 	}
 	tr, err := tailTrace(env, p["dataset"])
 	if err != nil {
@@ -281,7 +359,7 @@ func tailRows(grid []Point, recs []Record, d string) ([]tables.Row, int64) {
 	at := map[int]int{}
 	for _, r := range recs {
 		p := grid[r.Point]
-		if p["dataset"] != d {
+		if p["dataset"] != d || p[boundKey] != "" {
 			continue
 		}
 		i, ok := at[r.Point]
@@ -325,7 +403,12 @@ func tailLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		rows, c := tailRows(grid, recs, datasetBirthDeath)
 		doc := map[string]any{"capacity_tokens": c, "block_size_tokens": s.block, "alpha_ms_per_token": s.model.AlphaMs,
 			"beta_ms": s.model.BetaMs, "slo_ms": s.slo, "rows": rows}
-		return Output{Doc: doc, Tables: tables.Tables(rows, s.slo)}, nil
+		ts := tables.Tables(rows, s.slo)
+		if t, bd, ok := tailReachTable(grid, recs, datasetBirthDeath, fmt.Sprintf("C = %d tokens", c)); ok {
+			ts = append(ts, t)
+			doc["hindsight_bounds"] = bd
+		}
+		return Output{Doc: doc, Tables: ts}, nil
 	}
 	var out Output
 	var docs []any
@@ -340,9 +423,14 @@ func tailLayout(env *Env, grid []Point, recs []Record) (Output, error) {
 		if d == datasetBirthDeath {
 			name = fmt.Sprintf("birth–death workload (synthetic timestamps), C = %d tokens", c)
 		}
+		dd := map[string]any{"dataset": d, "capacity_tokens": c, "slo_ms": slo, "rows": rows}
+		if t, bd, ok := tailReachTable(grid, recs, d, ""); ok {
+			ts = append(ts, t)
+			dd["hindsight_bounds"] = bd
+		}
 		retitle(ts, d == datasetBirthDeath && len(ds) == 2, name)
 		out.Tables = append(out.Tables, ts...)
-		docs = append(docs, map[string]any{"dataset": d, "capacity_tokens": c, "slo_ms": slo, "rows": rows})
+		docs = append(docs, dd)
 	}
 	out.Doc = map[string]any{"block_size_tokens": s.block, "alpha_ms_per_token": s.model.AlphaMs,
 		"beta_ms": s.model.BetaMs, "datasets": docs}
@@ -364,6 +452,9 @@ func tailFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 	}
 	var figs []NamedFigure
 	for i, p := range grid {
+		if p[boundKey] != "" {
+			continue
+		}
 		fig := "Figure 5"
 		if p["dataset"] == datasetBirthDeath && len(ds) == 2 {
 			fig = "Figure 7"
@@ -387,4 +478,85 @@ func tailFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 		figs = append(figs, NamedFigure{Stem: fmt.Sprintf("%s-xi%s", p["dataset"], p["xi-ms"]), Figure: f})
 	}
 	return figs, nil
+}
+
+// tailReachRow is one row of the hindsight-bound table in the JSON
+// document: a metric at one ξ_s, LRU's and T-LRU's values, the optimum's
+// interval (ms for percentiles, turns for SLO violations) and Reach in
+// percent.
+type tailReachRow struct {
+	XiMs       float64 `json:"xi_ms"`
+	Objective  string  `json:"objective"`
+	LRU        Num     `json:"lru"`
+	TLRU       Num     `json:"tlru"`
+	Lower      Num     `json:"optimum_lower"`
+	Upper      Num     `json:"optimum_upper"`
+	Proven     bool    `json:"proven_optimal"`
+	GainPct    Num     `json:"tlru_gain_pct"`
+	PossibleLo Num     `json:"possible_gain_lower_pct"`
+	PossibleHi Num     `json:"possible_gain_upper_pct"`
+	ShareLo    Num     `json:"share_reached_lower_pct"`
+	ShareHi    Num     `json:"share_reached_upper_pct"`
+}
+
+// tailReachTable is dataset d's table of "T-LRU reaches X of a possible
+// Y": for every ξ_s row and every bounded objective, LRU's and T-LRU's
+// P-th percentile TTFT (ms) or SLO violations (turns), the hindsight
+// optimum's interval and the improvements over LRU. ok is false when the
+// run has no bound points for d.
+func tailReachTable(grid []Point, recs []Record, d, suffix string) (report.Table, []tailReachRow, bool) {
+	type bound struct {
+		obj objective.Objective
+		r   Record
+	}
+	var bounds []bound
+	pol := map[int]map[string]Record{}
+	var xiPoints []int
+	for _, r := range recs {
+		p := grid[r.Point]
+		if p["dataset"] != d {
+			continue
+		}
+		if p[boundKey] != "" {
+			o, err := objective.Parse(p[boundKey])
+			if err == nil {
+				bounds = append(bounds, bound{o, r})
+			}
+			continue
+		}
+		if pol[r.Point] == nil {
+			pol[r.Point] = map[string]Record{}
+			xiPoints = append(xiPoints, r.Point)
+		}
+		pol[r.Point][r.Key] = r
+	}
+	if len(bounds) == 0 {
+		return report.Table{}, nil, false
+	}
+	title := "Hindsight bound: T-LRU's improvement over LRU beside the best achievable by any schedule (T-LRU reaches X of a possible Y); percentiles are TTFT (ms), SLO violations are turns"
+	if suffix != "" {
+		title += " — " + suffix
+	}
+	t := report.Table{Title: title, Header: append([]string{"ξ_s (ms)", "metric"}, reachHeader...)}
+	var doc []tailReachRow
+	for _, i := range xiPoints {
+		x, _ := strconv.ParseFloat(grid[i]["xi-ms"], 64)
+		lru, tlru := pol[i]["lru"], pol[i]["tlru"]
+		for _, b := range bounds {
+			metric, lo, hi, prec := "violations", b.r.V("lo"), b.r.V("hi"), 0
+			label := "SLO violations (turns)"
+			if b.obj.Kind == objective.Percentile {
+				metric, lo, hi, prec = tailPercentileMetric(b.obj), b.r.V("lo_ms"), b.r.V("hi_ms"), 1
+				label = strings.ToUpper(metric) + " TTFT (ms)"
+			}
+			proven := b.r.V("proven") == 1
+			t.Add(append([]report.Cell{report.CellF(x, 0), report.CellText(label)},
+				reachCells(lru.V(metric), tlru.V(metric), lo, hi, proven, prec)...)...)
+			rc := ReachOf(lru.V(metric), tlru.V(metric), lo, hi)
+			doc = append(doc, tailReachRow{XiMs: x, Objective: b.obj.String(), LRU: Num(lru.V(metric)), TLRU: Num(tlru.V(metric)),
+				Lower: Num(lo), Upper: Num(hi), Proven: proven, GainPct: Num(rc.Gain), PossibleLo: Num(rc.PossibleLo),
+				PossibleHi: Num(rc.PossibleHi), ShareLo: Num(rc.ShareLo), ShareHi: Num(rc.ShareHi)})
+		}
+	}
+	return t, doc, true
 }

@@ -63,15 +63,18 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 			if err != nil {
 				return nil, err
 			}
-			proven := Num(0)
+			proven, fromLP := Num(0), Num(0)
 			if pt.Proven {
 				proven = 1
 			}
+			if pt.LowerFrom != "capacity-free" {
+				fromLP = 1
+			}
 			if k == prefixtail.TEL {
 				ms := lat.AlphaMs / 1000
-				v["tel_lo_s"], v["tel_hi_s"], v["tel_proven"] = Num(pt.Lower*ms), Num(pt.Upper*ms), proven
+				v["tel_lo_s"], v["tel_hi_s"], v["tel_proven"], v["tel_lo_lp"] = Num(pt.Lower*ms), Num(pt.Upper*ms), proven, fromLP
 			} else {
-				v["slo_lo"], v["slo_hi"], v["slo_proven"] = Num(pt.Lower), Num(pt.Upper), proven
+				v["slo_lo"], v["slo_hi"], v["slo_proven"], v["slo_lo_lp"] = Num(pt.Lower), Num(pt.Upper), proven, fromLP
 			}
 		}
 		recs = append(recs, Record{Key: tailKey, Values: v})
@@ -82,16 +85,23 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 // tailTable is the table of one point's tail intervals beside every
 // policy's TEL and violations.
 func tailTable(title string, tail []Record, names []string, cell map[string]map[int64]Record) report.Table {
-	t := report.Table{Title: title + ": hindsight TEL (s) and SLO-violation optimum, [lower, upper] (lp/prefixtail), and each policy's value",
-		Header: append([]string{"capacity (tokens) — metric", "optimum lower", "optimum upper"}, names...)}
+	t := report.Table{Title: title + ": hindsight TEL (s) and SLO-violation optimum, [lower, upper] (lp/prefixtail), and each policy's value; " +
+		"lower from: the LP relaxation (lp), or where no LP was solved (pure Go: too large for gonum) the cost under a cache that never evicts (no-evict)",
+		Header: append([]string{"capacity (tokens) — metric", "optimum lower", "optimum upper", "lower from"}, names...)}
+	from := func(lp float64) report.Cell {
+		if lp == 1 {
+			return report.CellText("lp")
+		}
+		return report.CellText("no-evict")
+	}
 	for _, r := range tail {
 		c := int64(r.V("capacity"))
-		line := []report.Cell{report.CellText(fmt.Sprintf("%d — TEL (s)", c)), report.CellF(r.V("tel_lo_s"), 1), report.CellF(r.V("tel_hi_s"), 1)}
+		line := []report.Cell{report.CellText(fmt.Sprintf("%d — TEL (s)", c)), report.CellF(r.V("tel_lo_s"), 1), report.CellF(r.V("tel_hi_s"), 1), from(r.V("tel_lo_lp"))}
 		for _, n := range names {
 			line = append(line, report.CellF(cell[n][c].V("tel_s"), 1))
 		}
 		t.Add(line...)
-		line = []report.Cell{report.CellText(fmt.Sprintf("%d — SLO violations", c)), report.CellF(r.V("slo_lo"), 1), report.CellF(r.V("slo_hi"), 0)}
+		line = []report.Cell{report.CellText(fmt.Sprintf("%d — SLO violations", c)), report.CellF(r.V("slo_lo"), 1), report.CellF(r.V("slo_hi"), 0), from(r.V("slo_lo_lp"))}
 		for _, n := range names {
 			line = append(line, report.CellF(cell[n][c].V("slo"), 0))
 		}

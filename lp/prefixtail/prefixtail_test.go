@@ -136,3 +136,51 @@ func TestExhaustive(t *testing.T) {
 		t.Logf("%s: %d instances, %d where the hit-optimal schedule is not tail-optimal", kind, n, contended)
 	}
 }
+
+// TestCapacityFree: the bound that needs no solver equals the cost under a
+// cache that never evicts, computed here from the requests alone (a
+// request hits the leading blocks of its chain seen before), and lies
+// below the LP bound and the optimum; without an LP it is the interval's
+// lower end.
+func TestCapacityFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for i := 0; i < 300; i++ {
+		block := []int64{1, 2, 4, 16}[r.IntN(4)]
+		reqs := randomTrace(r, 6+r.IntN(6), 8+r.IntN(9), block)
+		capacity := longest(reqs) + r.IntN(3)
+		obj := randomObjective(r, []Kind{TEL, SLO}[i%2], block)
+		seen := map[prefixcache.BlockID]bool{}
+		want := 0.0
+		for _, q := range reqs {
+			k := 0
+			for k < len(q.Blocks) && seen[q.Blocks[k]] {
+				k++
+			}
+			want += obj.Cost(q.Input, k, block)
+			for _, id := range q.Blocks {
+				seen[id] = true
+			}
+		}
+		p, err := New(reqs, block, capacity, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.CapacityFree(); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("instance %d (%+v): capacity-free bound %v, never-evicting cache %v", i, obj, got, want)
+		}
+		noLP, err := p.Bound(context.Background(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noLP.Lower != want || noLP.LowerFrom != "capacity-free" {
+			t.Fatalf("instance %d: without an LP the lower end is %v from %q, want %v from capacity-free", i, noLP.Lower, noLP.LowerFrom, want)
+		}
+		b, err := p.Bound(context.Background(), Options{LP: gonumlp.Backend{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opt := brute(t, reqs, capacity, block, obj); want > *b.LP.Value+1e-6 || *b.LP.Value > opt+1e-6 {
+			t.Fatalf("instance %d: capacity-free %v, LP %v, optimum %v: want them in that order", i, want, *b.LP.Value, opt)
+		}
+	}
+}

@@ -48,10 +48,14 @@ type Bounds struct {
 	// Objective is "tel" (tokens) or "slo" (violations).
 	Objective string `json:"objective"`
 	// Lower and Upper bound the optimum: Lower is the IP's optimum when it
-	// was proven, else the LP bound (or 0 without one); Upper is the best
-	// replayed schedule's cost.
+	// was proven, else the LP bound, else (no LP solved, e.g. a program too
+	// large for gonum) the capacity-free bound (Problem.CapacityFree); Upper
+	// is the best replayed schedule's cost.
 	Lower float64 `json:"lower_bound"`
 	Upper float64 `json:"upper_bound"`
+	// LowerFrom names where Lower comes from: "ip", "lp" or
+	// "capacity-free".
+	LowerFrom string `json:"lower_from"`
 	// Proven reports Lower = Upper = the optimum (see the package comment).
 	Proven bool `json:"proven_optimal"`
 	// Optimum is the optimum when proven, else nil.
@@ -75,13 +79,28 @@ type Bounds struct {
 // within which two bound values are equal.
 const tol = 1e-6
 
+// CapacityFree is a lower bound on the optimum that needs no solver: the
+// program's value with every interval kept, Base − Σ w_I. Dropping the
+// capacity and prefix rows relaxes the program (with every weight ≥ 0 its
+// best point keeps every interval), and since the pruned program has the
+// optimum of the unpruned one (package comment) the value bounds that
+// optimum too; it is the cost under a cache that never evicts, and the LP
+// bound is never below it.
+func (p *Problem) CapacityFree() float64 {
+	v := p.Base
+	for _, iv := range p.Cols {
+		v -= iv.Weight
+	}
+	return max(v, 0)
+}
+
 // Bound computes the interval on p's optimum: every hindsight rule's
 // replay (upper), the LP relaxation (lower) and the IP (exact) as opt
 // asks. An IP optimum that its own schedule, replayed, does not attain is
 // an error (it would be a wrong number).
 func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 	b := &Bounds{Objective: p.Obj.Kind.String(), Upper: math.Inf(1), Columns: len(p.Cols), PrecedenceRows: p.PrecedenceRows,
-		Requests: len(p.Reqs), RefBlocks: p.RefBlocks}
+		Requests: len(p.Reqs), RefBlocks: p.RefBlocks, Lower: p.CapacityFree(), LowerFrom: "capacity-free"}
 	add := func(rule string, v float64) {
 		b.Heuristics = append(b.Heuristics, Heuristic{Rule: rule, Value: v})
 		if v < b.Upper-tol*max(1, math.Abs(v)) {
@@ -106,7 +125,7 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		b.LP = s
 		if s.Status == lp.Optimal.String() {
-			b.Lower = *s.Value
+			b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
 			for _, r := range []Rule{Guided, GuidedDensity} {
 				_, v, err := p.Replay(r, x)
 				if err != nil {
@@ -131,7 +150,7 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 				if math.Abs(v-*s.Value) > tol*max(1, math.Abs(v)) {
 					return nil, fmt.Errorf("the IP optimum %v is not what its schedule attains when replayed (%v)", *s.Value, v)
 				}
-				b.Lower = max(b.Lower, *s.Value)
+				b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "ip"
 			}
 			add("ip-schedule", v)
 		}

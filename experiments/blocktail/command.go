@@ -183,12 +183,12 @@ func BoundsTable(trace string, k prefixtail.Kind, points []Point) report.Table {
 		what = "SLO violations"
 	}
 	t := report.Table{
-		Title:  fmt.Sprintf("%s: bounds on the fewest %s over all eviction sequences (lower: IP if solved, else LP; upper: best replayed hindsight schedule)", trace, what),
-		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal", "upper from", "order holds"},
+		Title:  fmt.Sprintf("%s: bounds on the fewest %s over all eviction sequences (lower: IP if solved, else LP, else the cost under a cache that never evicts; upper: best replayed hindsight schedule)", trace, what),
+		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal", "lower from", "upper from", "order holds"},
 	}
 	for _, p := range points {
 		t.Add(report.CellI(p.CapacityTokens), report.CellI(int64(p.CapacityBlocks)), report.CellF(p.Lower, 1), report.CellF(p.Upper, 1),
-			report.CellPct(p.RelWidth), report.CellText(fmt.Sprint(p.Proven)), report.CellText(p.UpperRule), report.CellText(fmt.Sprint(p.OrderHolds)))
+			report.CellPct(p.RelWidth), report.CellText(fmt.Sprint(p.Proven)), report.CellText(p.LowerFrom), report.CellText(p.UpperRule), report.CellText(fmt.Sprint(p.OrderHolds)))
 	}
 	return t
 }

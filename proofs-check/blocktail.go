@@ -110,39 +110,19 @@ func (c *ChainInstance) reqs() ([]prefixcache.Req, error) {
 	return prefixcache.InternAll(rs)
 }
 
-// drawChains draws 6–11 requests whose chains are root-to-node paths of a
-// random forest of 8–16 blocks (a request extends a node or starts a new
-// root by one to three blocks, or reuses a path), inputs filling the last
-// block partly (⌈input/B⌉ = chain length, as the block-trace importers
-// require, so that Command reproduces the instance; lp/prefixtail's tests
-// also draw inputs past the chain); B ∈ {1, 2, 4, 16}; capacity the longest chain plus 0–2 blocks; the
-// threshold 0 … 3B tokens (half the time a half token more).
+// drawChains draws 6–11 requests of prefixtail.RandomChains over a forest
+// of 8–16 blocks, inputs within their chains (⌈input/B⌉ = chain length, so
+// that Command reproduces the instance); B ∈ {1, 2, 4, 16}; capacity the
+// longest chain plus 0–2 blocks; the threshold 0 … 3B tokens (half the
+// time a half token more).
 func drawChains(r *rand.Rand, kind string) *ChainInstance {
 	block := []int64{1, 2, 4, 16}[r.IntN(4)]
 	n, nodes := 6+r.IntN(6), 8+r.IntN(9)
-	parent := []int{-1, -1}
 	c := &ChainInstance{Block: block, Objective: kind}
+	c.Chains, c.Inputs = prefixtail.RandomChains(r, n, nodes, block, false)
 	longest := 0
-	for i := 0; i < n; i++ {
-		v := r.IntN(len(parent))
-		if len(parent) < nodes && r.IntN(2) == 0 {
-			if r.IntN(5) == 0 {
-				parent = append(parent, -1)
-				v = len(parent) - 1
-			}
-			for k := 1 + r.IntN(3); k > 0 && len(parent) < nodes; k-- {
-				parent = append(parent, v)
-				v = len(parent) - 1
-			}
-		}
-		var path []int64
-		for u := v; u >= 0; u = parent[u] {
-			path = append([]int64{int64(u)}, path...)
-		}
-		d := int64(len(path)-1)*block + 1 + r.Int64N(block)
-		c.Chains = append(c.Chains, path)
-		c.Inputs = append(c.Inputs, d)
-		longest = max(longest, len(path))
+	for _, ch := range c.Chains {
+		longest = max(longest, len(ch))
 	}
 	c.Capacity = longest + r.IntN(3)
 	c.Threshold = float64(r.Int64N(3*block)) + []float64{0, 0.5}[r.IntN(2)]

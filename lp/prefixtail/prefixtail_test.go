@@ -12,36 +12,13 @@ import (
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-// randomTrace returns n requests whose chains are root-to-node paths of a
-// random forest of at most nodes blocks (each request extends a random
-// node, or starts a new root, by one to three blocks while blocks remain,
-// or reuses the path to a random node), with inputs of (len−1)·B+1 …
-// len·B tokens, sometimes shorter (a partial last block) or longer than
-// the chain covers.
+// randomTrace returns n requests of RandomChains (inputs sometimes past
+// the chain), interned.
 func randomTrace(r *rand.Rand, n, nodes int, block int64) []prefixcache.Req {
-	parent := []int{-1, -1}
-	var rs []blocktrace.Request
-	for i := 0; i < n; i++ {
-		v := r.IntN(len(parent))
-		if len(parent) < nodes && r.IntN(2) == 0 {
-			if r.IntN(5) == 0 {
-				parent = append(parent, -1)
-				v = len(parent) - 1
-			}
-			for k := 1 + r.IntN(3); k > 0 && len(parent) < nodes; k-- {
-				parent = append(parent, v)
-				v = len(parent) - 1
-			}
-		}
-		var path []int64
-		for u := v; u >= 0; u = parent[u] {
-			path = append([]int64{int64(u)}, path...)
-		}
-		d := int64(len(path)-1)*block + 1 + r.Int64N(block)
-		if r.IntN(2) == 0 {
-			d += r.Int64N(4 * block) // more input than the chain's blocks
-		}
-		rs = append(rs, blocktrace.Request{Index: i, Time: float64(i), Input: d, Hashes: path, Conv: -1})
+	chains, inputs := RandomChains(r, n, nodes, block, true)
+	rs := make([]blocktrace.Request, n)
+	for i := range rs {
+		rs[i] = blocktrace.Request{Index: i, Time: float64(i), Input: inputs[i], Hashes: chains[i], Conv: -1}
 	}
 	reqs, err := prefixcache.InternAll(rs)
 	if err != nil {

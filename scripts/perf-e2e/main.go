@@ -46,7 +46,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +61,7 @@ import (
 	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
+	"github.com/tailbound/tailbound/scripts/internal/proctime"
 )
 
 func main() {
@@ -193,7 +193,7 @@ func measureAll(o options) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	fmt.Printf("machine: %s, %d cores (%s), %s; %s\n\n", cpuName(), runtime.NumCPU(), host, time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadavg())
+	fmt.Printf("machine: %s (%s), %s; load average at start %s\n\n", proctime.CPUName(), host, time.Now().UTC().Format("2006-01-02 15:04 UTC"), proctime.Loadavg())
 	if err := turnLevel(o, b, dir); err != nil {
 		return err
 	}
@@ -227,13 +227,13 @@ func memory(o options, b binaries, dir string) error {
 		for _, p := range []string{"lru", "lfu", "s3fifo"} {
 			args := []string{b.new, "simulate", "--level", "block", "--trace", path, "--trace-format", "mooncake", "--policies", p,
 				"--capacity", "10240000", "--format", "json"}
-			with := &config{name: "ideal", args: args}
-			without := &config{name: "no-ideal", args: append(append([]string(nil), args...), "--no-ideal")}
-			if err := bestOf(o, dir, []*config{with, without}); err != nil {
+			with := &proctime.Config{Name: "ideal", Args: args}
+			without := &proctime.Config{Name: "no-ideal", Args: append(append([]string(nil), args...), "--no-ideal")}
+			if err := proctime.BestOf(o.repeat, dir, []*proctime.Config{with, without}); err != nil {
 				return err
 			}
-			fmt.Printf("| %d | %s | %.2f | %.0f | %.2f | %.0f |\n", n, p, with.best.wall.Seconds(), float64(with.best.rss)/1024,
-				without.best.wall.Seconds(), float64(without.best.rss)/1024)
+			fmt.Printf("| %d | %s | %.2f | %.0f | %.2f | %.0f |\n", n, p, with.Best.Wall.Seconds(), float64(with.Best.RSS)/1024,
+				without.Best.Wall.Seconds(), float64(without.Best.RSS)/1024)
 		}
 		os.Remove(path)
 	}
@@ -310,90 +310,7 @@ func sh(dir string, args ...string) error {
 	c.Dir = dir
 	out, err := c.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLines(out))
-	}
-	return nil
-}
-
-func lastLines(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 600 {
-		s = "…" + s[len(s)-600:]
-	}
-	return s
-}
-
-// measure is one timed process: best wall time, its peak RSS and output.
-type measure struct {
-	wall time.Duration
-	rss  int64   // KiB
-	cpu  float64 // user + system seconds
-	out  []byte  // standard output
-	err  []byte  // standard error (with /usr/bin/time's report)
-}
-
-var (
-	wallRe = regexp.MustCompile(`Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)`)
-	rssRe  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
-	userRe = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
-	sysRe  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
-)
-
-// timed runs args under /usr/bin/time -v in dir.
-func timed(dir string, args ...string) (measure, error) {
-	c := exec.Command("/usr/bin/time", append([]string{"-v"}, args...)...)
-	c.Dir = dir
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
-		return measure{}, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLines(errb.Bytes()))
-	}
-	w := wallRe.FindSubmatch(errb.Bytes())
-	r := rssRe.FindSubmatch(errb.Bytes())
-	if w == nil || r == nil {
-		return measure{}, fmt.Errorf("%s: no /usr/bin/time figures in %s", args[0], lastLines(errb.Bytes()))
-	}
-	h, _ := strconv.Atoi(string(w[1]))
-	m, _ := strconv.Atoi(string(w[2]))
-	s, _ := strconv.ParseFloat(string(w[3]), 64)
-	rss, _ := strconv.ParseInt(string(r[1]), 10, 64)
-	cpu := 0.0
-	for _, re := range []*regexp.Regexp{userRe, sysRe} {
-		if m := re.FindSubmatch(errb.Bytes()); m != nil {
-			v, _ := strconv.ParseFloat(string(m[1]), 64)
-			cpu += v
-		}
-	}
-	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), rss: rss, cpu: cpu,
-		out: out.Bytes(), err: errb.Bytes()}, nil
-}
-
-// config is one command to time.
-type config struct {
-	name string
-	args []string
-	best measure
-	// cpu is the least CPU time (user + system s) over the repeats, which
-	// need not be the fastest run's on a shared machine.
-	cpu float64
-}
-
-// bestOf runs every config o.repeat times, interleaved, keeping each one's
-// fastest run.
-func bestOf(o options, dir string, cs []*config) error {
-	for i := 0; i < o.repeat; i++ {
-		for _, c := range cs {
-			m, err := timed(dir, c.args...)
-			if err != nil {
-				return err
-			}
-			if i == 0 || m.wall < c.best.wall {
-				c.best = m
-			}
-			if i == 0 || m.cpu < c.cpu {
-				c.cpu = m.cpu
-			}
-		}
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, proctime.LastLines(out))
 	}
 	return nil
 }
@@ -417,46 +334,46 @@ func turnLevel(o options, b binaries, dir string) error {
 	}
 	convs := tr.Conversations()
 	tr = nil
-	var cs []*config
+	var cs []*proctime.Config
 	for _, p := range []string{"lru", "tlru"} {
 		for _, v := range []struct{ name, bin string }{{"base", b.base}, {"new", b.new}} {
-			cs = append(cs, &config{name: v.name + " " + p, args: append([]string{v.bin, "simulate", "--trace", canon, "--policies", p}, turnFlags...)})
+			cs = append(cs, &proctime.Config{Name: v.name + " " + p, Args: append([]string{v.bin, "simulate", "--trace", canon, "--policies", p}, turnFlags...)})
 		}
-		cs = append(cs, &config{name: "engine " + p, args: []string{b.self, "engine", canon, p}})
+		cs = append(cs, &proctime.Config{Name: "engine " + p, Args: []string{b.self, "engine", canon, p}})
 	}
-	cs = append(cs, &config{name: "floor", args: []string{b.self, "floor", canon}})
-	if err := bestOf(o, dir, cs); err != nil {
+	cs = append(cs, &proctime.Config{Name: "floor", Args: []string{b.self, "floor", canon}})
+	if err := proctime.BestOf(o.repeat, dir, cs); err != nil {
 		return err
 	}
-	get := map[string]*config{}
+	get := map[string]*proctime.Config{}
 	for _, c := range cs {
-		get[c.name] = c
+		get[c.Name] = c
 	}
 	// The outputs of base and new must agree, but for the "produced_by"
 	// stamp (version and settings) that later trees add.
 	for _, p := range []string{"lru", "tlru"} {
-		if !sameResults(get["base "+p].best.out, get["new "+p].best.out) {
+		if !sameResults(get["base "+p].Best.Out, get["new "+p].Best.Out) {
 			return fmt.Errorf("simulate --policies %s: this tree's output differs from %s's", p, o.base)
 		}
 	}
-	fl := get["floor"].best
+	fl := get["floor"].Best
 	fmt.Printf("### Turn level: simulate on %d turns (%d conversations, %.0f MB), best of %d\n\n", o.turns, convs, float64(st.Size())/1e6, o.repeat)
 	fmt.Printf("`tailbound simulate --trace T --policies P %s`\n\n", strings.Join(turnFlags, " "))
 	fmt.Println("| policy | whole process (s) | CPU (s) | turns/s | peak RSS (MB) | " + o.base + ": whole process (s) | CPU (s) | peak RSS (MB) | speed-up (wall) | speed-up (CPU) | engine alone (s) | whole / max(engine, parse floor) |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, p := range []string{"lru", "tlru"} {
-		n, bs := get["new "+p].best, get["base "+p].best
-		eng, err := engineSeconds(get["engine "+p].best.out)
+		n, bs := get["new "+p].Best, get["base "+p].Best
+		eng, err := engineSeconds(get["engine "+p].Best.Out)
 		if err != nil {
 			return err
 		}
-		slow := math.Max(eng, fl.wall.Seconds())
-		fmt.Printf("| %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.0f | %.2f× | %.2f× | %.2f | %.2f |\n", p, n.wall.Seconds(), n.cpu,
-			float64(o.turns)/n.wall.Seconds()/1e6, float64(n.rss)/1024, bs.wall.Seconds(), bs.cpu, float64(bs.rss)/1024,
-			bs.wall.Seconds()/n.wall.Seconds(), bs.cpu/n.cpu, eng, n.wall.Seconds()/slow)
+		slow := math.Max(eng, fl.Wall.Seconds())
+		fmt.Printf("| %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.0f | %.2f× | %.2f× | %.2f | %.2f |\n", p, n.Wall.Seconds(), n.CPU,
+			float64(o.turns)/n.Wall.Seconds()/1e6, float64(n.RSS)/1024, bs.Wall.Seconds(), bs.CPU, float64(bs.RSS)/1024,
+			bs.Wall.Seconds()/n.Wall.Seconds(), bs.CPU/n.CPU, eng, n.Wall.Seconds()/slow)
 	}
 	fmt.Printf("\nParse floor (trace.Reader alone, whole process): %.2f s, %.2f s CPU (%.2f M turns/s), %.0f MB peak RSS. Engine alone: the decoded turns replayed from memory, timed inside the process.\n\n",
-		fl.wall.Seconds(), fl.cpu, float64(o.turns)/fl.wall.Seconds()/1e6, float64(fl.rss)/1024)
+		fl.Wall.Seconds(), fl.CPU, float64(o.turns)/fl.Wall.Seconds()/1e6, float64(fl.RSS)/1024)
 	return nil
 }
 
@@ -494,7 +411,7 @@ func blockLevel(o options, b binaries, dir string) error {
 	for _, c := range cases {
 		for _, p := range []string{"lru", "fifo"} {
 			capTokens := strconv.FormatInt(c.capBlocks*c.blockToks, 10)
-			var cs []*config
+			var cs []*proctime.Config
 			for _, r := range []struct{ format, file string }{{c.ours[0], c.oursFile}, {c.altFormat, c.altFile}} {
 				if r.format == "" {
 					continue
@@ -504,18 +421,18 @@ func blockLevel(o options, b binaries, dir string) error {
 				if r.format == "oracle-general" {
 					args = append(args, "--block-size", strconv.FormatInt(c.blockToks, 10))
 				}
-				cs = append(cs, &config{name: r.format, args: args})
+				cs = append(cs, &proctime.Config{Name: r.format, Args: args})
 			}
-			lcs := &config{name: "cachesim", args: []string{b.cachesim, c.oracle, "oracleGeneral", strings.ToUpper(p), strconv.FormatInt(c.capBlocks, 10), "--ignore-obj-size", "1"}}
-			if err := bestOf(o, dir, append(cs, lcs)); err != nil {
+			lcs := &proctime.Config{Name: "cachesim", Args: []string{b.cachesim, c.oracle, "oracleGeneral", strings.ToUpper(p), strconv.FormatInt(c.capBlocks, 10), "--ignore-obj-size", "1"}}
+			if err := proctime.BestOf(o.repeat, dir, append(cs, lcs)); err != nil {
 				return err
 			}
-			theirs, err := parseCachesim(append(lcs.best.out, lcs.best.err...))
+			theirs, err := parseCachesim(append(lcs.Best.Out, lcs.Best.Err...))
 			if err != nil {
 				return err
 			}
 			for _, t := range cs {
-				reqs, refs, hits, err := parseOurs(t.best.out)
+				reqs, refs, hits, err := parseOurs(t.Best.Out)
 				if err != nil {
 					return err
 				}
@@ -527,10 +444,10 @@ func blockLevel(o options, b binaries, dir string) error {
 						agree = " (equal)"
 					}
 				}
-				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.name,
-					t.best.wall.Seconds(), t.cpu, float64(reqs)/t.best.wall.Seconds()/1e6, float64(t.best.rss)/1024,
-					lcs.best.wall.Seconds(), lcs.cpu, float64(theirs.requests)/lcs.best.wall.Seconds()/1e6, float64(lcs.best.rss)/1024,
-					lcs.best.wall.Seconds()/t.best.wall.Seconds(), lcs.cpu/t.cpu,
+				fmt.Printf("| %s | %s | %d | %d | %s | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.2f M | %.0f | %.2f | %.2f | %.4f / %.4f%s |\n", c.name, p, c.capBlocks, reqs, t.Name,
+					t.Best.Wall.Seconds(), t.CPU, float64(reqs)/t.Best.Wall.Seconds()/1e6, float64(t.Best.RSS)/1024,
+					lcs.Best.Wall.Seconds(), lcs.CPU, float64(theirs.requests)/lcs.Best.Wall.Seconds()/1e6, float64(lcs.Best.RSS)/1024,
+					lcs.Best.Wall.Seconds()/t.Best.Wall.Seconds(), lcs.CPU/t.CPU,
 					ours, 1-theirs.missRatio, agree)
 			}
 		}
@@ -549,7 +466,7 @@ var cachesimRe = regexp.MustCompile(`(\d+) req, miss ratio ([0-9.]+)`)
 func parseCachesim(out []byte) (cachesimResult, error) {
 	m := cachesimRe.FindSubmatch(out)
 	if m == nil {
-		return cachesimResult{}, fmt.Errorf("cachesim: no result line in %s", lastLines(out))
+		return cachesimResult{}, fmt.Errorf("cachesim: no result line in %s", proctime.LastLines(out))
 	}
 	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	r, _ := strconv.ParseFloat(string(m[2]), 64)
@@ -568,7 +485,7 @@ func parseOurs(out []byte) (reqs, refs, hits int64, err error) {
 	}
 	i := bytes.IndexByte(out, '{')
 	if i < 0 {
-		return 0, 0, 0, fmt.Errorf("simulate: no JSON in %s", lastLines(out))
+		return 0, 0, 0, fmt.Errorf("simulate: no JSON in %s", proctime.LastLines(out))
 	}
 	if err := json.NewDecoder(bytes.NewReader(out[i:])).Decode(&v); err != nil || len(v.Policies) != 1 {
 		return 0, 0, 0, fmt.Errorf("simulate: unreadable JSON (%v)", err)
@@ -703,26 +620,6 @@ func closeAll(fs ...*bufFile) error {
 		}
 	}
 	return nil
-}
-
-func cpuName() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			_, v, _ := strings.Cut(l, ":")
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "load unknown"
-	}
-	return "load average at start " + strings.Join(f[:3], " ")
 }
 
 // sameResults reports whether two JSON outputs are equal once the top-level

@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tailbound/tailbound/scripts/internal/proctime"
 )
 
 func main() {
@@ -87,7 +89,7 @@ func run(old string, repeat, turns int, suite, only, block bool, dir string, etT
 		return err
 	}
 	fmt.Printf("perf-speed, %s UTC, tailbound %s against %s; %s; load average at start %s; best of %d interleaved runs\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04"), strings.TrimSpace(string(head)), old, cpuName(), loadavg(), repeat)
+		time.Now().UTC().Format("2006-01-02 15:04"), strings.TrimSpace(string(head)), old, proctime.CPUName(), proctime.Loadavg(), repeat)
 
 	if !only {
 		if err := sections(old, newBin, oldBin, big, small, repeat, turns, dir, etTimeout); err != nil {
@@ -113,27 +115,27 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 		caps = append(caps, strconv.FormatInt(16*int64(1024*math.Exp2(0.4*float64(i))), 10))
 	}
 	common := []string{"--trace", big, "--policies", "lru", "--block-size", "16", "--xi-tokens", "1000", "--format", "json"}
-	one := &config{name: "lru, 1 capacity (262,144)", args: append([]string{newBin, "simulate", "--capacity", "262144"}, common...)}
-	curve := &config{name: "lru, 32 capacities, one pass", args: append([]string{newBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
-	oldCurve := &config{name: "lru, 32 capacities, " + old + " (a replay per capacity)", args: append([]string{oldBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
-	if err := bestOf(repeat, dir, []*config{one, curve, oldCurve}); err != nil {
+	one := &proctime.Config{Name: "lru, 1 capacity (262,144)", Args: append([]string{newBin, "simulate", "--capacity", "262144"}, common...)}
+	curve := &proctime.Config{Name: "lru, 32 capacities, one pass", Args: append([]string{newBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
+	oldCurve := &proctime.Config{Name: "lru, 32 capacities, " + old + " (a replay per capacity)", Args: append([]string{oldBin, "simulate", "--capacities", strings.Join(caps, ",")}, common...)}
+	if err := proctime.BestOf(repeat, dir, []*proctime.Config{one, curve, oldCurve}); err != nil {
 		return err
 	}
 	fmt.Printf("### LRU capacity curve, %d turns, B = 16, capacities 16,384 … 88,550,672 tokens (×2^0.4)\n\n", turns)
-	table([]*config{one, curve, oldCurve}, one, float64(turns))
-	fmt.Printf("\ncurve output identical to %s's: %v\n\n", old, same(curve.best.out, oldCurve.best.out))
+	table([]*proctime.Config{one, curve, oldCurve}, one, float64(turns))
+	fmt.Printf("\ncurve output identical to %s's: %v\n\n", old, same(curve.Best.Out, oldCurve.Best.Out))
 
 	// 2. simulate lru and tlru, one capacity.
-	sim := func(bin, pol string) *config {
-		return &config{name: pol, args: []string{bin, "simulate", "--trace", big, "--policies", pol, "--capacity", "2000000",
+	sim := func(bin, pol string) *proctime.Config {
+		return &proctime.Config{Name: pol, Args: []string{bin, "simulate", "--trace", big, "--policies", pol, "--capacity", "2000000",
 			"--block-size", "16", "--xi-tokens", "1000", "--format", "json"}}
 	}
 	lru, tlru := sim(newBin, "lru"), sim(newBin, "tlru")
-	if err := bestOf(repeat, dir, []*config{lru, tlru}); err != nil {
+	if err := proctime.BestOf(repeat, dir, []*proctime.Config{lru, tlru}); err != nil {
 		return err
 	}
 	fmt.Printf("### simulate, one policy, %d turns, C = 2,000,000 tokens\n\n", turns)
-	table([]*config{lru, tlru}, nil, float64(turns))
+	table([]*proctime.Config{lru, tlru}, nil, float64(turns))
 
 	// 3. ET-LRU on 10^5 turns.
 	fmt.Printf("\n### etlru, 100,000 turns (the trace's first), B = 16, default options (paper belief, online prompts)\n\n")
@@ -141,19 +143,19 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range [][2]string{{"131072", "1900"}, {"16777216", "1000"}} {
 		args := []string{"simulate", "--trace", small, "--policies", "etlru", "--capacity", c[0], "--block-size", "16", "--xi-tokens", c[1], "--format", "json"}
-		n := &config{name: "etlru", args: append([]string{newBin}, args...)}
-		if err := bestOf(repeat, dir, []*config{n}); err != nil {
+		n := &proctime.Config{Name: "etlru", Args: append([]string{newBin}, args...)}
+		if err := proctime.BestOf(repeat, dir, []*proctime.Config{n}); err != nil {
 			return err
 		}
-		o, err := timedLimit(dir, etTimeout, append([]string{oldBin}, args...)...)
-		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.best.wall.Seconds()), "—"
+		o, err := proctime.Run(dir, etTimeout, append([]string{oldBin}, args...)...)
+		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.Best.Wall.Seconds()), "—"
 		if err == nil {
-			oldCell, oldCPU = fmt.Sprintf("%.2f", o.wall.Seconds()), fmt.Sprintf("%.2f", o.cpu)
-			ratio = fmt.Sprintf("%.1f×", o.wall.Seconds()/n.best.wall.Seconds())
-			identical = strconv.FormatBool(same(o.out, n.best.out))
+			oldCell, oldCPU = fmt.Sprintf("%.2f", o.Wall.Seconds()), fmt.Sprintf("%.2f", o.CPU)
+			ratio = fmt.Sprintf("%.1f×", o.Wall.Seconds()/n.Best.Wall.Seconds())
+			identical = strconv.FormatBool(same(o.Out, n.Best.Out))
 		}
-		fmt.Printf("| %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", c[0], c[1], n.best.wall.Seconds(), n.cpu,
-			1e5/n.best.wall.Seconds(), 1e5/n.cpu, oldCell, oldCPU, ratio, identical)
+		fmt.Printf("| %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", c[0], c[1], n.Best.Wall.Seconds(), n.CPU,
+			1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
 	}
 
 	return nil
@@ -171,17 +173,17 @@ func blockCurve(old, newBin, oldBin, small string, repeat int, dir string) error
 		caps = append(caps, strconv.FormatInt(16*int64(1024*math.Exp2(0.4*float64(i))), 10))
 	}
 	common := []string{"simulate", "--level", "block", "--trace", small, "--policies", "lru", "--block-size", "16", "--xi-tokens", "1000", "--format", "json"}
-	one := &config{name: "block lru, 1 capacity (262,144)", args: append(append([]string{newBin}, common...), "--capacity", "262144")}
-	curve := &config{name: "block lru, 32 capacities, one stack pass", args: append(append([]string{newBin}, common...), "--capacities", strings.Join(caps, ","))}
-	oldOne := &config{name: "block lru, 1 capacity, " + old, args: append(append([]string{oldBin}, common...), "--capacity", "262144")}
-	oldCurve := &config{name: "block lru, 32 capacities, " + old + " (a cache per capacity)", args: append(append([]string{oldBin}, common...), "--capacities", strings.Join(caps, ","))}
-	cs := []*config{one, curve, oldOne, oldCurve}
-	if err := bestOf(repeat, dir, cs); err != nil {
+	one := &proctime.Config{Name: "block lru, 1 capacity (262,144)", Args: append(append([]string{newBin}, common...), "--capacity", "262144")}
+	curve := &proctime.Config{Name: "block lru, 32 capacities, one stack pass", Args: append(append([]string{newBin}, common...), "--capacities", strings.Join(caps, ","))}
+	oldOne := &proctime.Config{Name: "block lru, 1 capacity, " + old, Args: append(append([]string{oldBin}, common...), "--capacity", "262144")}
+	oldCurve := &proctime.Config{Name: "block lru, 32 capacities, " + old + " (a cache per capacity)", Args: append(append([]string{oldBin}, common...), "--capacities", strings.Join(caps, ","))}
+	cs := []*proctime.Config{one, curve, oldOne, oldCurve}
+	if err := proctime.BestOf(repeat, dir, cs); err != nil {
 		return err
 	}
 	fmt.Printf("\n### block-level LRU capacity curve, 100,000 turns, B = 16, capacities 16,384 … 88,550,672 tokens (×2^0.4)\n\n")
 	table(cs, one, 1e5)
-	fmt.Printf("\ncurve output identical to %s's: %v; one capacity identical: %v\n", old, same(curve.best.out, oldCurve.best.out), same(one.best.out, oldOne.best.out))
+	fmt.Printf("\ncurve output identical to %s's: %v; one capacity identical: %v\n", old, same(curve.Best.Out, oldCurve.Best.Out), same(one.Best.Out, oldOne.Best.Out))
 	return nil
 }
 
@@ -193,114 +195,36 @@ func suiteShare(old, newBin, oldBin, dir string) error {
 	fmt.Println("| build | all policies, wall (s) | CPU (s) | without etlru, wall (s) | CPU (s) | etlru's share of CPU |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
 	for _, b := range [][2]string{{old, oldBin}, {"new", newBin}} {
-		a, err := timed(dir, b[1], "tables", "optimality-gap", "--policies", all, "--format", "json")
+		a, err := proctime.Run(dir, 0, b[1], "tables", "optimality-gap", "--policies", all, "--format", "json")
 		if err != nil {
 			return err
 		}
-		w, err := timed(dir, b[1], "tables", "optimality-gap", "--policies", without, "--format", "json")
+		w, err := proctime.Run(dir, 0, b[1], "tables", "optimality-gap", "--policies", without, "--format", "json")
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f %% |\n", b[0], a.wall.Seconds(), a.cpu, w.wall.Seconds(), w.cpu, 100*(a.cpu-w.cpu)/a.cpu)
+		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.0f %% |\n", b[0], a.Wall.Seconds(), a.CPU, w.Wall.Seconds(), w.CPU, 100*(a.CPU-w.CPU)/a.CPU)
 	}
 	return nil
 }
 
 // table prints configs' best wall and CPU time, peak RSS and turns/s, and
 // each one's ratios to base (when not nil).
-func table(cs []*config, base *config, turns float64) {
+func table(cs []*proctime.Config, base *proctime.Config, turns float64) {
 	fmt.Println("| command | wall (s) | CPU (s) | peak RSS (MB) | M turns/s (wall) | wall / base | RSS / base |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, c := range cs {
 		rw, rr := "—", "—"
 		if base != nil {
-			rw = fmt.Sprintf("%.2f", c.best.wall.Seconds()/base.best.wall.Seconds())
-			rr = fmt.Sprintf("%.2f", float64(c.rss)/float64(base.rss))
+			rw = fmt.Sprintf("%.2f", c.Best.Wall.Seconds()/base.Best.Wall.Seconds())
+			rr = fmt.Sprintf("%.2f", float64(c.RSS)/float64(base.RSS))
 		}
-		fmt.Printf("| %s | %.2f | %.2f | %.0f | %.2f | %s | %s |\n", c.name, c.best.wall.Seconds(), c.cpu, float64(c.rss)/1024,
-			turns/c.best.wall.Seconds()/1e6, rw, rr)
+		fmt.Printf("| %s | %.2f | %.2f | %.0f | %.2f | %s | %s |\n", c.Name, c.Best.Wall.Seconds(), c.CPU, float64(c.RSS)/1024,
+			turns/c.Best.Wall.Seconds()/1e6, rw, rr)
 	}
 }
 
 // measure is one timed process.
-type measure struct {
-	wall time.Duration
-	cpu  float64 // user + system, s
-	rss  int64   // peak, kB
-	out  []byte
-}
-
-// config is one command to time: its best wall run, least CPU time and
-// least peak RSS over the repeats.
-type config struct {
-	name string
-	args []string
-	best measure
-	cpu  float64
-	rss  int64
-}
-
-func bestOf(repeat int, dir string, cs []*config) error {
-	for i := 0; i < repeat; i++ {
-		for _, c := range cs {
-			m, err := timed(dir, c.args...)
-			if err != nil {
-				return err
-			}
-			if i == 0 || m.wall < c.best.wall {
-				c.best = m
-			}
-			if i == 0 || m.cpu < c.cpu {
-				c.cpu = m.cpu
-			}
-			if i == 0 || m.rss < c.rss {
-				c.rss = m.rss
-			}
-		}
-	}
-	return nil
-}
-
-var (
-	wallRe = regexp.MustCompile(`Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)`)
-	rssRe  = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
-	userRe = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
-	sysRe  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
-)
-
-func timed(dir string, args ...string) (measure, error) { return timedLimit(dir, 0, args...) }
-
-// timedLimit runs args under /usr/bin/time -v in dir, killed after limit
-// when limit > 0.
-func timedLimit(dir string, limit time.Duration, args ...string) (measure, error) {
-	if limit > 0 {
-		args = append([]string{"timeout", strconv.Itoa(int(limit.Seconds()))}, args...)
-	}
-	c := exec.Command("/usr/bin/time", append([]string{"-v"}, args...)...)
-	c.Dir = dir
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
-		return measure{}, fmt.Errorf("%s: %v", strings.Join(args, " "), err)
-	}
-	w, r := wallRe.FindSubmatch(errb.Bytes()), rssRe.FindSubmatch(errb.Bytes())
-	if w == nil || r == nil {
-		return measure{}, fmt.Errorf("%s: no /usr/bin/time figures", args[0])
-	}
-	h, _ := strconv.Atoi(string(w[1]))
-	m, _ := strconv.Atoi(string(w[2]))
-	s, _ := strconv.ParseFloat(string(w[3]), 64)
-	rss, _ := strconv.ParseInt(string(r[1]), 10, 64)
-	cpu := 0.0
-	for _, re := range []*regexp.Regexp{userRe, sysRe} {
-		if m := re.FindSubmatch(errb.Bytes()); m != nil {
-			v, _ := strconv.ParseFloat(string(m[1]), 64)
-			cpu += v
-		}
-	}
-	return measure{wall: time.Duration((float64(h*3600+m*60) + s) * float64(time.Second)), cpu: cpu, rss: rss, out: out.Bytes()}, nil
-}
-
 // sh runs a command in dir, its output on stderr.
 func sh(dir string, args ...string) error {
 	c := exec.Command(args[0], args[1:]...)
@@ -309,27 +233,6 @@ func sh(dir string, args ...string) error {
 		return fmt.Errorf("%s: %w", strings.Join(args, " "), err)
 	}
 	return nil
-}
-
-func cpuName() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			if _, v, ok := strings.Cut(l, ":"); ok {
-				return strings.TrimSpace(v) + fmt.Sprintf(" (%d cores)", strings.Count(string(b), "processor\t"))
-			}
-		}
-	}
-	return "unknown CPU"
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // versionRe matches the JSON line of the producing build's version.

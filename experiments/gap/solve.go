@@ -16,6 +16,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/gonumlp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
@@ -196,6 +197,11 @@ func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Opt
 	if e, ok := solvers.Find(name); ok && e.RelaxBy != "" {
 		name = e.RelaxBy
 	}
+	if why := lpOutOfReach(in, name, s.Relax); why != "" {
+		r.LPStatus = "not solved"
+		r.Notes = append(r.Notes, "LP relaxation not solved: "+why)
+		return nil
+	}
 	// The formulation the integer program was solved in (flow solves the
 	// compact one whatever was asked).
 	f := lp.Formulation(r.Formulation)
@@ -243,6 +249,32 @@ func (r *Report) takeLP(ctx context.Context, in *lp.Instance, s Spec, opt lp.Opt
 		return fmt.Errorf("LP solver %s reported %s on an always feasible, bounded LP (a solver failure): %s", which, res.Status, res.Detail)
 	}
 	return nil
+}
+
+// lpModelMaxTurns is the most turns for which takeLP builds the LP
+// relaxation when no solver of this build could take it (see
+// lpOutOfReach): the model of 10^6 turns holds about 240 MB and took 7 s
+// to build (its peak, 740 MB, was solve's whole peak at 10^6 turns, and
+// at 10^7 turns a minute and most of 6.6 GB), only to be refused.
+const lpModelMaxTurns = 250_000
+
+// lpOutOfReach says why the LP relaxation of in need not be built, when
+// that is certain without building it: auto is to choose its solver (for
+// an integer program solved by flow or cbc, whose relaxations go to auto),
+// this build has no CLP, and in has over lpModelMaxTurns turns, so the
+// compact model's standard form has at least 2 rows per turn (each
+// capacity balance row is an equality), far beyond gonum's dense simplex.
+// It returns "" otherwise; a relaxation asked for (--relax) is always
+// attempted.
+func lpOutOfReach(in *lp.Instance, name string, relax bool) string {
+	if relax || name != solvers.Auto || in.K() <= lpModelMaxTurns {
+		return ""
+	}
+	if e, ok := solvers.Find("clp"); ok && e.Available() {
+		return ""
+	}
+	return fmt.Sprintf("auto: no solver in this build for compact LP relaxation: gonum's dense simplex handles standard forms up to %d rows; this one has at least %d, two per turn (not built: over %d turns; use clp built with -tags coin)",
+		gonumlp.DefaultMaxRows, 2*in.K(), lpModelMaxTurns)
 }
 
 // lpSolvers lists the solvers of plain LP relaxations, "auto, clp or

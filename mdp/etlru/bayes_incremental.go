@@ -120,6 +120,19 @@ type bayesIndex struct {
 	buf     []bayesPick
 	touched []int
 	y       []int64
+	// turn counts Update's calls; memo[c] holds conversation c's LogRate
+	// and σ at the time of turn memo[c].turn. Within a turn neither its
+	// history nor the time changes, and LogRateSlope is a function of
+	// them, so a conversation examined again in a later eviction step of
+	// the same turn reuses the same bits.
+	turn int64
+	memo []bayesMemo
+}
+
+// bayesMemo is a conversation's LogRateSlope result during one turn.
+type bayesMemo struct {
+	turn      int64
+	lr, sigma float64
 }
 
 func newBayesIndex(b *belief.Bayes) *bayesIndex { return &bayesIndex{b: b} }
@@ -262,7 +275,16 @@ func (x *bayesIndex) next(now, lambda, m float64) (int, float64) {
 // tokens at now by Greedy's expression, with the belief's LogRate and
 // decay bound.
 func (p *Policy) bayesScore(s *cache.State, c int, y int64, now float64) (v, lr, sigma float64) {
-	lr, sigma = p.bayes.b.LogRateSlope(p.hist[c], now)
+	x := p.bayes
+	for len(x.memo) <= c {
+		x.memo = append(x.memo, bayesMemo{})
+	}
+	if m := &x.memo[c]; m.turn == x.turn {
+		lr, sigma = m.lr, m.sigma
+	} else {
+		lr, sigma = x.b.LogRateSlope(p.hist[c], now)
+		*m = bayesMemo{turn: x.turn, lr: lr, sigma: sigma}
+	}
 	g := p.prompt.Gain(float64(y)+p.xi-float64(s.History(c)), s.BlockSize())
 	if g <= 0 {
 		return math.Inf(-1), lr, sigma
@@ -286,6 +308,7 @@ func (p *Policy) bayesRescore(s *cache.State, c int, y int64, now, lambda float6
 func (p *Policy) updateBayes(s *cache.State, t trace.Turn) error {
 	c, now := t.Conv, t.Time
 	x := p.bayes
+	x.turn++
 	if !x.started || p.hist[c].First < x.first {
 		x.first, x.started = p.hist[c].First, true
 	}

@@ -9,12 +9,21 @@ import (
 )
 
 // Bayes is the exact posterior of the birth–death model (see the package
-// documentation) for death rate Mu and the rate prior Prior.
+// documentation) for death rate Mu and the rate prior Prior. Build it with
+// NewBayes and do not change Mu or Prior afterwards: it keeps quantities
+// derived from them.
 type Bayes struct {
 	Mu    float64
 	Prior Prior
 	// Legendre nodes and weights on [0, 1] for the Gamma prior's integral.
 	nodes, weights []float64
+	// logW and logR are the classes' log weights and log rates, computed
+	// once: math.Log gives the same bits on every call, so LogRate's
+	// results are those of computing them on each call.
+	logW, logR []float64
+	// scale bounds the magnitude of the classes' per-turn log terms
+	// (Magnitude).
+	maxLogW, maxLogR, maxRate float64
 }
 
 // gammaNodes is the number of Gauss–Legendre nodes per panel of the Gamma
@@ -31,6 +40,12 @@ func NewBayes(mu float64, prior Prior) (*Bayes, error) {
 		return nil, err
 	}
 	b := &Bayes{Mu: mu, Prior: prior}
+	for _, c := range prior.Classes {
+		lw, lr := math.Log(c.Weight), math.Log(c.Rate)
+		b.logW, b.logR = append(b.logW, lw), append(b.logR, lr)
+		b.maxLogW, b.maxLogR = max(b.maxLogW, math.Abs(lw)), max(b.maxLogR, math.Abs(lr), math.Abs(math.Log(mu+c.Rate)))
+		b.maxRate = max(b.maxRate, c.Rate)
+	}
 	if prior.Gamma != nil {
 		b.nodes, b.weights = make([]float64, gammaNodes), make([]float64, gammaNodes)
 		quad.Legendre{}.FixedLocations(b.nodes, b.weights, 0, 1)
@@ -42,33 +57,82 @@ func (b *Bayes) String() string { return fmt.Sprintf("bayes(mu=%g/s,prior=%s)", 
 
 // Alive returns P(alive at now | h).
 func (b *Bayes) Alive(h History, now float64) float64 {
-	la, ld, _ := b.logTerms(h, now)
+	la, ld, _, _ := b.logTerms(h, now, false)
 	return math.Exp(la - floats.LogSumExp([]float64{la, ld}))
 }
 
 // LogRate returns log E[λ̄·1{alive} | h] at now.
 func (b *Bayes) LogRate(h History, now float64) float64 {
-	la, ld, lr := b.logTerms(h, now)
+	la, ld, lr, _ := b.logTerms(h, now, false)
 	return lr - floats.LogSumExp([]float64{la, ld})
+}
+
+// LogRateSlope returns LogRate(h, now), the same bits, and a decay bound
+// σ, per second: in exact arithmetic, LogRate(h, t) ≥ LogRate(h, now) −
+// σ·(t − now) for every t ≥ now (h unchanged). σ ≥ Mu.
+//
+// Proof. With silence s, LogRate = log R(s) − log Z(s), where R is the
+// expected rate term and Z = P(alive, obs.) + P(dead, obs.). For a rate
+// λ, d/ds e^{−(μ+λ)s} = −(μ+λ)e^{−(μ+λ)s} and d/ds of the dead term
+// μ/(μ+λ)(1 − e^{−(μ+λ)s}) is μe^{−(μ+λ)s}, so Z' = −E[λe^{−(μ+λ)s}·…] ≤ 0:
+// −log Z never decreases. And (log R)' = −(μ + m(s)), where m(s) is the
+// mean of λ under weights ∝ λ·e^{−(μ+λ)s}·(posterior at s = 0); m is
+// non-increasing (its derivative is minus the variance under the same
+// weights). So for s ≥ s₀ the slope of LogRate is ≥ −(μ + m(s₀)). For
+// rate classes m(s₀) = Σ_j λ_j r_j / Σ_j r_j with r_j the classes' rate
+// terms; for the Gamma prior the weights are the Gamma(a+1, b+s)
+// density, m(s₀) = (a+1)/(b+s₀). σ is μ + m(s₀) enlarged by a relative
+// 10^−9, far above the rounding of its computation.
+func (b *Bayes) LogRateSlope(h History, now float64) (logRate, sigma float64) {
+	la, ld, lr, m := b.logTerms(h, now, true)
+	return lr - floats.LogSumExp([]float64{la, ld}), (b.Mu + m) * (1 + 1e-9)
+}
+
+// Magnitude returns an upper bound M of the absolute values of the
+// logarithms LogRate adds and subtracts for any history of at most turns
+// turns whose first turn was at most span seconds before now: LogRate's
+// rounding error is a small multiple of 10^−16·M (and, for the Gamma prior,
+// the quadrature's relative 10^−12 on top).
+func (b *Bayes) Magnitude(turns int, span float64) float64 {
+	n := float64(max(turns, 1))
+	span = max(span, 0)
+	if g := b.Prior.Gamma; g != nil {
+		a := g.Shape + n
+		lb := max(math.Abs(math.Log(g.Beta())), math.Abs(math.Log(g.Beta()+2*span)))
+		return b.Mu*span + (2*a+2)*lb + math.Abs(math.Log(a)) + 1
+	}
+	// base terms and their largest (log w + (n−1) log λ − λ·age), the
+	// silence terms (−(μ+λ)s, log μ/(μ+λ), log(1 − e^{−(μ+λ)s}) ≥ log
+	// of μ·s-sized numbers) and log λ.
+	one := b.maxLogW + n*b.maxLogR + b.maxRate*span
+	return 2*one + (b.Mu+b.maxRate)*span + 2*b.maxLogR + math.Abs(math.Log(b.Mu)) + 1
 }
 
 // logTerms returns, up to one common factor, the logarithms of
 // P(alive, observations), P(dead, observations) and
-// E[λ̄·1{alive, observations}].
-func (b *Bayes) logTerms(h History, now float64) (alive, dead, rate float64) {
+// E[λ̄·1{alive, observations}]; with slope, also m(s) of LogRateSlope.
+func (b *Bayes) logTerms(h History, now float64, slope bool) (alive, dead, rate, m float64) {
 	s := silence(h, now)
 	n := max(h.Turns, 1)
 	age := max(h.Last-h.First, 0)
 	if b.Prior.Gamma != nil {
-		return b.gammaLogTerms(float64(n), age, s)
+		alive, dead, rate, a, bb := b.gammaLogTerms(float64(n), age, s)
+		return alive, dead, rate, (a + 1) / (bb + s)
 	}
 	k := len(b.Prior.Classes)
-	la, ld, lr := make([]float64, k), make([]float64, k), make([]float64, k)
-	base := make([]float64, k)
+	// Small priors fit in arrays on the stack (the slices do not escape).
+	var arr [4 * 8]float64
+	var all []float64
+	if k <= 8 {
+		all = arr[:4*k]
+	} else {
+		all = make([]float64, 4*k)
+	}
+	la, ld, lr, base := all[:k], all[k:2*k], all[2*k:3*k], all[3*k:]
 	top := math.Inf(-1)
 	for i, c := range b.Prior.Classes {
 		// log of weight × rate likelihood of the n−1 turns over age.
-		base[i] = math.Log(c.Weight) + float64(n-1)*math.Log(c.Rate) - c.Rate*age
+		base[i] = b.logW[i] + float64(n-1)*b.logR[i] - c.Rate*age
 		top = max(top, base[i])
 	}
 	for i, c := range b.Prior.Classes {
@@ -77,9 +141,20 @@ func (b *Bayes) logTerms(h History, now float64) (alive, dead, rate float64) {
 		// conversations silent equally long tie exactly.
 		a, d := logSilence(b.Mu, c.Rate, s)
 		bi := base[i] - top
-		la[i], ld[i], lr[i] = bi+a, bi+d, bi+a+math.Log(c.Rate)
+		la[i], ld[i], lr[i] = bi+a, bi+d, bi+a+b.logR[i]
 	}
-	return floats.LogSumExp(la), floats.LogSumExp(ld), floats.LogSumExp(lr)
+	if slope {
+		// m = Σ λ_j r_j / Σ r_j, in ratios to the largest r_j.
+		top := floats.Max(lr)
+		var num, den float64
+		for i, c := range b.Prior.Classes {
+			w := math.Exp(lr[i] - top)
+			num += c.Rate * w
+			den += w
+		}
+		m = num / den
+	}
+	return floats.LogSumExp(la), floats.LogSumExp(ld), floats.LogSumExp(lr), m
 }
 
 // logSilence returns log P(alive and silent for s) = −(μ+λ)s and
@@ -105,14 +180,16 @@ func logSilence(mu, lambda, s float64) (alive, dead float64) {
 // the last by adaptive Gauss–Legendre quadrature (see adaptive) to a
 // relative accuracy of 1e-12; TestGammaQuadrature checks it against a
 // composite Simpson rule.
-func (b *Bayes) gammaLogTerms(n, age, s float64) (alive, dead, rate float64) {
+//
+// It also returns the posterior shape a and rate bb.
+func (b *Bayes) gammaLogTerms(n, age, s float64) (alive, dead, rate, a, bb float64) {
 	g := b.Prior.Gamma
-	a := g.Shape + n - 1
-	bb := g.Beta() + age
+	a = g.Shape + n - 1
+	bb = g.Beta() + age
 	alive = -b.Mu*s + a*(math.Log(bb)-math.Log(bb+s))
 	rate = alive + math.Log(a/(bb+s))
 	if s == 0 {
-		return alive, math.Inf(-1), rate
+		return alive, math.Inf(-1), rate, a, bb
 	}
 	top := -math.Expm1(-b.Mu * s)
 	f := func(v float64) float64 {
@@ -120,7 +197,7 @@ func (b *Bayes) gammaLogTerms(n, age, s float64) (alive, dead, rate float64) {
 		return math.Exp(-a * math.Log1p(u/bb))
 	}
 	whole := b.panel(f, 0, top)
-	return alive, math.Log(b.adaptive(f, 0, top, whole, 1e-12*whole, 0)), rate
+	return alive, math.Log(b.adaptive(f, 0, top, whole, 1e-12*whole, 0)), rate, a, bb
 }
 
 // panel integrates f over [lo, hi] with the 16-node Gauss–Legendre rule.

@@ -29,9 +29,13 @@
 // the ones evicted from, finds Greedy's blocks (incremental.go: proof,
 // and why the choices are Greedy's bit for bit); O(log n) per turn that
 // fits and about O(log n) per run of blocks evicted from one conversation.
-// Under the Bayes belief the order of the values changes with time, so
-// each turn that overflows recomputes the rate of every cached
-// conversation (O(n) for n cached, each an O(log L) prompt-tail lookup) and
-// evicts with a heap, O(n + e·log n) for e evicted blocks; Options.Rescore
-// does the same under the paper's belief (the tests' oracle).
+// Under the Bayes belief the order of the values changes with time, but
+// each conversation's log rate decays no faster than a slope known when it
+// was last valued (belief.Bayes.LogRateSlope): heaps of stored bounds, one
+// per slope class μ·2^{k/4}, find Greedy's blocks the same way, valuing
+// only the conversations whose bounds come within rounding of the least
+// value (bayes_incremental.go: proof). Options.Rescore instead re-scores
+// every cached conversation on each turn that overflows (O(n) for n
+// cached, each an O(log L) prompt-tail lookup, and a heap, O(n + e·log n)
+// for e evicted blocks), under either belief: the tests' oracle.
 package etlru

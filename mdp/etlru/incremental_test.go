@@ -27,8 +27,8 @@ func decisions(t testing.TB, tr *trace.Trace, prm instance.Params, opts map[stri
 	}
 	o.Rescore = rescore
 	p := NewWith(policy.Config{Params: prm}, o)
-	if (p.inc == nil) != (rescore || opts["belief"] == "bayes") {
-		t.Fatalf("rescore=%v belief=%q: incremental index %v", rescore, opts["belief"], p.inc != nil)
+	if (p.inc == nil) != (rescore || opts["belief"] == "bayes") || (p.bayes == nil) != (rescore || opts["belief"] != "bayes") {
+		t.Fatalf("rescore=%v belief=%q: incremental index %v, Bayes index %v", rescore, opts["belief"], p.inc != nil, p.bayes != nil)
 	}
 	s, err := cache.New(prm)
 	if err != nil {

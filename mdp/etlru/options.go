@@ -25,9 +25,10 @@ type Options struct {
 	Belief belief.Belief
 	Prompt *Known // nil: fitted online
 	// Rescore makes every overflowing turn re-score every cached
-	// conversation (Greedy over all of them) even under the paper's
-	// belief, where the incremental index gives the same decisions; tests
-	// use it as the oracle.
+	// conversation (Greedy over all of them) instead of using the
+	// incremental index (incremental.go under the paper's belief,
+	// bayes_incremental.go under the Bayes belief), which gives the same
+	// decisions; tests use it as the oracle.
 	Rescore bool
 }
 

@@ -26,9 +26,11 @@ type Policy struct {
 	items  []Item  // reused
 	owner  []int   // conversation of each item
 	// inc is the incremental index (incremental.go), used under the
-	// paper's belief; nil: every overflowing turn re-scores every cached
-	// conversation.
-	inc *incremental
+	// paper's belief, and bayes the one of bayes_incremental.go, used
+	// under the Bayes belief; both nil: every overflowing turn re-scores
+	// every cached conversation.
+	inc   *incremental
+	bayes *bayesIndex
 }
 
 // New builds ET-LRU from cfg (see Options for cfg.Options).
@@ -49,8 +51,13 @@ func NewWith(cfg policy.Config, o Options) *Policy {
 		p.online = &Online{}
 		p.prompt = p.online
 	}
-	if b, ok := o.Belief.(belief.Paper); ok && !o.Rescore {
-		p.inc = newIncremental(b)
+	if !o.Rescore {
+		switch b := o.Belief.(type) {
+		case belief.Paper:
+			p.inc = newIncremental(b)
+		case *belief.Bayes:
+			p.bayes = newBayesIndex(b)
+		}
 	}
 	return p
 }
@@ -79,6 +86,9 @@ func (p *Policy) Update(s *cache.State, t trace.Turn) error {
 	p.track(s, c)
 	if p.inc != nil {
 		return p.updateIncremental(s, t)
+	}
+	if p.bayes != nil {
+		return p.updateBayes(s, t)
 	}
 	if s.Over() == 0 {
 		return nil

@@ -3,13 +3,14 @@
 // capacity and against the replay-per-capacity sweep of an earlier commit,
 // simulate's turns/s for lru and tlru, ET-LRU on 10^5 turns before and after
 // its incremental index, and (with --suite) ET-LRU's share of `tables
-// optimality-gap`, and (with --block or --block-only) the block-level LRU
+// optimality-gap`, (with --block or --block-only) the block-level LRU
 // curve by one stack pass against one capacity and against a replay per
-// capacity. Every ratio compares figures of the same run; configurations
+// capacity, and (with --bayes or --bayes-only) ET-LRU under the Bayes
+// belief on 10^5 turns, class and Gamma prior, against --old. Every ratio compares figures of the same run; configurations
 // are interleaved and the best of --repeat runs is kept (wall and CPU
 // separately), because the machine is shared.
 //
-//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--block | --block-only] [--dir DIR]
+//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--block | --block-only] [--bayes | --bayes-only] [--dir DIR]
 //
 // It builds tailbound from the working tree and from --old (git archive into a
 // temporary folder), generates its inputs with `tailbound gen birth-death`,
@@ -43,8 +44,10 @@ func main() {
 	etTimeout := flag.Duration("etlru-timeout", 120*time.Second, "time limit of the old etlru run")
 	block := flag.Bool("block", false, "also time the block-level LRU curve (simulate --level block) on the trace's first 100,000 turns, old and new (minutes)")
 	blockOnly := flag.Bool("block-only", false, "time only the block-level LRU curve (implies --block)")
+	bayes := flag.Bool("bayes", false, "also time etlru under the Bayes belief (class and Gamma prior) on the trace's first 100,000 turns, old and new (minutes)")
+	bayesOnly := flag.Bool("bayes-only", false, "time only etlru under the Bayes belief (implies --bayes)")
 	flag.Parse()
-	if err := run(*old, *repeat, *turns, *suite || *skip, *skip || *blockOnly, *block || *blockOnly, *dir, *etTimeout); err != nil {
+	if err := run(*old, *repeat, *turns, *suite || *skip, *skip || *blockOnly || *bayesOnly, *block || *blockOnly, *bayes || *bayesOnly, *dir, *etTimeout); err != nil {
 		fmt.Fprintln(os.Stderr, "perf-speed:", err)
 		os.Exit(1)
 	}
@@ -52,7 +55,7 @@ func main() {
 
 // run builds both binaries and the inputs and prints the sections asked:
 // the default ones unless only, the suite's share, the block-level curve.
-func run(old string, repeat, turns int, suite, only, block bool, dir string, etTimeout time.Duration) error {
+func run(old string, repeat, turns int, suite, only, block, bayes bool, dir string, etTimeout time.Duration) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "perf-speed")
 		if err != nil {
@@ -98,6 +101,11 @@ func run(old string, repeat, turns int, suite, only, block bool, dir string, etT
 	}
 	if block {
 		if err := blockCurve(old, newBin, oldBin, small, repeat, dir); err != nil {
+			return err
+		}
+	}
+	if bayes {
+		if err := bayesETLRU(old, newBin, oldBin, small, repeat, dir, etTimeout); err != nil {
 			return err
 		}
 	}
@@ -158,6 +166,37 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 			1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
 	}
 
+	return nil
+}
+
+// bayesETLRU times etlru under the Bayes belief on the first 10^5 turns at
+// simulate's default cache and ξ, with the default rate classes and with a
+// Gamma prior, new (best of repeat) against old (one run, stopped after
+// etTimeout), and checks that the outputs are identical.
+func bayesETLRU(old, newBin, oldBin, small string, repeat int, dir string, etTimeout time.Duration) error {
+	fmt.Printf("\n### etlru under the Bayes belief, 100,000 turns (the trace's first), C = 131,072, B = 16, ξ = 1,900, online prompts\n\n")
+	fmt.Println("| prior | new (s) | CPU (s) | turns/s (wall) | turns/s (CPU) | " + old + " (s) | CPU (s) | speed-up, wall | identical |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, pr := range [][2]string{{"classes (default)", ""}, {"gamma 2:0.03", "gamma=2:0.03"}} {
+		args := []string{"simulate", "--trace", small, "--policies", "etlru", "--capacity", "131072", "--block-size", "16", "--xi-tokens", "1900",
+			"--policy-opt", "belief=bayes", "--format", "json"}
+		if pr[1] != "" {
+			args = append(args, "--policy-opt", pr[1])
+		}
+		n := &proctime.Config{Name: "etlru " + pr[0], Args: append([]string{newBin}, args...)}
+		if err := proctime.BestOf(repeat, dir, []*proctime.Config{n}); err != nil {
+			return err
+		}
+		o, err := proctime.Run(dir, etTimeout, append([]string{oldBin}, args...)...)
+		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.Best.Wall.Seconds()), "—"
+		if err == nil {
+			oldCell, oldCPU = fmt.Sprintf("%.2f", o.Wall.Seconds()), fmt.Sprintf("%.2f", o.CPU)
+			ratio = fmt.Sprintf("%.1f×", o.Wall.Seconds()/n.Best.Wall.Seconds())
+			identical = strconv.FormatBool(same(o.Out, n.Best.Out))
+		}
+		fmt.Printf("| %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", pr[0], n.Best.Wall.Seconds(), n.CPU,
+			1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
+	}
 	return nil
 }
 

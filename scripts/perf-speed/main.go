@@ -133,6 +133,18 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 	table([]*proctime.Config{one, curve, oldCurve}, one, float64(turns))
 	fmt.Printf("\ncurve output identical to %s's: %v\n\n", old, same(curve.Best.Out, oldCurve.Best.Out))
 
+	// 1b. A policy that is not a stack algorithm: one parse, a replay per
+	// capacity, two at a time; memory must not grow with the capacities.
+	tcommon := []string{newBin, "simulate", "--trace", big, "--policies", "tlru", "--block-size", "16", "--xi-tokens", "1000", "--format", "json", "--capacities"}
+	tone := &proctime.Config{Name: "tlru, 1 capacity (262,144)", Args: append(append([]string{}, tcommon...), "262144")}
+	tcurve := &proctime.Config{Name: "tlru, 32 capacities, one parse, replays two at a time", Args: append(append([]string{}, tcommon...), strings.Join(caps, ","))}
+	if err := proctime.BestOf(repeat, dir, []*proctime.Config{tone, tcurve}); err != nil {
+		return err
+	}
+	fmt.Printf("### T-LRU capacity sweep (not a stack algorithm), %d turns, the same capacities\n\n", turns)
+	table([]*proctime.Config{tone, tcurve}, tone, float64(turns))
+	fmt.Println()
+
 	// 2. simulate lru and tlru, one capacity.
 	sim := func(bin, pol string) *proctime.Config {
 		return &proctime.Config{Name: pol, Args: []string{bin, "simulate", "--trace", big, "--policies", pol, "--capacity", "2000000",
@@ -151,19 +163,9 @@ func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir str
 	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range [][2]string{{"131072", "1900"}, {"16777216", "1000"}} {
 		args := []string{"simulate", "--trace", small, "--policies", "etlru", "--capacity", c[0], "--block-size", "16", "--xi-tokens", c[1], "--format", "json"}
-		n := &proctime.Config{Name: "etlru", Args: append([]string{newBin}, args...)}
-		if err := proctime.BestOf(repeat, dir, []*proctime.Config{n}); err != nil {
+		if err := newAgainstOld(c[0]+" | "+c[1], args, newBin, oldBin, repeat, dir, etTimeout); err != nil {
 			return err
 		}
-		o, err := proctime.Run(dir, etTimeout, append([]string{oldBin}, args...)...)
-		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.Best.Wall.Seconds()), "—"
-		if err == nil {
-			oldCell, oldCPU = fmt.Sprintf("%.2f", o.Wall.Seconds()), fmt.Sprintf("%.2f", o.CPU)
-			ratio = fmt.Sprintf("%.1f×", o.Wall.Seconds()/n.Best.Wall.Seconds())
-			identical = strconv.FormatBool(same(o.Out, n.Best.Out))
-		}
-		fmt.Printf("| %s | %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", c[0], c[1], n.Best.Wall.Seconds(), n.CPU,
-			1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
 	}
 
 	return nil
@@ -183,20 +185,32 @@ func bayesETLRU(old, newBin, oldBin, small string, repeat int, dir string, etTim
 		if pr[1] != "" {
 			args = append(args, "--policy-opt", pr[1])
 		}
-		n := &proctime.Config{Name: "etlru " + pr[0], Args: append([]string{newBin}, args...)}
-		if err := proctime.BestOf(repeat, dir, []*proctime.Config{n}); err != nil {
+		if err := newAgainstOld(pr[0], args, newBin, oldBin, repeat, dir, etTimeout); err != nil {
 			return err
 		}
-		o, err := proctime.Run(dir, etTimeout, append([]string{oldBin}, args...)...)
-		oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.Best.Wall.Seconds()), "—"
-		if err == nil {
-			oldCell, oldCPU = fmt.Sprintf("%.2f", o.Wall.Seconds()), fmt.Sprintf("%.2f", o.CPU)
-			ratio = fmt.Sprintf("%.1f×", o.Wall.Seconds()/n.Best.Wall.Seconds())
-			identical = strconv.FormatBool(same(o.Out, n.Best.Out))
-		}
-		fmt.Printf("| %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", pr[0], n.Best.Wall.Seconds(), n.CPU,
-			1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
 	}
+	return nil
+}
+
+// newAgainstOld times the command args of 10^5 turns with newBin (best of
+// repeat) and once with oldBin (stopped after etTimeout), and prints a table
+// row: the label's cells, then new wall and CPU time (s), turns/s by each,
+// old wall and CPU time, the wall-time speed-up and whether the outputs are
+// identical.
+func newAgainstOld(label string, args []string, newBin, oldBin string, repeat int, dir string, etTimeout time.Duration) error {
+	n := &proctime.Config{Name: label, Args: append([]string{newBin}, args...)}
+	if err := proctime.BestOf(repeat, dir, []*proctime.Config{n}); err != nil {
+		return err
+	}
+	o, err := proctime.Run(dir, etTimeout, append([]string{oldBin}, args...)...)
+	oldCell, oldCPU, ratio, identical := "> "+etTimeout.String()+" (stopped)", "—", "> "+fmt.Sprintf("%.0f×", etTimeout.Seconds()/n.Best.Wall.Seconds()), "—"
+	if err == nil {
+		oldCell, oldCPU = fmt.Sprintf("%.2f", o.Wall.Seconds()), fmt.Sprintf("%.2f", o.CPU)
+		ratio = fmt.Sprintf("%.1f×", o.Wall.Seconds()/n.Best.Wall.Seconds())
+		identical = strconv.FormatBool(same(o.Out, n.Best.Out))
+	}
+	fmt.Printf("| %s | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s |\n", label, n.Best.Wall.Seconds(), n.CPU,
+		1e5/n.Best.Wall.Seconds(), 1e5/n.CPU, oldCell, oldCPU, ratio, identical)
 	return nil
 }
 

@@ -29,7 +29,8 @@ func scaledLine(g *Network, num, den int64) *Network {
 }
 
 // TestSolveWarmNeighbours: on random line networks, a chain of capacity
-// scalings (up and down, through zero) each solved by SolveWarm from the
+// scalings (up and down, through zero) each solved by SolveWarm or
+// SolveWarmWindows (random windows, many seams) from the
 // previous network's optimal prices and flow reaches the network
 // simplex's optimum, and the first, solved by SolveWindowsPrices, returns
 // prices that certify its flow.
@@ -55,7 +56,12 @@ func TestSolveWarmNeighbours(t *testing.T) {
 			if rapid.Bool().Draw(rt, "hint") {
 				hint = flow
 			}
-			f, p, _, err := g.SolveWarm(context.Background(), pi, hint)
+			var f, p []int64
+			if rapid.Bool().Draw(rt, "windows") {
+				f, p, _, err = g.SolveWarmWindows(context.Background(), pi, hint, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
+			} else {
+				f, p, _, err = g.SolveWarm(context.Background(), pi, hint)
+			}
 			if err != nil {
 				rt.Fatalf("warm start at %d/4: %v", num, err)
 			}

@@ -49,6 +49,9 @@ type Command struct {
 	Solver string
 	// TimeLimit bounds each optimum, seconds (--time-limit; 0: none).
 	TimeLimit float64
+	// WarmStart solves the optimum's capacity curve warm-started
+	// (--warm-start): see Config.
+	WarmStart bool
 	// Workers is the number of sweep points solved at once (--workers).
 	Workers int
 	// TraceFormat, LPSolver and IPSolver are the block level's
@@ -95,6 +98,9 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 		if obj, err = objective.Parse(c.Objective); err != nil {
 			return nil, nil, option.Wrap("objective", err)
 		}
+	}
+	if c.WarmStart && (obj.Kind != objective.TEL || c.Level == "block") {
+		return nil, nil, option.Errorf("warm-start", "for the turn level's TEL optimum only (--objective tel, --level turn)")
 	}
 	if obj.Kind != objective.TEL {
 		if c.Level == "block" {

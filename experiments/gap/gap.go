@@ -37,6 +37,12 @@ type Config struct {
 	// the compact formulation.
 	Solver    string
 	TimeLimit time.Duration
+	// WarmStart computes the optimum at every capacity of one ξ as one
+	// curve (lp.SolveFlowCurve, solver flow only): each capacity
+	// warm-started from its smaller neighbour's optimum. The optima are
+	// the same; at capacity steps of 2^(1/3) it is slower than separate
+	// solves (docs/speed.md).
+	WarmStart bool
 	QHat      float64 // T-LRU's Q̂, tokens (0: running mean)
 	Model     latency.Model
 	// Workers is the number of sweep points solved at once (≥ 1).
@@ -99,6 +105,10 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 			pts = append(pts, point{c, x})
 		}
 	}
+	opts, err := curves(ctx, tr, cfg)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([][]Row, len(pts))
 	errs := make([]error, len(pts))
 	work := make(chan int)
@@ -110,7 +120,7 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				rows[i], errs[i] = runPoint(ctx, tr, cfg, pts[i])
+				rows[i], errs[i] = runPoint(ctx, tr, cfg, pts[i], opts[pts[i]])
 				if cfg.Progress != nil {
 					mu.Lock()
 					done++
@@ -138,14 +148,47 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 	return out, nil
 }
 
-func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]Row, error) {
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi, Forced: cfg.Forced})
-	if err != nil {
-		return nil, err
+// curves solves the optimum of every point as one capacity curve per ξ
+// when cfg.WarmStart is set (else it returns nil): the curves run one
+// after another, each using every core in its windows.
+func curves(ctx context.Context, tr *trace.Trace, cfg Config) (map[point]*lp.Result, error) {
+	if !cfg.WarmStart || len(cfg.Capacities) == 0 {
+		return nil, nil
 	}
-	res, err := solvers.Solve(ctx, in, lp.Compact, cfg.Solver, false, lp.Options{TimeLimit: cfg.TimeLimit})
-	if err != nil {
-		return nil, err
+	if cfg.Solver != solvers.Flow {
+		return nil, fmt.Errorf("warm-started capacity curves need solver flow, not %s", cfg.Solver)
+	}
+	out := map[point]*lp.Result{}
+	for _, x := range cfg.Xis {
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: cfg.Capacities[0], BlockSize: cfg.Block, Xi: x, Forced: cfg.Forced})
+		if err != nil {
+			return nil, err
+		}
+		rs, err := lp.SolveFlowCurve(ctx, in, cfg.Capacities, lp.Options{TimeLimit: cfg.TimeLimit}, true)
+		if err != nil {
+			return nil, fmt.Errorf("ξ %g tokens: %w", x, err)
+		}
+		for i, c := range cfg.Capacities {
+			if rs[i].ScheduleErr != nil {
+				return nil, fmt.Errorf("capacity %d tokens, ξ %g tokens: the curve's schedule is not admissible: %w", c, x, rs[i].ScheduleErr)
+			}
+			out[point{c, x}] = rs[i]
+		}
+	}
+	return out, nil
+}
+
+// runPoint measures every policy at p against the optimum res (solved
+// here when nil).
+func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point, res *lp.Result) ([]Row, error) {
+	if res == nil {
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi, Forced: cfg.Forced})
+		if err != nil {
+			return nil, err
+		}
+		if res, err = solvers.Solve(ctx, in, lp.Compact, cfg.Solver, false, lp.Options{TimeLimit: cfg.TimeLimit}); err != nil {
+			return nil, err
+		}
 	}
 	if res.Status != lp.Optimal {
 		return nil, fmt.Errorf("hindsight optimum: solver %s: %s (%s)", res.Solver, res.Status, res.Detail)

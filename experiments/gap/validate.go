@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
@@ -38,6 +39,9 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	if c.Workers < 1 {
 		return Config{}, nil, option.Errorf("workers", "must be ≥ 1, got %d", c.Workers)
 	}
+	if c.WarmStart && c.Solver != solvers.Flow {
+		return Config{}, nil, option.Errorf("warm-start", "needs --solver flow, not %s", c.Solver)
+	}
 	if c.TimeLimit < 0 {
 		return Config{}, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
 	}
@@ -47,6 +51,7 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 		return Config{}, nil, option.Wrap("alpha-ms", err)
 	}
 	cfg.Block, cfg.Forced, cfg.Solver, cfg.Workers, cfg.Progress = c.Block, c.Forced, c.Solver, c.Workers, c.Progress
+	cfg.WarmStart = c.WarmStart
 	cfg.TimeLimit = seconds(c.TimeLimit)
 	if !c.embedded() {
 		return cfg, nil, nil

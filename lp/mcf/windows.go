@@ -49,6 +49,13 @@ func DefaultPlan() Plan { return Plan{Size: 5000, Overlap: 1500} }
 // phase revisits them); the windows keep that growth to the window size,
 // and the primal–dual stage only repairs the seams.
 func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string, error) {
+	flow, _, stats, err := g.solveWindows(ctx, plan)
+	return flow, stats, err
+}
+
+// solveWindows is SolveWindows that also returns the final prices, which
+// certify the flow (SolveWindowsPrices, warm.go).
+func (g *Network) solveWindows(ctx context.Context, plan Plan) ([]int64, []int64, string, error) {
 	n := g.n
 	count := 0
 	if n > 1 {
@@ -115,7 +122,7 @@ func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string,
 	var relabels int64
 	for _, p := range parts {
 		if p.err != nil {
-			return nil, "windows", p.err
+			return nil, nil, "windows", p.err
 		}
 		relabels += p.relabels
 	}
@@ -139,16 +146,16 @@ func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string,
 	stats := fmt.Sprintf("%d windows of %d steps, overlap %d, by cost scaling on %d cores (%d relabels); primal–dual: %d clusters, %d rounds settling %d nodes, %d level graphs, %d augmentations",
 		count, plan.Size, plan.Overlap, workers, relabels, s.clusters, s.rounds, s.settled, s.levels, s.augments)
 	if err != nil {
-		return nil, stats, err
+		return nil, nil, stats, err
 	}
 	flow := make([]int64, len(g.src))
 	for i := range flow {
 		flow[i] = s.flowOn(i)
 	}
 	if err := certify(g, flow, s.pi); err != nil {
-		return nil, stats, err
+		return nil, nil, stats, err
 	}
-	return flow, stats, nil
+	return flow, s.pi, stats, nil
 }
 
 // bySource indexes the arcs of g that are not line arcs by their first

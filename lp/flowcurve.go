@@ -1,0 +1,361 @@
+package lp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tailbound/tailbound/lp/mcf"
+)
+
+// SolveFlowCurve solves the hindsight problem of in exactly, by the flow
+// solver, at every capacity of capacities (tokens, each a whole number of
+// blocks; any order, duplicates allowed; in's own Capacity is not used),
+// and returns one Result per capacity in the order given (a duplicate
+// shares its Result). With warm set, the capacities are solved in
+// increasing order and each from its smaller neighbour's optimal prices
+// and flow (mcf.SolveWarm); the smallest, and any after a capacity of zero
+// blocks or a stopped solve, are solved from scratch as SolveFlow does
+// (the windows method). Without warm every capacity is solved from
+// scratch: the same answers, for comparison. opt.TimeLimit bounds each
+// capacity's solve.
+//
+// The warm start is exact but, at capacity steps of 2^(1/3), not faster
+// than solving from scratch: the primal–dual rounds that repair a
+// capacity change grow with the length of the line, and even in windows
+// they cost more than the windows' cost scaling (docs/speed.md, "The
+// optimum's capacity curve").
+//
+// # One network for every capacity
+//
+// SolveFlow's network at capacity C (see its doc) has the nodes 0..K, the
+// line arcs t→t+1 and, per pair of consecutive turns, at most two piece
+// arcs: the full piece (savings B tokens per block, capacity
+// min(⌊E/B⌋, cap)) and the partial piece (E mod B, capacity 1, present
+// when ⌊E/B⌋ < cap), with cap = min(⌊H/B⌋, C/B). The nodes, the arcs'
+// ends and their costs do not depend on C, and cap grows with C, so a
+// piece present at C is present at the largest capacity C_max. The curve
+// builds, at every C, the network of C_max's arcs with C's capacities —
+// a piece absent at C gets capacity 0, which carries nothing and changes
+// no optimum — and C's supplies (cap_t − cap_{t−1}; under forced caching
+// cap_t = C/B − min(⌊H/B⌋, C/B) = max(C/B − ⌊H/B⌋, 0), also growing with
+// C). So all the networks share their nodes, arcs and costs, and an
+// optimal flow and prices of one are a start for the next.
+//
+// # Exactness of the warm start (proof sketch)
+//
+// (1) The network at C has the same optimum as SolveFlow's (the arcs of
+// capacity zero aside, it is the same network), so its min-cost flow
+// value is −(maximum savings) at C. (2) mcf.SolveWarmWindows ends with
+// mcf.SolveWarm on the whole network, which is exact from any
+// integer prices: it fills every arc of negative reduced cost to its
+// capacity at C and empties every arc of positive reduced cost, which
+// satisfies complementary slackness with the start prices whatever they
+// are, and its primal–dual rounds remove the imbalance while keeping it;
+// the prices of C's neighbour only make the imbalance small. (3) Its
+// answer is certified against C's network and the final prices (feasible
+// and complementary slack, hence optimal by LP duality), and the schedule
+// is replayed by CheckSchedule and its TEL recomputed, as for a separate
+// solve. (4) The costs are the same at every C: the scale 2^s depends on
+// ξ, K and B only, and the tie-breaking multiplier (when tieBreak is on)
+// is T = (C_max/B)·K + 1 for the whole curve — above any total occupancy
+// at every C ≤ C_max, which is all the tie-break needs (SolveFlow's doc),
+// and checked to keep every path sum below 2^61 as there. Prices are
+// shifted between capacities so that the smallest is 0 (a shift changes
+// no reduced cost); a capacity whose start prices would span 2^60 or more
+// is solved from scratch instead, so no reduced cost can overflow.
+func SolveFlowCurve(ctx context.Context, in *Instance, capacities []int64, opt Options, warm bool) ([]*Result, error) {
+	if opt.Relax {
+		return nil, errFlowRelax
+	}
+	if len(capacities) == 0 {
+		return nil, nil
+	}
+	at := func(c int64) (*Instance, error) {
+		ic := *in
+		ic.Capacity = c
+		if err := ic.Params.Validate(); err != nil {
+			return nil, fmt.Errorf("lp: capacity %d tokens: %w", c, err)
+		}
+		return &ic, nil
+	}
+	sorted := slices.Clone(capacities)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	top, err := at(sorted[len(sorted)-1])
+	if err != nil {
+		return nil, err
+	}
+	cv := newCurveNet(top)
+	done := map[int64]*Result{}
+	var pi, flow []int64 // the previous capacity's optimum, if it can start the next
+	var from int64
+	var prevIn *Instance
+	for _, c := range sorted {
+		ic, err := at(c)
+		if err != nil {
+			return nil, err
+		}
+		if !warm {
+			pi = nil
+		}
+		if pi != nil {
+			flow = shiftLine(flow, prevIn, ic)
+		}
+		r, f, p, err := cv.solve(ctx, ic, opt, pi, flow, from)
+		if err != nil {
+			return nil, fmt.Errorf("capacity %d tokens: %w", c, err)
+		}
+		done[c] = r
+		pi, flow, from, prevIn = nil, nil, c, ic
+		if r.Status == Optimal && ic.Blocks() > 0 {
+			pi, flow = normalized(p), f
+		}
+	}
+	out := make([]*Result, len(capacities))
+	for i, c := range capacities {
+		out[i] = done[c]
+	}
+	return out, nil
+}
+
+// shiftLine returns flow, optimal at the capacity of instance a, with
+// each line arc's flow raised by its capacity's growth at b's capacity
+// (cap_t(b) − cap_t(a), which may be negative): the flow then balances
+// every node under b's supplies, so that the primal–dual start has
+// imbalance only where complementary slackness moves flow (the arcs whose
+// reduced cost is not zero), each near its own cause rather than one
+// excess carried along the whole line.
+func shiftLine(flow []int64, a, b *Instance) []int64 {
+	out := slices.Clone(flow)
+	pa, pb := a.Blocks(), b.Blocks()
+	for t := 0; t < a.K(); t++ {
+		ca, cb := pa, pb
+		if a.Forced {
+			ca, cb = pa-a.MaxKeep(t), pb-b.MaxKeep(t)
+		}
+		out[t] += cb - ca
+	}
+	return out
+}
+
+// warmPlan is the window plan of the warm starts (mcf.SolveWarmWindows).
+// Measured in one run on a birth–death trace (10^5 turns, B = 16, ξ = 300
+// tokens, C = 104,016 → 131,072 → 165,136 tokens, a loaded 2-core
+// machine): 2,000-step windows with 500 steps of overlap took 22 s and 36
+// s, 1,000 with 500 took 37 s and 69 s (more seam rounds), 5,000 with
+// 1,500 took 32 s and 24 s (one seam round, but windows' rounds grow with
+// their length); the whole line at once took 173 s and 144 s.
+func warmPlan() mcf.Plan { return mcf.Plan{Size: 2000, Overlap: 500} }
+
+// normalized shifts prices so that the smallest is 0, or returns nil when
+// they span 2^60 or more (then the next capacity starts from scratch).
+func normalized(pi []int64) []int64 {
+	lo, hi := slices.Min(pi), slices.Max(pi)
+	if hi-lo < 0 || hi-lo >= 1<<60 { // hi−lo < 0: the span overflowed
+		return nil
+	}
+	out := make([]int64, len(pi))
+	for v, p := range pi {
+		out[v] = p - lo
+	}
+	return out
+}
+
+// curveNet is the arc structure of the networks of a capacity curve: that
+// of its largest capacity, whose pieces include every smaller capacity's
+// (see SolveFlowCurve). Piece arc j runs from node tail[j] to node head[j]
+// (the pair's end turn) with cost cost[j]; key[j] names its piece among
+// the pair's Savings, and base[j] is its unperturbed savings per block
+// (scaled by 2^shift).
+type curveNet struct {
+	k            int
+	tail, head   []int32
+	cost, base   []int64
+	key          []Segment // Blocks unused: Tokens and PlusH name the piece
+	shift        int
+	exact        bool
+	tie          int64
+	scale        int64
+	startOfPairs []int32 // first piece arc of the pair ending at n; −1 if none
+}
+
+// newCurveNet builds the arc structure from the instance at the largest
+// capacity; costs follow solveFlow's (same scale and perturbation rules),
+// with the tie-break multiplier of the largest capacity.
+func newCurveNet(top *Instance) *curveNet {
+	h := top.FracH()
+	K := top.K()
+	need := 0
+	for ; need <= 30; need++ {
+		if v := math.Ldexp(h, need); v == math.Floor(v) {
+			break
+		}
+	}
+	fits := func(s int, tie int64) bool {
+		return float64(K+1)*(float64(top.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
+	}
+	tie := int64(1)
+	if tieBreak {
+		tie = top.Blocks()*int64(K) + 1 // > any total occupancy at any C ≤ C_max
+		if !fits(min(need, 30), tie) {
+			tie = 1
+		}
+	}
+	shift, exact := min(need, 30), need <= 30
+	for shift > 0 && !fits(shift, tie) {
+		shift, exact = shift-1, false
+	}
+	cv := &curveNet{k: K, shift: shift, exact: exact, tie: tie, scale: int64(1) << shift, startOfPairs: make([]int32, K)}
+	hs := int64(math.Round(math.Ldexp(h, shift)))
+	for n := 0; n < K; n++ {
+		cv.startOfPairs[n] = -1
+		p := top.Prev[n]
+		if p < 0 || top.Forced && n == p+1 {
+			continue
+		}
+		a := p
+		if top.Forced {
+			a = p + 1
+		}
+		cv.startOfPairs[n] = int32(len(cv.tail))
+		for _, sg := range top.Savings(n) {
+			w := sg.Tokens * cv.scale
+			if sg.PlusH {
+				w += hs
+			}
+			c := -w
+			if tie > 1 {
+				c = -w*tie + int64(n-a)
+			}
+			cv.tail = append(cv.tail, int32(a))
+			cv.head = append(cv.head, int32(n))
+			cv.cost = append(cv.cost, c)
+			cv.base = append(cv.base, w)
+			cv.key = append(cv.key, Segment{Tokens: sg.Tokens, PlusH: sg.PlusH})
+		}
+	}
+	return cv
+}
+
+// network builds the network of in's capacity on the curve's arcs, and
+// the forced amounts of pairs with no step between them (blocks).
+func (cv *curveNet) network(in *Instance) (*mcf.Network, []int64) {
+	K, phi := cv.k, in.Blocks()
+	g := mcf.NewNetwork(K + 1)
+	var prev int64
+	for t := 0; t < K; t++ {
+		c := phi
+		if in.Forced {
+			c = phi - in.MaxKeep(t)
+		}
+		g.AddSupply(t, c-prev)
+		prev = c
+		g.AddArc(t, t+1, c, 0)
+	}
+	g.AddSupply(K, -prev)
+	fixed := make([]int64, K)
+	j := 0
+	for n := 0; n < K; n++ {
+		p := in.Prev[n]
+		if p >= 0 && in.Forced && n == p+1 {
+			fixed[n] = in.MaxKeep(p)
+		}
+		if cv.startOfPairs[n] < 0 {
+			continue
+		}
+		segs := in.Savings(n)
+		for ; j < len(cv.tail) && int(cv.head[j]) == n; j++ {
+			var c int64
+			for _, sg := range segs {
+				if sg.Tokens == cv.key[j].Tokens && sg.PlusH == cv.key[j].PlusH {
+					c = sg.Blocks
+				}
+			}
+			g.AddArc(int(cv.tail[j]), n, c, cv.cost[j])
+		}
+	}
+	return g, fixed
+}
+
+// solve solves the network of in's capacity: warm from prices pi and flow
+// hint (the optimum at capacity from) when pi is not nil, else from scratch
+// by the windows method. It returns the Result, the optimal flow and the
+// final prices (nil unless Optimal).
+func (cv *curveNet) solve(ctx context.Context, in *Instance, opt Options, pi, hint []int64, from int64) (*Result, []int64, []int64, error) {
+	start := time.Now()
+	r := &Result{Formulation: Compact, Solver: "flow", Conditions: flowReadings(in)}
+	K := cv.k
+	g, fixed := cv.network(in)
+	r.Rows, r.Cols = g.Nodes(), g.Arcs()
+	r.Build = time.Since(start)
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	start = time.Now()
+	var flow, prices []int64
+	var stats, how string
+	var err error
+	if pi != nil {
+		how = fmt.Sprintf("warm from C = %d tokens", from)
+		flow, prices, stats, err = g.SolveWarmWindows(ctx, pi, hint, warmPlan())
+	} else {
+		how = string(mcf.Windows)
+		flow, prices, stats, err = g.SolveWindowsPrices(ctx, mcf.DefaultPlan())
+	}
+	r.Solve = time.Since(start)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", how, stats), math.NaN()
+		return r, nil, nil, nil
+	case errors.Is(err, mcf.ErrInfeasible):
+		return nil, nil, nil, fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
+	case err != nil:
+		return nil, nil, nil, fmt.Errorf("flow: %w", err)
+	}
+	r.Status, r.Integral, r.Points = Optimal, true, true
+	r.Schedule = make([]int64, K)
+	var cost int64
+	for i, f := range flow[K:] {
+		cost -= cv.base[i] * f
+	}
+	for n := 0; n < K; n++ {
+		z := fixed[n]
+		if s := cv.startOfPairs[n]; s >= 0 {
+			for e := int(s); e < len(cv.head) && int(cv.head[e]) == n; e++ {
+				z += flow[K+e]
+			}
+		}
+		r.Schedule[n] = z * in.BlockSize
+	}
+	r.ScheduleTEL = in.TEL(r.Schedule)
+	r.ScheduleErr = in.CheckSchedule(r.Schedule)
+	r.TEL = r.ScheduleTEL
+	r.Detail = fmt.Sprintf("%s (%s), costs scaled by 2^%d", how, stats, cv.shift)
+	if cv.tie > 1 {
+		r.Detail += ", ties broken by steps held"
+	}
+	if !cv.exact {
+		r.Detail += fmt.Sprintf("; frac(ξ) rounded to %d bits: optimal to within 2^-%d tokens per turn (%.3g tokens here)", cv.shift, cv.shift+1, float64(K)*math.Ldexp(1, -cv.shift-1))
+	}
+	// Consistency, as in solveFlow: base TEL − savings from the flow's
+	// cost (plus fixed forced savings) must equal the schedule's TEL.
+	saved := float64(-cost) / float64(cv.scale)
+	for n := 0; n < K; n++ {
+		if fixed[n] > 0 {
+			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.BlockSize)
+		}
+	}
+	if cv.exact {
+		if d := math.Abs(in.BaseTEL() - saved - r.ScheduleTEL); d > 1e-6*math.Max(1, r.ScheduleTEL) {
+			r.Status = Numerical
+			r.Detail += fmt.Sprintf("; flow cost and schedule TEL differ by %g tokens", d)
+		}
+	}
+	return r, flow, prices, nil
+}

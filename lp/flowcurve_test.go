@@ -1,0 +1,194 @@
+package lp_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tailbound/tailbound/internal/shareddata"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/lp/mcf"
+	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// checkCurve solves the curve of in at caps, warm (and cold too when cold
+// is set), and checks
+// every capacity's result: optimal, its schedule admissible, and its TEL
+// equal to SolveFlow's at that capacity alone and to the network simplex's
+// on SolveFlow's network (a solver sharing no code with the primal–dual
+// method). It returns the warm curve's TELs.
+func checkCurve(t testing.TB, fail func(string, ...any), in *lp.Instance, caps []int64, simplex, cold bool) []float64 {
+	t.Helper()
+	ctx := context.Background()
+	var tels []float64
+	for _, warm := range []bool{true, false} {
+		if !warm && !cold {
+			break
+		}
+		rs, err := lp.SolveFlowCurve(ctx, in, caps, lp.Options{}, warm)
+		if err != nil {
+			fail("curve %v (warm %v): %v", caps, warm, err)
+			return nil
+		}
+		for i, c := range caps {
+			r := rs[i]
+			if r.Status != lp.Optimal || r.ScheduleErr != nil {
+				fail("C=%d (warm %v): %v %v (%s)", c, warm, r.Status, r.ScheduleErr, r.Detail)
+				return nil
+			}
+			one := *in
+			one.Capacity = c
+			sep, err := lp.SolveFlow(ctx, &one, lp.Options{})
+			if err != nil || sep.Status != lp.Optimal {
+				fail("C=%d: SolveFlow %v", c, err)
+				return nil
+			}
+			if !near(r.TEL, sep.TEL) {
+				fail("C=%d (warm %v, %s): curve TEL %v tokens, SolveFlow %v", c, warm, r.Detail, r.TEL, sep.TEL)
+				return nil
+			}
+			if simplex {
+				ns, err := lp.SolveFlowWith(ctx, &one, lp.Options{}, mcf.NetworkSimplex)
+				if err != nil || ns.Status != lp.Optimal {
+					fail("C=%d: network simplex %v", c, err)
+					return nil
+				}
+				if !near(r.TEL, ns.TEL) {
+					fail("C=%d (warm %v): curve TEL %v tokens, network simplex %v", c, warm, r.TEL, ns.TEL)
+					return nil
+				}
+			}
+			if warm {
+				tels = append(tels, r.TEL)
+			}
+		}
+	}
+	return tels
+}
+
+// TestFlowCurveRapid: on random traces (many interleaved conversations),
+// optional and forced caching, B = 1..16, whole and fractional ξ, and
+// capacity lists with zero, duplicates and any order, the warm-started
+// curve's optimum at every capacity equals SolveFlow's at that capacity
+// alone and the network simplex's, and so does the cold curve's.
+func TestFlowCurveRapid(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 2))
+		tr := &trace.Trace{}
+		convs := 2 + r.IntN(10)
+		for k := 10 + r.IntN(150); k > 0; k-- {
+			tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(60), r.Int64N(60))
+		}
+		block := rapid.SampledFrom([]int64{1, 2, 3, 8, 16}).Draw(rt, "block")
+		p := instance.Params{Capacity: block, BlockSize: block,
+			Xi:     rapid.SampledFrom([]float64{0, 3, 10.5, 25, -2.25, 100}).Draw(rt, "xi"),
+			Forced: rapid.Bool().Draw(rt, "forced")}
+		in, err := lp.NewInstance(tr, p)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		blocks := rapid.SliceOfN(rapid.Int64Range(0, 40), 1, 8).Draw(rt, "blocks")
+		caps := make([]int64, len(blocks))
+		for i, b := range blocks {
+			caps[i] = b * block
+		}
+		checkCurve(t, rt.Fatalf, in, caps, true, true)
+	})
+}
+
+// TestFlowCurveBrute: on tiny traces the curve's optimum at every capacity
+// equals the exhaustive enumeration of schedules (lp/exhaustive), which
+// knows nothing of flows.
+func TestFlowCurveBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	ctx := context.Background()
+	for i := 0; i < 300; i++ {
+		c := randomTiny(r, 6, 20, int64(1+r.IntN(4)), i%2 == 1)
+		in := mustInstance(t, c)
+		caps := []int64{3 * c.BlockSize, 0, c.BlockSize, 3 * c.BlockSize, 2 * c.BlockSize, 5 * c.BlockSize}
+		rs, err := lp.SolveFlowCurve(ctx, in, caps, lp.Options{}, true)
+		if err != nil {
+			t.Fatalf("case %d %v: %v", i, c, err)
+		}
+		for k, cap := range caps {
+			p := c.Params
+			p.Capacity = cap
+			if want := exhaustive.Optimum(c.tr, p); rs[k].Status != lp.Optimal || !near(rs[k].TEL, want) {
+				t.Fatalf("case %d %v, C=%d: curve %v TEL %v tokens, enumeration %v", i, c, cap, rs[k].Status, rs[k].TEL, want)
+			}
+		}
+	}
+}
+
+// TestFlowCurveBirthDeath: 2,000 turns of the default birth–death workload,
+// B = 16, ξ = 300 tokens, 16 capacities from 8,192 to 262,144 tokens in
+// steps of 2^(1/3) (rounded to blocks), optional and forced: every warm
+// point equals a separate SolveFlow, and the optimum does not increase
+// with capacity (a larger cache can hold whatever a smaller one holds).
+func TestFlowCurveBirthDeath(t *testing.T) {
+	tr := birthDeath(t, 2000)
+	caps := curveCapacities(8192, 16)
+	for _, forced := range []bool{false, true} {
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16, BlockSize: 16, Xi: 300, Forced: forced})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tels := checkCurve(t, t.Fatalf, in, caps, false, false)
+		for i := 1; i < len(tels) && !forced; i++ {
+			if tels[i] > tels[i-1]+1e-6 {
+				t.Errorf("optional caching: TEL_opt %v at C=%d above %v at C=%d", tels[i], caps[i], tels[i-1], caps[i-1])
+			}
+		}
+	}
+}
+
+// curveCapacities returns n capacities from lo tokens up in steps of
+// 2^(1/3), each rounded down to a multiple of 16 tokens.
+func curveCapacities(lo int64, n int) []int64 {
+	caps := make([]int64, n)
+	for k := range caps {
+		c := float64(lo)
+		for range k {
+			c *= 1.2599210498948732
+		}
+		caps[k] = int64(c) / 16 * 16
+	}
+	return caps
+}
+
+// TestFlowCurveMooncake: on the Mooncake conversation trace (12,031 turns)
+// at capacities 2^14, 2^17 (twice), 2^20 and 2^23 tokens (unsorted), B = 16, ξ = 1900 tokens, optional and
+// forced caching, the warm-started curve equals separate SolveFlow solves.
+func TestFlowCurveMooncake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of solves on a real trace")
+	}
+	src, closer, err := importer.Open(shareddata.Mooncake(t, "conversation_trace.jsonl"), "mooncake", importer.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	var buf bytes.Buffer
+	if _, err := importer.WriteCanonical(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.ReadAll(&buf, "mooncake canonical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := []int64{1 << 23, 1 << 14, 1 << 17, 1 << 20, 1 << 17}
+	for _, forced := range []bool{false, true} {
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16, BlockSize: 16, Xi: 1900, Forced: forced})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCurve(t, t.Fatalf, in, caps, false, false)
+	}
+}

@@ -32,19 +32,20 @@ type chunk struct {
 // waiting, one being read.
 const aheadChunks = 3
 
-// readAhead starts reading src in chunks of n requests. Call stop once the
-// replay is done, whether or not the source was drained.
-func readAhead(src blocktrace.Source, n int) *ahead {
+// readAhead starts reading src in chunks of n requests, through bulk
+// instead when it is not nil (it reads the same requests). Call stop once
+// the replay is done, whether or not the source was drained.
+func readAhead(src blocktrace.Source, bulk blocktrace.Bulk, n int) *ahead {
 	a := &ahead{full: make(chan *chunk, aheadChunks), empty: make(chan *chunk, aheadChunks), done: make(chan struct{})}
 	for i := 0; i < aheadChunks; i++ {
 		a.empty <- &chunk{reqs: make([]blocktrace.Request, 0, n)}
 	}
 	a.wg.Add(1)
-	go a.read(src, n)
+	go a.read(src, bulk, n)
 	return a
 }
 
-func (a *ahead) read(src blocktrace.Source, n int) {
+func (a *ahead) read(src blocktrace.Source, bulk blocktrace.Bulk, n int) {
 	defer a.wg.Done()
 	for {
 		var c *chunk
@@ -54,7 +55,13 @@ func (a *ahead) read(src blocktrace.Source, n int) {
 			return
 		}
 		c.reqs = c.reqs[:0]
-		for len(c.reqs) < n {
+		if bulk != nil {
+			// A short batch is not the end: Bulk reports the end itself.
+			for len(c.reqs) < n && c.err == nil {
+				c.reqs, c.err = bulk(c.reqs, n-len(c.reqs))
+			}
+		}
+		for bulk == nil && len(c.reqs) < n {
 			r, err := src()
 			if err != nil {
 				c.err = err

@@ -30,7 +30,7 @@ func TestReadAheadSameSequence(t *testing.T) {
 	for _, k := range []int{0, 1, 4, 5, 13} {
 		for _, end := range []error{io.EOF, bad} {
 			calls := 0
-			a := readAhead(countSource(k, end, &calls), 4)
+			a := readAhead(countSource(k, end, &calls), nil, 4)
 			for i := 0; i < k; i++ {
 				r, err := a.next()
 				if err != nil || r.Index != i || len(r.Hashes) != 1 || r.Hashes[0] != int64(i) {
@@ -54,7 +54,7 @@ func TestReadAheadSameSequence(t *testing.T) {
 // after stop returns, and it was called at most three chunks ahead.
 func TestReadAheadStopEarly(t *testing.T) {
 	calls := 0
-	a := readAhead(countSource(1000, io.EOF, &calls), 4)
+	a := readAhead(countSource(1000, io.EOF, &calls), nil, 4)
 	for i := 0; i < 5; i++ {
 		if _, err := a.next(); err != nil {
 			t.Fatal(err)

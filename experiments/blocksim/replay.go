@@ -56,6 +56,10 @@ type Options struct {
 	Queue bool
 	// QueueServers is the number of servers of that queue (0 means 1).
 	QueueServers int
+	// Bulk, when not nil, reads the same requests as the Source given to
+	// Replay, in bulk (blocktrace.Bulk): Replay then reads through it and
+	// not the Source, except under NoIdeal, which reads the Source.
+	Bulk blocktrace.Bulk
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
 	// blocks itself and forgets those its cache evicts (stream.go). Only
@@ -191,7 +195,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		return nil, Ideal{}, err
 	}
 	f := newFeeder(opt)
-	ra := readAhead(src, batchSize)
+	ra := readAhead(src, opt.Bulk, batchSize)
 	defer ra.stop()
 	// The ideal figures are one more consumer of the batches, after the
 	// runs: off the feeder, which is the pipeline's slowest stage on a

@@ -424,8 +424,9 @@ func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Req
 		buf, _ := o.r.Peek(o.r.Buffered() / OracleGeneralRecord * OracleGeneralRecord)
 		k := min(n, len(buf)/OracleGeneralRecord)
 		// The hashes of the requests of this pass, side by side: one
-		// allocation per pass rather than a slice per request.
-		hs := make([]int64, 0, k)
+		// allocation per pass rather than a slice per request, and none
+		// when dst's spare elements have hashes to reuse.
+		var hs []int64
 		i := 0
 		for ; i < k; i++ {
 			rec := buf[i*OracleGeneralRecord : (i+1)*OracleGeneralRecord : (i+1)*OracleGeneralRecord]
@@ -441,9 +442,18 @@ func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Req
 					Msg: fmt.Sprintf("record %d: %d s goes back before the previous record's %d s (the trace must be in arrival order)", o.record(), t, o.last)}
 			}
 			o.last = t
-			hs = append(hs, int64(binary.LittleEndian.Uint64(rec[4:])))
-			j := len(hs)
-			dst = append(dst, blocktrace.Request{Index: int(o.sum.Requests), Time: float64(t), Input: int64(o.block), Hashes: hs[j-1 : j : j], Conv: -1})
+			var h []int64
+			if j := len(dst); j < cap(dst) && cap(dst[:j+1][j].Hashes) > 0 {
+				h = dst[:j+1][j].Hashes[:1:1] // the caller is done with it (blocktrace.Bulk)
+			} else {
+				if len(hs) == cap(hs) {
+					hs = make([]int64, 0, k-i)
+				}
+				hs = hs[:len(hs)+1]
+				h = hs[len(hs)-1 : len(hs) : len(hs)]
+			}
+			h[0] = int64(binary.LittleEndian.Uint64(rec[4:]))
+			dst = append(dst, blocktrace.Request{Index: int(o.sum.Requests), Time: float64(t), Input: int64(o.block), Hashes: h, Conv: -1})
 			o.sum.Requests++
 			n--
 		}

@@ -93,6 +93,15 @@ func (a *ahead) next() (*blocktrace.Request, error) {
 	return &a.cur.reqs[a.i-1], nil
 }
 
+// ahead returns the request k places after the one next returned last,
+// when the current chunk holds it, else nil; it does not move.
+func (a *ahead) peek(k int) *blocktrace.Request {
+	if a.cur == nil || a.i+k-1 >= len(a.cur.reqs) {
+		return nil
+	}
+	return &a.cur.reqs[a.i+k-1]
+}
+
 // stop ends the reading goroutine and waits for it, so that the source is
 // not read after stop returns. A second call does nothing more.
 func (a *ahead) stop() {

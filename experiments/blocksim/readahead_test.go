@@ -32,6 +32,15 @@ func TestReadAheadSameSequence(t *testing.T) {
 			calls := 0
 			a := readAhead(countSource(k, end, &calls), nil, 4)
 			for i := 0; i < k; i++ {
+				// peek(j) is request i+j−1 when the chunk holding request
+				// i−1 (or none yet) holds it, else nil.
+				for j := 1; j <= 5; j++ {
+					p := a.peek(j)
+					want := i > 0 && (i-1)/4 == (i+j-1)/4 && i+j-1 < k
+					if (p != nil) != want || p != nil && p.Index != i+j-1 {
+						t.Fatalf("k %d: before request %d: peek(%d) = %+v, want one: %v", k, i, j, p, want)
+					}
+				}
 				r, err := a.next()
 				if err != nil || r.Index != i || len(r.Hashes) != 1 || r.Hashes[0] != int64(i) {
 					t.Fatalf("k %d: request %d: got %+v, %v", k, i, r, err)

@@ -396,6 +396,14 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 			return 0, false, err
 		}
 		r.Index = int(f.read)
+		if p := src.peek(lookahead); p != nil && len(p.Hashes) > 0 {
+			// Start loading the block of a request further on: on a
+			// stream of single blocks from a large set of objects, most
+			// lookups miss the processor's caches, and a miss the
+			// processor waits for, request after request, is the
+			// feeder's main cost.
+			f.in.Touch(p.Hashes[0])
+		}
 		b.reqs = append(b.reqs, prefixcache.Req{})
 		q := &b.reqs[len(b.reqs)-1]
 		arena, err := f.in.InternTo(q, r, b.arena)
@@ -408,6 +416,13 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 	progress(f.opt.Progress, f.read, done)
 	return len(b.reqs), done, nil
 }
+
+// lookahead is how many requests ahead the feeder touches a block's entry
+// before it needs it (Interner.Touch; 8 took 40% off the numbering of
+// stream (a) in a scratch benchmark, 16 less). The ideal figures' table
+// is not touched so: its random access is a store, which the processor
+// does not wait for (touching it doubled their time).
+const lookahead = 8
 
 // progress writes, to w when not nil, the count of requests read now and
 // then, and at the end (done).

@@ -76,3 +76,43 @@ func TestReadAheadStopEarly(t *testing.T) {
 		t.Fatalf("source called %d times (then %d), want at most %d and none after stop", after, calls, 5+3*4)
 	}
 }
+
+// readDirect yields the bulk reader's requests in order, whatever the
+// sizes of its batches, and then its error, again on every later call;
+// peek(j) sees the requests of the current chunk only.
+func TestReadDirectSameSequence(t *testing.T) {
+	bad := errors.New("record 9: bad")
+	for _, k := range []int{0, 1, 4, 5, 13} {
+		for _, end := range []error{io.EOF, bad} {
+			for _, most := range []int{1, 3, 100} { // the bulk reader's largest batch
+				i := 0
+				bulk := func(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+					for m := 0; m < min(n, most); m++ {
+						if i == k {
+							return dst, end
+						}
+						dst = append(dst, blocktrace.Request{Index: i, Hashes: []int64{int64(i)}})
+						i++
+					}
+					return dst, nil
+				}
+				a := readDirect(bulk, 4)
+				for i := 0; i < k; i++ {
+					r, err := a.next()
+					if err != nil || r.Index != i || len(r.Hashes) != 1 || r.Hashes[0] != int64(i) {
+						t.Fatalf("k %d, batches of %d: request %d: got %+v, %v", k, most, i, r, err)
+					}
+					if p := a.peek(1); p != nil && p.Index != i+1 {
+						t.Fatalf("k %d: after request %d: peek(1) is %d", k, i, p.Index)
+					}
+				}
+				for j := 0; j < 3; j++ {
+					if _, err := a.next(); err != end {
+						t.Fatalf("k %d, batches of %d: after the requests: %v, want %v", k, most, err, end)
+					}
+				}
+				a.stop()
+			}
+		}
+	}
+}

@@ -195,7 +195,12 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		return nil, Ideal{}, err
 	}
 	f := newFeeder(opt)
-	ra := readAhead(src, opt.Bulk, batchSize)
+	var ra *ahead
+	if opt.Bulk != nil {
+		ra = readDirect(opt.Bulk, batchSize)
+	} else {
+		ra = readAhead(src, nil, batchSize)
+	}
 	defer ra.stop()
 	// The ideal figures are one more consumer of the batches, after the
 	// runs: off the feeder, which is the pipeline's slowest stage on a

@@ -98,6 +98,9 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 			runs = append(runs, Run{Name: "schedule:" + s.Name, New: s.Factory(func(p *blockext.Player) { fin.Add(p) }), Capacity: c})
 		}
 	}
+	if opt.Bulk != nil {
+		opt.Bulk = bulkWithContext(ctx, opt.Bulk)
+	}
 	res, ideal, err := Replay(withContext(ctx, src), runs, opt)
 	if v := (*blockext.Violation)(nil); errors.As(err, &v) {
 		return nil, Ideal{}, v // it names its file, line and request
@@ -116,6 +119,21 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 		}
 	}
 	return res, ideal, nil
+}
+
+// bulkWithContext is withContext for a Bulk reader: ctx is looked at
+// before every batch.
+func bulkWithContext(ctx context.Context, bulk blocktrace.Bulk) blocktrace.Bulk {
+	return func(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+		if err := ctx.Err(); err != nil {
+			return dst, err
+		}
+		dst, err := bulk(dst, n)
+		if err == io.EOF && ctx.Err() != nil {
+			return dst, ctx.Err()
+		}
+		return dst, err
+	}
 }
 
 // withContext returns src stopped by ctx: once ctx is done (a signal) it

@@ -18,38 +18,45 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesi
 // are object traces: each reference a request of one block of block
 // tokens (1 when block is 0), no prefix chain, no conversation.
 func OpenWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
+	src, _, b, f, err := openWith(path, format, block, csvParams, maxChain)
+	return src, b, f, err
+}
+
+// openWith is OpenWith that also returns, for the oracle-general format,
+// a Bulk reader of the same requests (nil for the other formats): one of
+// the two may be read, not both.
+func openWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, blocktrace.Bulk, int64, io.Closer, error) {
 	if format != "libcachesim-csv" && format != "oracle-general" {
 		if csvParams != "" {
-			return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+			return nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 		}
-		return open(path, format, block, maxChain)
+		src, b, f, err := open(path, format, block, maxChain)
+		return src, nil, b, f, err
 	}
 	if block == 0 {
 		block = 1
 	}
 	if block < 1 || block > 1<<30 {
-		return nil, 0, nil, fmt.Errorf("block size %d tokens: want 1 to 2^30", block)
+		return nil, nil, 0, nil, fmt.Errorf("block size %d tokens: want 1 to 2^30", block)
 	}
 	var p importer.CSVParams
 	if format == "libcachesim-csv" {
 		var err error
 		if p, err = importer.ParseCSVParams(csvParams); err != nil {
-			return nil, 0, nil, err
+			return nil, nil, 0, nil, err
 		}
 	} else if csvParams != "" {
-		return nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+		return nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 	}
 	f, err := trace.Open(path)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, nil, 0, nil, err
 	}
-	var src importer.Source
 	if format == "libcachesim-csv" {
-		src = importer.NewLibCacheSimCSV(f, path, p, int(block))
-	} else {
-		src = importer.NewOracleGeneral(f, path, int(block))
+		return importer.NewLibCacheSimCSV(f, path, p, int(block)).Next, nil, block, f, nil
 	}
-	return src.Next, block, f, nil
+	og := importer.NewOracleGeneral(f, path, int(block))
+	return og.Next, og.Batch, block, f, nil
 }
 
 // Open opens the block-level trace at path ("-" for standard input) in

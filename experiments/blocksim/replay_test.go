@@ -3,6 +3,7 @@ package blocksim_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
@@ -139,6 +140,48 @@ func TestPeakLiveBruteForce(t *testing.T) {
 		if id.PeakLiveBlocks != peak {
 			t.Fatalf("seed %d: peak %d, brute force %d", seed, id.PeakLiveBlocks, peak)
 		}
+	}
+}
+
+// The ideal figures over more blocks than one page of the feeder's table
+// of uses (2^16): a single-block stream of 3·10^5 requests to 2·10^5
+// objects, against a count by difference array (each reused block is live
+// over the gaps [first use, last use)) and the distinct objects counted
+// in a map.
+func TestPeakLiveManyPages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, objects = 300_000, 200_000
+	s := &blocktrace.Stream{BlockTokens: 16}
+	first, last := map[int64]int{}, map[int64]int{}
+	for i := 0; i < n; i++ {
+		h := rng.Int64N(objects)
+		if i%3 == 0 {
+			h = rng.Int64N(100) // a hot set
+		}
+		s.Requests = append(s.Requests, blocktrace.Request{Index: i, Time: float64(i), Input: 16, Hashes: []int64{h}, Conv: -1})
+		if _, ok := first[h]; !ok {
+			first[h] = i
+		}
+		last[h] = i
+	}
+	diff := make([]int64, n+1)
+	for h, f := range first {
+		if l := last[h]; l > f {
+			diff[f]++
+			diff[l]--
+		}
+	}
+	var live, peak int64
+	for gap := 0; gap < n; gap++ {
+		live += diff[gap]
+		peak = max(peak, live)
+	}
+	_, id, err := blocksim.Replay(blocktrace.StreamSource(s), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Distinct != int64(len(first)) || id.RefBlocks != n || id.PeakLiveBlocks != peak || id.Distinct <= 1<<16 {
+		t.Fatalf("ideal: %d distinct, %d refs, peak %d; want %d, %d, %d", id.Distinct, id.RefBlocks, id.PeakLiveBlocks, len(first), n, peak)
 	}
 }
 

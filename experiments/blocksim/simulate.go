@@ -82,6 +82,7 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 	}
 	defer done()
 	opt.BlockSize = src.block
+	opt.Bulk = src.bulk
 	capacities, err := c.capacities(src.block)
 	if err != nil {
 		return nil, nil, err
@@ -168,6 +169,7 @@ func (c *Command) capacities(block int64) ([]int64, error) {
 // blockSource is the trace being replayed and its block size, tokens.
 type blockSource struct {
 	next  blocktrace.Source
+	bulk  blocktrace.Bulk // the same requests in bulk, when the reader offers it (Options.Bulk)
 	block int64
 }
 
@@ -202,11 +204,15 @@ func (c *Command) source() (blockSource, func(), error) {
 	if c.MaxChain < 1 {
 		return blockSource{}, nop, option.Errorf("max-chain-blocks", "must be ≥ 1, got %d", c.MaxChain)
 	}
-	src, b, f, err := OpenWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain)
+	src, bulk, b, f, err := openWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain)
 	if err != nil {
 		return blockSource{}, nop, err
 	}
-	return c.mixed(src, c.TraceFormat, b, func() { f.Close() })
+	bs, done, err := c.mixed(src, c.TraceFormat, b, func() { f.Close() })
+	if c.Mix == "" {
+		bs.bulk = bulk // a mix is read request by request, through its merge
+	}
+	return bs, done, err
 }
 
 // mixed interleaves the --mix trace into src (of format, in block-token
@@ -214,7 +220,7 @@ func (c *Command) source() (blockSource, func(), error) {
 // error, done has been called.
 func (c *Command) mixed(src blocktrace.Source, format string, block int64, done func()) (blockSource, func(), error) {
 	if c.Mix == "" {
-		return blockSource{src, block}, done, nil
+		return blockSource{next: src, block: block}, done, nil
 	}
 	m, mb, mc, err := Open(c.Mix, format, block)
 	if err != nil {
@@ -226,5 +232,5 @@ func (c *Command) mixed(src blocktrace.Source, format string, block int64, done 
 		done()
 		return blockSource{}, func() {}, option.Errorf("mix", "%s has %d-token blocks, the trace %d", c.Mix, mb, block)
 	}
-	return blockSource{Mix(src, m), block}, func() { mc.Close(); done() }, nil
+	return blockSource{next: Mix(src, m), block: block}, func() { mc.Close(); done() }, nil
 }

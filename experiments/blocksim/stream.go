@@ -48,7 +48,7 @@ func (r *runner) forgetting(p prefixcache.Policy) error {
 // replayStream replays src through the runs rs, each ready by forgetting,
 // and returns the figures of the trace it counts (Ideal.None).
 func replayStream(src blocktrace.Source, rs []*runner, opt Options) (Ideal, error) {
-	ra := readAhead(src, batchSize)
+	ra := readAhead(src, nil, batchSize)
 	defer ra.stop()
 	ideal := Ideal{None: true}
 	var last float64

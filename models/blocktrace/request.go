@@ -36,6 +36,18 @@ type Stream struct {
 // Source yields a trace's requests in order and io.EOF at the end.
 type Source func() (Request, error)
 
+// Bulk reads a trace's requests in bulk: it appends up to n requests to
+// dst and returns it, and io.EOF once the trace is done (another error on
+// a malformed trace); the requests appended before an error are valid. A
+// request's Hashes are its own, not reused by later calls, except that
+// the storage of the Hashes of dst's elements beyond its length
+// (dst[len(dst):cap(dst)], requests the caller is done with) may be
+// reused: a caller that reads into the same slice again and again then
+// makes no garbage. A reader of a stream of short requests offers it
+// besides its Source (which reads the same requests one at a time) to
+// save a call and a copy per request.
+type Bulk func(dst []Request, n int) ([]Request, error)
+
 // StreamSource returns a Source over an in-memory stream.
 func StreamSource(s *Stream) Source {
 	i := 0

@@ -407,6 +407,61 @@ func (o *OracleGeneral) Next() (blocktrace.Request, error) {
 	}
 }
 
+// Batch appends up to n requests to dst and returns it: the requests and
+// the error that n calls of Next would give (io.EOF at the end, a
+// *ParseError on a bad record), the requests appended before an error
+// being valid. It decodes every whole record in the reader's buffer in
+// one loop, without a call per record: the read of a single-block stream
+// in bulk (blocktrace.Bulk).
+func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+	for n > 0 {
+		if o.r.Buffered() < OracleGeneralRecord {
+			if rec, err := o.r.Peek(OracleGeneralRecord); err != nil {
+				_, err := o.fail(len(rec), err)
+				return dst, err
+			}
+		}
+		buf, _ := o.r.Peek(o.r.Buffered() / OracleGeneralRecord * OracleGeneralRecord)
+		k := min(n, len(buf)/OracleGeneralRecord)
+		// The hashes of the requests of this pass, side by side: one
+		// allocation per pass rather than a slice per request, and none
+		// when dst's spare elements have hashes to reuse.
+		var hs []int64
+		i := 0
+		for ; i < k; i++ {
+			rec := buf[i*OracleGeneralRecord : (i+1)*OracleGeneralRecord : (i+1)*OracleGeneralRecord]
+			size := binary.LittleEndian.Uint32(rec[12:])
+			if size == 0 {
+				o.skipped++ // size 0: skipped as cachesim does
+				continue
+			}
+			t := binary.LittleEndian.Uint32(rec[0:])
+			if o.sum.Requests > 0 && t < o.last {
+				o.r.Discard((i + 1) * OracleGeneralRecord)
+				return dst, &ParseError{File: o.name, Line: o.record(), Field: "time",
+					Msg: fmt.Sprintf("record %d: %d s goes back before the previous record's %d s (the trace must be in arrival order)", o.record(), t, o.last)}
+			}
+			o.last = t
+			var h []int64
+			if j := len(dst); j < cap(dst) && cap(dst[:j+1][j].Hashes) > 0 {
+				h = dst[:j+1][j].Hashes[:1:1] // the caller is done with it (blocktrace.Bulk)
+			} else {
+				if len(hs) == cap(hs) {
+					hs = make([]int64, 0, k-i)
+				}
+				hs = hs[:len(hs)+1]
+				h = hs[len(hs)-1 : len(hs) : len(hs)]
+			}
+			h[0] = int64(binary.LittleEndian.Uint64(rec[4:]))
+			dst = append(dst, blocktrace.Request{Index: int(o.sum.Requests), Time: float64(t), Input: int64(o.block), Hashes: h, Conv: -1})
+			o.sum.Requests++
+			n--
+		}
+		o.r.Discard(i * OracleGeneralRecord) // buffered: cannot fail
+	}
+	return dst, nil
+}
+
 // fail reports the end of the file or a read error, n bytes into a record.
 func (o *OracleGeneral) fail(n int, err error) (blocktrace.Request, error) {
 	switch {

@@ -31,6 +31,14 @@ type Cache struct {
 	pin       int32 // slot of the pinned block, -1 when none
 	evictions int64
 	onEvict   func(BlockID)
+	// lru is the policy when it is LRU itself (IsLRU), so that serveSingle
+	// calls it directly: most of a single-block request's cost was the
+	// calls through the Policy interface.
+	lru *lru
+	// general turns serveSingle off (tests compare the two paths).
+	general bool
+	// touched is never changed: Touch's loads test it (see Interner.touched).
+	touched int
 }
 
 type node struct {
@@ -49,6 +57,7 @@ func New(capacity, block int64, p Policy) (*Cache, error) {
 	c.observer, _ = p.(Observer)
 	c.checker, _ = p.(Checker)
 	_, c.slotted = p.(CachedOnly)
+	c.lru, _ = p.(*lru)
 	return c, nil
 }
 
@@ -95,6 +104,9 @@ func (c *Cache) name(s int32) BlockID {
 // chain that fits is admitted (the chain is cut at the first block that
 // does not fit). r.Blocks must be a chain numbered by an Interner.
 func (c *Cache) Serve(r *Req) (int, error) {
+	if len(r.Blocks) == 1 && !c.general {
+		return c.serveSingle(r)
+	}
 	if c.observer != nil {
 		c.observer.Observe(r)
 	}
@@ -152,6 +164,87 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		}
 	}
 	return k, nil
+}
+
+// Touch reads where block id's entry would be in the cache's table and
+// nothing more: a caller that knows the requests it will serve next
+// touches their first blocks a few requests ahead, so that the memory is
+// being fetched while it serves the requests before. It changes nothing
+// that Serve returns.
+func (c *Cache) Touch(id BlockID) {
+	if c.table.n > 0 && c.table.e[c.table.home(id)].id1 < 0 { // never: a load nothing waits for
+		c.touched++
+	}
+}
+
+// serveSingle is Serve for a request of one block: the same calls to the
+// policy in the same order, without the chain walk, the scratch chain and
+// the pinning bookkeeping that a longer chain needs (single-block streams,
+// such as libCacheSim's object traces, are served one block at a time).
+// With LRU as the policy, a hit is one move to the front of its list: the
+// pinning of the hit block and its release, Evictable(b, false) and
+// Evictable(b, true), cancel out, as LRU's Access does not read the flag.
+func (c *Cache) serveSingle(r *Req) (int, error) {
+	if c.observer != nil {
+		c.observer.Observe(r)
+	}
+	id := r.Blocks[0]
+	if s := c.table.find(id); s >= 0 {
+		if c.lru != nil {
+			c.lru.Access(r, s, 0, true) // LRU is CachedOnly: named by slot
+			return 1, nil
+		}
+		// The block is the whole hit prefix: pinned while it is accessed,
+		// evictable again afterwards when it is a leaf.
+		leaf := c.nodes[s].kids == 0
+		if leaf {
+			c.policy.Evictable(c.name(s), false)
+		}
+		c.pin = s
+		c.policy.Access(r, c.name(s), 0, true)
+		c.pin = -1
+		if leaf {
+			c.policy.Evictable(c.name(s), true)
+		}
+		return 1, c.checked(r)
+	}
+	for c.used >= c.capacity {
+		var v BlockID
+		if c.lru != nil {
+			v = c.lru.Victim()
+		} else {
+			v = c.policy.Victim()
+		}
+		if v < 0 {
+			return 0, c.checked(r) // nothing evictable: the block is not admitted
+		}
+		if err := c.evict(v); err != nil {
+			return 0, fmt.Errorf("request %d: %w", r.Index, err)
+		}
+	}
+	s, err := c.admit(id, -1)
+	if err != nil {
+		return 0, fmt.Errorf("request %d: %w", r.Index, err)
+	}
+	c.used++
+	if c.lru != nil {
+		c.lru.Access(r, s, 0, false)
+		c.lru.Evictable(s, true)
+		return 0, nil
+	}
+	c.policy.Access(r, c.name(s), 0, false)
+	c.policy.Evictable(c.name(s), true)
+	return 0, c.checked(r)
+}
+
+// checked returns the checker's error, if any, naming request r.
+func (c *Cache) checked(r *Req) error {
+	if c.checker != nil {
+		if err := c.checker.Err(); err != nil {
+			return fmt.Errorf("request %d: %w", r.Index, err)
+		}
+	}
+	return nil
 }
 
 // admit caches block id under the block in slot parent (-1: none) in a

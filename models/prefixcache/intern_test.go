@@ -1,6 +1,7 @@
 package prefixcache_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -118,5 +119,43 @@ func TestInternerFarConversations(t *testing.T) {
 	// far has now had 4 requests.
 	if q, _, _ := in.Intern(&blocktrace.Request{Conv: far}, nil); q.Turn != 5 {
 		t.Errorf("conversation %d: turn %d, want 5", far, q.Turn)
+	}
+}
+
+// Touch changes nothing: a stream interned with Touch called on random
+// hashes (small, huge, negative, some not seen yet) between its requests
+// gets the same ids and Seen counts as without.
+func TestInternerTouchChangesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	plain, touched := prefixcache.NewInterner(), prefixcache.NewInterner()
+	hash := func() int64 {
+		switch rng.IntN(4) {
+		case 0:
+			return -rng.Int64N(1 << 40)
+		case 1:
+			return rng.Int64N(1 << 50)
+		}
+		return rng.Int64N(3 << 20)
+	}
+	for i := 0; i < 20000; i++ {
+		chain := make([]int64, 1+rng.IntN(3))
+		for k := range chain {
+			chain[k] = hash()
+		}
+		r := blocktrace.Request{Index: i, Time: float64(i), Input: 16, Hashes: chain, Conv: -1}
+		for k := rng.IntN(3); k > 0; k-- {
+			touched.Touch(hash())
+		}
+		a, _, err := plain.Intern(&r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := touched.Intern(&r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("request %d: %+v without Touch, %+v with", i, a, b)
+		}
 	}
 }

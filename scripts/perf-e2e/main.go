@@ -3,6 +3,7 @@
 // its reference measured in the same run.
 //
 //	go run ./scripts/perf-e2e --libcachesim-git /path/to/libCacheSim/.git [--base 7a5c14f] [--repeat 3]
+//	go run ./scripts/perf-e2e --cachesim PATH --sections block --block-cases a --block-policies lru
 //
 // Turn level: `simulate --policies lru|tlru` on a generated canonical
 // trace of --turns turns, with this tree's binary and with the binary
@@ -130,6 +131,18 @@ type options struct {
 	repeat, turns                     int
 	shared                            string
 	docs                              string
+	sections                          []string // of turn, block, memory
+	cases, policies                   []string // block-level rows: case letters (a, b, c) and policies
+}
+
+// has reports whether list holds s.
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func run(args []string) error {
@@ -143,8 +156,26 @@ func run(args []string) error {
 	fs.IntVar(&o.turns, "turns", 1_000_000, "turns of the canonical trace")
 	fs.StringVar(&o.shared, "shared", "../shared", "the shared folder (data/mooncake/conversation_trace.jsonl)")
 	fs.StringVar(&o.docs, "docs", "", "also write the tables into this markdown file between its perf-e2e:begin and perf-e2e:end markers (docs/performance.md)")
+	fs.StringSliceVar(&o.sections, "sections", []string{"turn", "block", "memory"}, "tables to measure: turn (turn level against --base), block (against cachesim), memory (--no-ideal)")
+	fs.StringSliceVar(&o.cases, "block-cases", []string{"a", "b", "c"}, "block-level traces to measure: a (single-block stream), b (Mooncake ×10), c (Zipf)")
+	fs.StringSliceVar(&o.policies, "block-policies", []string{"lru", "fifo"}, "block-level policies to measure (lru, fifo)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	for _, s := range o.sections {
+		if !has([]string{"turn", "block", "memory"}, s) {
+			return fmt.Errorf("--sections: %q is not one of turn, block, memory", s)
+		}
+	}
+	for _, c := range o.cases {
+		if !has([]string{"a", "b", "c"}, c) {
+			return fmt.Errorf("--block-cases: %q is not one of a, b, c", c)
+		}
+	}
+	for _, p := range o.policies {
+		if !has([]string{"lru", "fifo"}, p) {
+			return fmt.Errorf("--block-policies: %q is not one of lru, fifo", p)
+		}
 	}
 	if o.docs != "" {
 		// Fail before minutes of measuring, not after.
@@ -180,7 +211,7 @@ func run(args []string) error {
 
 // measureAll builds the binaries and prints every table.
 func measureAll(o options) error {
-	if o.cachesim == "" && o.lcsGit == "" {
+	if o.cachesim == "" && o.lcsGit == "" && has(o.sections, "block") {
 		return errors.New("give --libcachesim-git (to build cachesim) or --cachesim")
 	}
 	dir, err := os.MkdirTemp("", "perf-e2e")
@@ -194,13 +225,20 @@ func measureAll(o options) error {
 	}
 	host, _ := os.Hostname()
 	fmt.Printf("machine: %s (%s), %s; load average at start %s\n\n", proctime.CPUName(), host, time.Now().UTC().Format("2006-01-02 15:04 UTC"), proctime.Loadavg())
-	if err := turnLevel(o, b, dir); err != nil {
-		return err
+	if has(o.sections, "turn") {
+		if err := turnLevel(o, b, dir); err != nil {
+			return err
+		}
 	}
-	if err := blockLevel(o, b, dir); err != nil {
-		return err
+	if has(o.sections, "block") {
+		if err := blockLevel(o, b, dir); err != nil {
+			return err
+		}
 	}
-	return memory(o, b, dir)
+	if has(o.sections, "memory") {
+		return memory(o, b, dir)
+	}
+	return nil
 }
 
 // memory measures the peak RSS of block-level runs with and without
@@ -248,18 +286,22 @@ func build(o options, dir string) (binaries, error) {
 	steps := [][]string{
 		{"go", "build", "-o", b.new, "./cmd/tailbound"},
 		{"go", "build", "-o", b.self, "./scripts/perf-e2e"},
-		{"git", "worktree", "add", "--detach", filepath.Join(dir, "base-src"), o.base},
 	}
 	for _, s := range steps {
 		if err := sh("", s...); err != nil {
 			return b, err
 		}
 	}
-	defer sh("", "git", "worktree", "remove", "--force", filepath.Join(dir, "base-src"))
-	if err := sh(filepath.Join(dir, "base-src"), "go", "build", "-o", b.base, "./cmd/tailbound"); err != nil {
-		return b, err
+	if has(o.sections, "turn") { // the base build is the turn level's reference only
+		if err := sh("", "git", "worktree", "add", "--detach", filepath.Join(dir, "base-src"), o.base); err != nil {
+			return b, err
+		}
+		defer sh("", "git", "worktree", "remove", "--force", filepath.Join(dir, "base-src"))
+		if err := sh(filepath.Join(dir, "base-src"), "go", "build", "-o", b.base, "./cmd/tailbound"); err != nil {
+			return b, err
+		}
 	}
-	if b.cachesim != "" {
+	if b.cachesim != "" || !has(o.sections, "block") {
 		return b, nil
 	}
 	src := filepath.Join(dir, "libCacheSim")
@@ -409,7 +451,7 @@ func blockLevel(o options, b binaries, dir string) error {
 	fmt.Println("| trace | policy | capacity (blocks) | requests | tailbound reads | tailbound (s) | CPU (s) | req/s | peak RSS (MB) | cachesim (s) | CPU (s) | its refs/s | peak RSS (MB) | speed ratio (cachesim time / tailbound time) | CPU ratio (cachesim CPU / tailbound CPU) | hit ratio tailbound / cachesim |")
 	fmt.Println("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range cases {
-		for _, p := range []string{"lru", "fifo"} {
+		for _, p := range o.policies {
 			capTokens := strconv.FormatInt(c.capBlocks*c.blockToks, 10)
 			var cs []*proctime.Config
 			for _, r := range []struct{ format, file string }{{c.ours[0], c.oursFile}, {c.altFormat, c.altFile}} {
@@ -494,19 +536,38 @@ func parseOurs(out []byte) (reqs, refs, hits int64, err error) {
 	return p.Requests, p.RefBlocks, p.HitBlocks, nil
 }
 
-// blockInputs writes the three block-level traces.
+// blockInputs writes the block-level traces of the cases asked for
+// (--block-cases), in the order a, b, c.
 func blockInputs(o options, dir string) ([]blockCase, error) {
-	// (a) 2·10^6 single-block requests: half from a hot set of 10^4
-	// objects, half from 10^6.
+	var cases []blockCase
+	for _, k := range []struct {
+		letter string
+		write  func(o options, dir string) (blockCase, error)
+	}{{"a", singlesInput}, {"b", mooncakeInput}, {"c", zipfInput}} {
+		if !has(o.cases, k.letter) {
+			continue
+		}
+		c, err := k.write(o, dir)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// singlesInput writes (a), 2·10^6 single-block requests: half from a hot
+// set of 10^4 objects, half from 10^6.
+func singlesInput(_ options, dir string) (blockCase, error) {
 	singlesJSON := filepath.Join(dir, "singles.jsonl")
 	singlesBin := filepath.Join(dir, "singles.oracleGeneral")
 	jw, err := newFile(singlesJSON)
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	bw, err := newFile(singlesBin)
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 2_000_000; i++ {
@@ -518,19 +579,24 @@ func blockInputs(o options, dir string) ([]blockCase, error) {
 		importer.WriteOracleGeneral(bw, uint32(i/1000), uint64(id), 1, -1)
 	}
 	if err := closeAll(jw, bw); err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
+	return blockCase{name: "(a) 2·10^6 single-block requests", ours: []string{"mooncake"}, oursFile: singlesJSON, altFormat: "oracle-general", altFile: singlesBin,
+		oracle: singlesBin, capBlocks: 20000, blockToks: 512, equalRatio: true}, nil
+}
 
-	// (b) the Mooncake conversation trace, 10 copies with disjoint ids.
+// mooncakeInput writes (b), the Mooncake conversation trace, 10 copies
+// with disjoint ids.
+func mooncakeInput(o options, dir string) (blockCase, error) {
 	conv := filepath.Join(o.shared, "data", "mooncake", "conversation_trace.jsonl")
 	src, f, err := importer.Open(conv, "mooncake", importer.DefaultOptions())
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	s, err := importer.ReadAll(src)
 	f.Close()
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	var hi int64
 	for _, r := range s.Requests {
@@ -540,13 +606,13 @@ func blockInputs(o options, dir string) ([]blockCase, error) {
 	}
 	mcJSON := filepath.Join(dir, "mooncake-x10.jsonl")
 	mcBin := filepath.Join(dir, "mooncake-x10.oracleGeneral")
-	jw, err = newFile(mcJSON)
+	jw, err := newFile(mcJSON)
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
-	bw, err = newFile(mcBin)
+	bw, err := newFile(mcBin)
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	in := prefixcache.NewInterner()
 	end := int64(s.Requests[len(s.Requests)-1].Time*1000) + 1
@@ -564,7 +630,7 @@ func blockInputs(o options, dir string) ([]blockCase, error) {
 			jw.Write(append(line, '\n'))
 			q, a, err := in.Intern(&c, arena[:0])
 			if err != nil {
-				return nil, err
+				return blockCase{}, err
 			}
 			arena = a
 			for _, id := range q.Blocks {
@@ -573,28 +639,27 @@ func blockInputs(o options, dir string) ([]blockCase, error) {
 		}
 	}
 	if err := closeAll(jw, bw); err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
+	return blockCase{name: "(b) Mooncake conversation trace ×10", ours: []string{"mooncake"}, oursFile: mcJSON, oracle: mcBin, capBlocks: 4096, blockToks: 512}, nil
+}
 
-	// (c) a Zipf(1.1) stream of 4·10^6 references to 10^6 objects.
+// zipfInput writes (c), a Zipf(1.1) stream of 4·10^6 references to 10^6
+// objects.
+func zipfInput(_ options, dir string) (blockCase, error) {
 	zipf := filepath.Join(dir, "zipf.oracleGeneral")
-	bw, err = newFile(zipf)
+	bw, err := newFile(zipf)
 	if err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
 	z := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, 1_000_000-1)
 	for i := 0; i < 4_000_000; i++ {
 		importer.WriteOracleGeneral(bw, uint32(i/1000), z.Uint64(), 1, -1)
 	}
 	if err := closeAll(bw); err != nil {
-		return nil, err
+		return blockCase{}, err
 	}
-	return []blockCase{
-		{name: "(a) 2·10^6 single-block requests", ours: []string{"mooncake"}, oursFile: singlesJSON, altFormat: "oracle-general", altFile: singlesBin,
-			oracle: singlesBin, capBlocks: 20000, blockToks: 512, equalRatio: true},
-		{name: "(b) Mooncake conversation trace ×10", ours: []string{"mooncake"}, oursFile: mcJSON, oracle: mcBin, capBlocks: 4096, blockToks: 512},
-		{name: "(c) Zipf(1.1) oracleGeneral, 4·10^6 refs", ours: []string{"oracle-general"}, oursFile: zipf, oracle: zipf, capBlocks: 50000, blockToks: 1, equalRatio: true},
-	}, nil
+	return blockCase{name: "(c) Zipf(1.1) oracleGeneral, 4·10^6 refs", ours: []string{"oracle-general"}, oursFile: zipf, oracle: zipf, capBlocks: 50000, blockToks: 1, equalRatio: true}, nil
 }
 
 type bufFile struct {

@@ -3,8 +3,6 @@ package mcf
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 )
 
 // SolveWindowsPrices is SolveWindows that also returns the final node
@@ -98,43 +96,29 @@ func (g *Network) SolveWarmWindows(ctx context.Context, pi, hint []int64, plan P
 	}
 	parts := make([]part, count)
 	first, arcs := g.bySource()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	workers := max(1, min(runtime.GOMAXPROCS(0), count))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				p := &parts[k]
-				p.lo = max(0, k*plan.Size-plan.Overlap)
-				hi := min(n-1, (k+1)*plan.Size+plan.Overlap)
-				h, ids := g.subLine(p.lo, hi, first, arcs)
-				var hh []int64
-				if hint != nil {
-					hh = make([]int64, len(ids))
-					for j, i := range ids {
-						hh[j] = hint[i]
-					}
-				}
-				s := newPrimalDual(h, pi[p.lo:hi+1], hh)
-				if p.err = s.solve(ctx); p.err != nil {
-					continue
-				}
-				p.pi = s.pi
-				p.flow = make([]int64, len(ids))
-				for j := range p.flow {
-					p.flow[j] = s.flowOn(j)
-				}
-				p.ids, p.rounds, p.settled = ids, s.rounds, s.settled
+	workers := inParallel(count, func(k int) {
+		p := &parts[k]
+		p.lo = max(0, k*plan.Size-plan.Overlap)
+		hi := min(n-1, (k+1)*plan.Size+plan.Overlap)
+		h, ids := g.subLine(p.lo, hi, first, arcs)
+		var hh []int64
+		if hint != nil {
+			hh = make([]int64, len(ids))
+			for j, i := range ids {
+				hh[j] = hint[i]
 			}
-		}()
-	}
-	for k := range count {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+		}
+		s := newPrimalDual(h, pi[p.lo:hi+1], hh)
+		if p.err = s.solve(ctx); p.err != nil {
+			return
+		}
+		p.pi = s.pi
+		p.flow = make([]int64, len(ids))
+		for j := range p.flow {
+			p.flow[j] = s.flowOn(j)
+		}
+		p.ids, p.rounds, p.settled = ids, s.rounds, s.settled
+	})
 	var rounds, settled int64
 	for _, p := range parts {
 		if p.err != nil {

@@ -75,50 +75,36 @@ func (g *Network) solveWindows(ctx context.Context, plan Plan) ([]int64, []int64
 	pi := make([]int64, n)
 	hint := make([]int64, len(g.src))
 	first, arcs := g.bySource()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	workers := max(1, min(runtime.GOMAXPROCS(0), count))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				p := &parts[k]
-				lo, hi := k*plan.Size, min(n-1, (k+1)*plan.Size)
-				wlo := max(0, lo-plan.Overlap)
-				h, ids := g.subLine(wlo, min(n-1, hi+plan.Overlap), first, arcs)
-				cs := &costScaling{Network: h}
-				if p.err = cs.solve(ctx); p.err != nil {
-					continue
-				}
-				// Cost scaling's prices are in units of 1/(n+1) cost;
-				// any whole prices serve the primal–dual stage, so
-				// truncating is enough. The windows' own nodes
-				// [lo, hi) do not overlap, nor do their arcs' tails,
-				// so the workers write disjoint parts of pi and hint;
-				// node hi is the next window's first, except the last.
-				mult := int64(h.n + 1)
-				for v := lo; v < hi; v++ {
-					pi[v] = cs.price[v-wlo] / mult
-				}
-				p.start, p.end = cs.price[lo-wlo]/mult, cs.price[hi-wlo]/mult
-				if k == count-1 {
-					pi[hi] = p.end
-				}
-				for j, i := range ids {
-					if t := int(g.src[i]); t >= lo && t < hi {
-						hint[i] = cs.flowOn(j)
-					}
-				}
-				p.relabels = cs.relabels
+	workers := inParallel(count, func(k int) {
+		p := &parts[k]
+		lo, hi := k*plan.Size, min(n-1, (k+1)*plan.Size)
+		wlo := max(0, lo-plan.Overlap)
+		h, ids := g.subLine(wlo, min(n-1, hi+plan.Overlap), first, arcs)
+		cs := &costScaling{Network: h}
+		if p.err = cs.solve(ctx); p.err != nil {
+			return
+		}
+		// Cost scaling's prices are in units of 1/(n+1) cost;
+		// any whole prices serve the primal–dual stage, so
+		// truncating is enough. The windows' own nodes
+		// [lo, hi) do not overlap, nor do their arcs' tails,
+		// so the workers write disjoint parts of pi and hint;
+		// node hi is the next window's first, except the last.
+		mult := int64(h.n + 1)
+		for v := lo; v < hi; v++ {
+			pi[v] = cs.price[v-wlo] / mult
+		}
+		p.start, p.end = cs.price[lo-wlo]/mult, cs.price[hi-wlo]/mult
+		if k == count-1 {
+			pi[hi] = p.end
+		}
+		for j, i := range ids {
+			if t := int(g.src[i]); t >= lo && t < hi {
+				hint[i] = cs.flowOn(j)
 			}
-		}()
-	}
-	for k := range count {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+		}
+		p.relabels = cs.relabels
+	})
 	var relabels int64
 	for _, p := range parts {
 		if p.err != nil {
@@ -199,4 +185,28 @@ func (g *Network) subLine(lo, hi int, first, arcs []int32) (*Network, []int) {
 		}
 	}
 	return h, ids
+}
+
+// inParallel calls do(k) for k = 0..count−1 on at most GOMAXPROCS
+// goroutines, each taking the next k when it is done with one, and returns
+// when all calls have returned, with the number of goroutines it used.
+func inParallel(count int, do func(k int)) (workers int) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	workers = max(1, min(runtime.GOMAXPROCS(0), count))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				do(k)
+			}
+		}()
+	}
+	for k := range count {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	return workers
 }

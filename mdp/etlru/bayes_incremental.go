@@ -364,16 +364,7 @@ func (p *Policy) updateBayes(s *cache.State, t trace.Turn) error {
 					break
 				}
 			}
-			run := int64(1)
-			if flat {
-				switch c := float64(y) + p.xi - hist; {
-				case c <= qmin-1: // every block from here down has gain Gain(c) = B·P(Q ≥ min): one value
-					run = y / block
-				case c >= qmax+2*float64(block): // gain 0 (value −Inf) down to c = qmax + B
-					run = max(1, int64((c-qmax-2*float64(block))/float64(block))+1)
-				}
-			}
-			run = min(run, y/block, (over+block-1)/block)
+			run := evictRun(flat, y, over, block, float64(y)+p.xi-hist, qmin, qmax)
 			y -= run * block
 			over -= run * block
 			if y > 0 {

@@ -275,16 +275,7 @@ func (p *Policy) updateIncremental(s *cache.State, t trace.Turn) error {
 					break
 				}
 			}
-			run := int64(1)
-			if flat {
-				switch c := float64(y) + p.xi - hist; {
-				case c <= qmin-1: // every block from here down has gain Gain(c) = B·P(Q ≥ min): one value
-					run = y / block
-				case c >= qmax+2*float64(block): // gain 0 (value −Inf) down to c = qmax + B
-					run = max(1, int64((c-qmax-2*float64(block))/float64(block))+1)
-				}
-			}
-			run = min(run, y/block, (over+block-1)/block)
+			run := evictRun(flat, y, over, block, float64(y)+p.xi-hist, qmin, qmax)
 			y -= run * block
 			over -= run * block
 			if y > 0 {
@@ -381,4 +372,24 @@ func promptRange(p Prompt) (lo, hi float64, ok bool) {
 		return float64(d.Values[0]), float64(d.Values[len(d.Values)-1]), true
 	}
 	return 0, 0, false
+}
+
+// evictRun is how many of the y cached tokens' blocks (block tokens each)
+// go at once when the last one is Greedy's victim, with over tokens still to
+// free and c = y + ξ − H the gain's argument at the last block: one block,
+// or, when flat (the prompt distribution's gain is flat below qmin and zero
+// above qmax), the whole run of equal-value blocks below the shortest prompt
+// or of zero-gain blocks above the longest; never more than are cached or
+// needed.
+func evictRun(flat bool, y, over, block int64, c, qmin, qmax float64) int64 {
+	run := int64(1)
+	if flat {
+		switch {
+		case c <= qmin-1: // every block from here down has gain Gain(c) = B·P(Q ≥ min): one value
+			run = y / block
+		case c >= qmax+2*float64(block): // gain 0 (value −Inf) down to c = qmax + B
+			run = max(1, int64((c-qmax-2*float64(block))/float64(block))+1)
+		}
+	}
+	return min(run, y/block, (over+block-1)/block)
 }

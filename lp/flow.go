@@ -99,27 +99,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 	h := in.FracH()
 	K := in.K()
 	phi := in.Blocks()
-	need := 0
-	for ; need <= 30; need++ {
-		if v := math.Ldexp(h, need); v == math.Floor(v) {
-			break
-		}
-	}
-	// Costs must keep every path sum, (K+1)·max|cost|, below 2^61.
-	fits := func(s int, tie int64) bool {
-		return float64(K+1)*(float64(in.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
-	}
-	tie := int64(1) // see tieBreak
-	if tieBreak {
-		tie = phi*int64(K) + 1 // > any total occupancy, blocks·steps
-		if !fits(min(need, 30), tie) {
-			tie = 1
-		}
-	}
-	shift, exact := min(need, 30), need <= 30
-	for shift > 0 && !fits(shift, tie) {
-		shift, exact = shift-1, false
-	}
+	shift, exact, tie := costScale(in)
 	scale := int64(1) << shift
 	hs := int64(math.Round(math.Ldexp(h, shift)))
 	weight := func(sg Segment) int64 {
@@ -253,4 +233,37 @@ func flowReadings(in *Instance) []Condition {
 		c = append(c, Condition{"forced", "the served conversation holds min(⌊H/B⌋, C/B) blocks at its own step"})
 	}
 	return c
+}
+
+// costScale returns the costs' scale 2^shift, whether it makes them exact
+// (H·2^shift whole, H = 1 − frac(ξ)), and the tie-breaking multiplier T (1
+// when tieBreak is off or T does not fit) of the flow network of in (see
+// SolveFlow): the least shift ≤ 30 that makes H·2^shift whole, lowered
+// until every path sum, (K+1)·max|cost|, stays below 2^61. With in at the
+// largest capacity of a curve, T = (C/B)·K + 1 exceeds the total occupancy
+// (blocks·steps) at every smaller capacity too.
+func costScale(in *Instance) (shift int, exact bool, tie int64) {
+	h := in.FracH()
+	K := in.K()
+	need := 0
+	for ; need <= 30; need++ {
+		if v := math.Ldexp(h, need); v == math.Floor(v) {
+			break
+		}
+	}
+	fits := func(s int, tie int64) bool {
+		return float64(K+1)*(float64(in.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
+	}
+	tie = 1 // see tieBreak
+	if tieBreak {
+		tie = in.Blocks()*int64(K) + 1 // > any total occupancy, blocks·steps
+		if !fits(min(need, 30), tie) {
+			tie = 1
+		}
+	}
+	shift, exact = min(need, 30), need <= 30
+	for shift > 0 && !fits(shift, tie) {
+		shift, exact = shift-1, false
+	}
+	return shift, exact, tie
 }

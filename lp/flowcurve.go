@@ -189,26 +189,7 @@ type curveNet struct {
 func newCurveNet(top *Instance) *curveNet {
 	h := top.FracH()
 	K := top.K()
-	need := 0
-	for ; need <= 30; need++ {
-		if v := math.Ldexp(h, need); v == math.Floor(v) {
-			break
-		}
-	}
-	fits := func(s int, tie int64) bool {
-		return float64(K+1)*(float64(top.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
-	}
-	tie := int64(1)
-	if tieBreak {
-		tie = top.Blocks()*int64(K) + 1 // > any total occupancy at any C ≤ C_max
-		if !fits(min(need, 30), tie) {
-			tie = 1
-		}
-	}
-	shift, exact := min(need, 30), need <= 30
-	for shift > 0 && !fits(shift, tie) {
-		shift, exact = shift-1, false
-	}
+	shift, exact, tie := costScale(top) // T at C_max exceeds any occupancy at C ≤ C_max
 	cv := &curveNet{k: K, shift: shift, exact: exact, tie: tie, scale: int64(1) << shift, startOfPairs: make([]int32, K)}
 	hs := int64(math.Round(math.Ldexp(h, shift)))
 	for n := 0; n < K; n++ {

@@ -1,21 +1,18 @@
 package lp_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
-	"pgregory.net/rapid"
-
-	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/lp/mcf"
-	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/importer/importertest"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
+	"pgregory.net/rapid"
 )
 
 // checkCurve solves the curve of in at caps, warm (and cold too when cold
@@ -170,19 +167,7 @@ func TestFlowCurveMooncake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seconds of solves on a real trace")
 	}
-	src, closer, err := importer.Open(shareddata.Mooncake(t, "conversation_trace.jsonl"), "mooncake", importer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	var buf bytes.Buffer
-	if _, err := importer.WriteCanonical(&buf, src); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(&buf, "mooncake canonical")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := importertest.MooncakeConversations(t)
 	caps := []int64{1 << 23, 1 << 14, 1 << 17, 1 << 20, 1 << 17}
 	for _, forced := range []bool{false, true} {
 		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16, BlockSize: 16, Xi: 1900, Forced: forced})

@@ -1,16 +1,13 @@
 package lp_test
 
 import (
-	"bytes"
 	"context"
-	"github.com/tailbound/tailbound/lp"
-	"github.com/tailbound/tailbound/lp/mcf"
 	"testing"
 
-	"github.com/tailbound/tailbound/internal/shareddata"
-	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/mcf"
+	"github.com/tailbound/tailbound/models/importer/importertest"
 	"github.com/tailbound/tailbound/models/instance"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // TestWindowsMooncake: on the real Mooncake conversation trace (12,031
@@ -24,19 +21,7 @@ func TestWindowsMooncake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seconds of cost scaling on a real trace")
 	}
-	src, closer, err := importer.Open(shareddata.Mooncake(t, "conversation_trace.jsonl"), "mooncake", importer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	var buf bytes.Buffer
-	if _, err := importer.WriteCanonical(&buf, src); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(&buf, "mooncake canonical")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := importertest.MooncakeConversations(t)
 	ctx := context.Background()
 	for _, c := range []int64{1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 23} {
 		for _, forced := range []bool{false, true} {

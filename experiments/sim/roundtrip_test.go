@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,9 +8,8 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/sim"
-	"github.com/tailbound/tailbound/internal/shareddata"
 	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/importer/importertest"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
@@ -27,27 +25,6 @@ func embedded(t testing.TB, seconds float64) *trace.Trace {
 	p := birthdeath.Default()
 	p.Duration = seconds
 	tr, err := birthdeath.Trace(p, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
-// mooncake returns the canonical trace the importer derives from
-// Mooncake's conversation trace (conversations linked by shared prefixes).
-func mooncake(t testing.TB) *trace.Trace {
-	t.Helper()
-	path := shareddata.Mooncake(t, "conversation_trace.jsonl")
-	src, closer, err := importer.Open(path, "mooncake", importer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	var buf bytes.Buffer
-	if _, err := importer.WriteCanonical(&buf, src); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(&buf, "mooncake-canonical")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +56,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"embedded", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 1500.5, false},
 		{"embedded-forced", func(t testing.TB) *trace.Trace { return embedded(t, 600) }, 32768, 16, 1500.5, true},
-		{"mooncake", mooncake, 1 << 20, 512, 1900, false},
+		{"mooncake", importertest.MooncakeConversations, 1 << 20, 512, 1900, false},
 	}
 	all := policies.All()
 	for _, c := range cases {

@@ -1,14 +1,10 @@
 package stackcurve_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
-	"pgregory.net/rapid"
-
-	"github.com/tailbound/tailbound/internal/shareddata"
-	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/importer/importertest"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/policy"
@@ -16,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/models/replay/replaytest"
 	"github.com/tailbound/tailbound/models/stackcurve"
 	"github.com/tailbound/tailbound/models/trace"
+	"pgregory.net/rapid"
 )
 
 // separate replays tr with policy.NewLRU once per capacity: the oracle.
@@ -115,19 +112,7 @@ func TestLRUHandWorked(t *testing.T) {
 // the shared data), the curve at 2^12 … 2^24 tokens, B = 16 and 1, optional
 // and forced, equals separate replays.
 func TestLRUMooncake(t *testing.T) {
-	src, closer, err := importer.Open(shareddata.Mooncake(t, "conversation_trace.jsonl"), "mooncake", importer.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	var buf bytes.Buffer
-	if _, err := importer.WriteCanonical(&buf, src); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(&buf, "mooncake canonical")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := importertest.MooncakeConversations(t)
 	var caps []int64
 	for e := 12; e <= 24; e += 2 {
 		caps = append(caps, 1<<e)

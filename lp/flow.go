@@ -99,8 +99,8 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 	h := in.FracH()
 	K := in.K()
 	phi := in.Blocks()
-	shift, exact, tie := costScale(in)
-	scale := int64(1) << shift
+	fc := costScale(in)
+	shift, tie, scale := fc.shift, fc.tie, fc.scale
 	hs := int64(math.Round(math.Ldexp(h, shift)))
 	weight := func(sg Segment) int64 {
 		w := sg.Tokens * scale
@@ -174,53 +174,82 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 		flow, stats, err = g.Solve(ctx, method)
 	}
 	r.Solve = time.Since(start)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", method, stats), math.NaN()
-		return r, nil
-	case errors.Is(err, mcf.ErrInfeasible):
-		return nil, fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
-	case err != nil:
-		return nil, fmt.Errorf("flow: %w", err)
+	if err := flowStopped(r, err, string(method), stats); err != nil {
+		return nil, err
 	}
-	r.Status, r.Integral, r.Points = Optimal, true, true
-	r.Schedule = make([]int64, K)
+	if r.Status == TimeLimit {
+		return r, nil
+	}
 	var cost int64
 	for i, f := range flow[K:] {
 		cost -= base[i] * f
 	}
+	z := make([]int64, K)
 	for n := 0; n < K; n++ {
-		z := fixed[n]
+		z[n] = fixed[n]
 		for e := int(arcStart[n]); e < int(arcStart[n])+int(arcCount[n]); e++ {
-			z += flow[e]
+			z[n] += flow[e]
 		}
-		r.Schedule[n] = z * in.BlockSize
+	}
+	finishFlow(r, in, z, fixed, cost, string(method), stats, fc)
+	return r, nil
+}
+
+// flowStopped records in r a solve stopped by its time limit or its
+// context (Status TimeLimit, TEL NaN; how names the method, stats its
+// counters) and turns any other solver error into the flow solver's
+// error; nil and r untouched when the solve ended.
+func flowStopped(r *Result, err error, how, stats string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", how, stats), math.NaN()
+		return nil
+	case errors.Is(err, mcf.ErrInfeasible):
+		return fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
+	default:
+		return fmt.Errorf("flow: %w", err)
+	}
+}
+
+// finishFlow fills r from an optimal flow: z[n] is the blocks carried to
+// turn n (fixed[n] of them fixed by forced caching), cost the flow's cost
+// over the piece arcs without the tie-break (scaled by fc.scale). The
+// schedule is replayed (its TEL and CheckSchedule), and, when the costs are
+// exact, the base TEL less the flow's savings must equal the schedule's TEL
+// (else Status Numerical).
+func finishFlow(r *Result, in *Instance, z, fixed []int64, cost int64, how, stats string, fc flowCosts) {
+	K := len(z)
+	r.Status, r.Integral, r.Points = Optimal, true, true
+	r.Schedule = make([]int64, K)
+	for n, b := range z {
+		r.Schedule[n] = b * in.BlockSize
 	}
 	r.ScheduleTEL = in.TEL(r.Schedule)
 	r.ScheduleErr = in.CheckSchedule(r.Schedule)
 	r.TEL = r.ScheduleTEL
-	r.Detail = fmt.Sprintf("%s (%s), costs scaled by 2^%d", method, stats, shift)
-	if tie > 1 {
+	r.Detail = fmt.Sprintf("%s (%s), costs scaled by 2^%d", how, stats, fc.shift)
+	if fc.tie > 1 {
 		r.Detail += ", ties broken by steps held"
 	}
-	if !exact {
-		r.Detail += fmt.Sprintf("; frac(ξ) rounded to %d bits: optimal to within 2^-%d tokens per turn (%.3g tokens here)", shift, shift+1, float64(K)*math.Ldexp(1, -shift-1))
+	if !fc.exact {
+		r.Detail += fmt.Sprintf("; frac(ξ) rounded to %d bits: optimal to within 2^-%d tokens per turn (%.3g tokens here)", fc.shift, fc.shift+1, float64(K)*math.Ldexp(1, -fc.shift-1))
 	}
 	// Consistency: base TEL − savings from the flow's cost (plus fixed
 	// forced savings) must equal the schedule's TEL.
-	saved := float64(-cost) / float64(scale)
+	saved := float64(-cost) / float64(fc.scale)
 	for n := 0; n < K; n++ {
 		if fixed[n] > 0 {
 			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.BlockSize)
 		}
 	}
-	if exact {
+	if fc.exact {
 		if d := math.Abs(in.BaseTEL() - saved - r.ScheduleTEL); d > 1e-6*math.Max(1, r.ScheduleTEL) {
 			r.Status = Numerical
 			r.Detail += fmt.Sprintf("; flow cost and schedule TEL differ by %g tokens", d)
 		}
 	}
-	return r, nil
 }
 
 func flowReadings(in *Instance) []Condition {
@@ -242,7 +271,7 @@ func flowReadings(in *Instance) []Condition {
 // until every path sum, (K+1)·max|cost|, stays below 2^61. With in at the
 // largest capacity of a curve, T = (C/B)·K + 1 exceeds the total occupancy
 // (blocks·steps) at every smaller capacity too.
-func costScale(in *Instance) (shift int, exact bool, tie int64) {
+func costScale(in *Instance) flowCosts {
 	h := in.FracH()
 	K := in.K()
 	need := 0
@@ -254,16 +283,27 @@ func costScale(in *Instance) (shift int, exact bool, tie int64) {
 	fits := func(s int, tie int64) bool {
 		return float64(K+1)*(float64(in.BlockSize)*math.Ldexp(1, s)*float64(tie)+float64(K)) < math.Ldexp(1, 61)
 	}
-	tie = 1 // see tieBreak
+	tie := int64(1) // see tieBreak
 	if tieBreak {
 		tie = in.Blocks()*int64(K) + 1 // > any total occupancy, blocks·steps
 		if !fits(min(need, 30), tie) {
 			tie = 1
 		}
 	}
-	shift, exact = min(need, 30), need <= 30
+	shift, exact := min(need, 30), need <= 30
 	for shift > 0 && !fits(shift, tie) {
 		shift, exact = shift-1, false
 	}
-	return shift, exact, tie
+	return flowCosts{shift: shift, exact: exact, tie: tie, scale: int64(1) << shift}
+}
+
+// flowCosts are the flow network's cost rules (costScale): piece costs
+// are savings in tokens times scale = 2^shift, exact when H·2^shift is
+// whole, and multiplied by tie (> 1 only with tieBreak) plus the steps
+// held.
+type flowCosts struct {
+	shift int
+	exact bool
+	tie   int64
+	scale int64
 }

@@ -2,7 +2,6 @@ package lp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -176,10 +175,7 @@ type curveNet struct {
 	tail, head   []int32
 	cost, base   []int64
 	key          []Segment // Blocks unused: Tokens and PlusH name the piece
-	shift        int
-	exact        bool
-	tie          int64
-	scale        int64
+	costs        flowCosts
 	startOfPairs []int32 // first piece arc of the pair ending at n; −1 if none
 }
 
@@ -189,8 +185,9 @@ type curveNet struct {
 func newCurveNet(top *Instance) *curveNet {
 	h := top.FracH()
 	K := top.K()
-	shift, exact, tie := costScale(top) // T at C_max exceeds any occupancy at C ≤ C_max
-	cv := &curveNet{k: K, shift: shift, exact: exact, tie: tie, scale: int64(1) << shift, startOfPairs: make([]int32, K)}
+	fc := costScale(top) // T at C_max exceeds any occupancy at C ≤ C_max
+	shift, tie := fc.shift, fc.tie
+	cv := &curveNet{k: K, costs: fc, startOfPairs: make([]int32, K)}
 	hs := int64(math.Round(math.Ldexp(h, shift)))
 	for n := 0; n < K; n++ {
 		cv.startOfPairs[n] = -1
@@ -204,7 +201,7 @@ func newCurveNet(top *Instance) *curveNet {
 		}
 		cv.startOfPairs[n] = int32(len(cv.tail))
 		for _, sg := range top.Savings(n) {
-			w := sg.Tokens * cv.scale
+			w := sg.Tokens * fc.scale
 			if sg.PlusH {
 				w += hs
 			}
@@ -290,53 +287,25 @@ func (cv *curveNet) solve(ctx context.Context, in *Instance, opt Options, pi, hi
 		flow, prices, stats, err = g.SolveWindowsPrices(ctx, mcf.DefaultPlan())
 	}
 	r.Solve = time.Since(start)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		r.Status, r.Detail, r.TEL = TimeLimit, fmt.Sprintf("%s stopped (%s)", how, stats), math.NaN()
-		return r, nil, nil, nil
-	case errors.Is(err, mcf.ErrInfeasible):
-		return nil, nil, nil, fmt.Errorf("flow: the step network is infeasible, which the construction rules out: %w", err)
-	case err != nil:
-		return nil, nil, nil, fmt.Errorf("flow: %w", err)
+	if err := flowStopped(r, err, how, stats); err != nil {
+		return nil, nil, nil, err
 	}
-	r.Status, r.Integral, r.Points = Optimal, true, true
-	r.Schedule = make([]int64, K)
+	if r.Status == TimeLimit {
+		return r, nil, nil, nil
+	}
 	var cost int64
 	for i, f := range flow[K:] {
 		cost -= cv.base[i] * f
 	}
+	z := make([]int64, K)
 	for n := 0; n < K; n++ {
-		z := fixed[n]
+		z[n] = fixed[n]
 		if s := cv.startOfPairs[n]; s >= 0 {
 			for e := int(s); e < len(cv.head) && int(cv.head[e]) == n; e++ {
-				z += flow[K+e]
+				z[n] += flow[K+e]
 			}
 		}
-		r.Schedule[n] = z * in.BlockSize
 	}
-	r.ScheduleTEL = in.TEL(r.Schedule)
-	r.ScheduleErr = in.CheckSchedule(r.Schedule)
-	r.TEL = r.ScheduleTEL
-	r.Detail = fmt.Sprintf("%s (%s), costs scaled by 2^%d", how, stats, cv.shift)
-	if cv.tie > 1 {
-		r.Detail += ", ties broken by steps held"
-	}
-	if !cv.exact {
-		r.Detail += fmt.Sprintf("; frac(ξ) rounded to %d bits: optimal to within 2^-%d tokens per turn (%.3g tokens here)", cv.shift, cv.shift+1, float64(K)*math.Ldexp(1, -cv.shift-1))
-	}
-	// Consistency, as in solveFlow: base TEL − savings from the flow's
-	// cost (plus fixed forced savings) must equal the schedule's TEL.
-	saved := float64(-cost) / float64(cv.scale)
-	for n := 0; n < K; n++ {
-		if fixed[n] > 0 {
-			saved += in.Excess(n, 0) - in.Excess(n, fixed[n]*in.BlockSize)
-		}
-	}
-	if cv.exact {
-		if d := math.Abs(in.BaseTEL() - saved - r.ScheduleTEL); d > 1e-6*math.Max(1, r.ScheduleTEL) {
-			r.Status = Numerical
-			r.Detail += fmt.Sprintf("; flow cost and schedule TEL differ by %g tokens", d)
-		}
-	}
+	finishFlow(r, in, z, fixed, cost, how, stats, cv.costs)
 	return r, flow, prices, nil
 }

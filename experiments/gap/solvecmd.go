@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -67,24 +65,9 @@ type solveDoc struct {
 	Settings any `json:"settings"`
 }
 
-// solveGCPercent is the garbage collector's target (GOGC) while Run works,
-// unless GOGC is set in the environment. Solve's memory is a few large
-// arrays built one after another (trace and instance, the network, the
-// windows' cost scaling, the residual graph of the primal–dual stage), and
-// at the default GOGC = 100 the heap grows to twice what is live before a
-// collection: at 10^6 turns (birth–death, B = 16, C = 131072 tokens, flow)
-// the peak RSS was 774 MB at GOGC = 100 and 571 MB at 25, in 94 s against
-// 111 s of wall time (57 s and 61 s of CPU) in one run on a loaded machine.
-const solveGCPercent = 25
-
 // Run validates c, reads the trace, solves and writes the schedule when
 // asked: it returns the JSON document and the tables the command prints.
-// It sets the collector's target to solveGCPercent while it runs (unless
-// GOGC is set) and restores it on return.
 func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(solveGCPercent))
-	}
 	obj := objective.Objective{}
 	if c.Objective != "" {
 		var err error

@@ -44,15 +44,7 @@ func TestCacheInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		reqs := genStream(t)
 		entry := rapid.SampledFrom(prefixcache.All()).Draw(t, "policy")
-		in := prefixcache.NewInterner()
-		var qs []prefixcache.Req
-		for i := range reqs {
-			q, _, err := in.Intern(&reqs[i], nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs = append(qs, q)
-		}
+		in, qs := internAll(t, reqs)
 		distinct := in.Blocks()
 		capacity := rapid.IntRange(0, distinct+2).Draw(t, "capacity")
 		p, err := entry.New(prefixcache.Config{Params: instance.Params{Capacity: 16 * int64(capacity), BlockSize: 16,
@@ -84,4 +76,19 @@ func TestCacheInvariants(t *testing.T) {
 			}
 		}
 	})
+}
+
+// internAll numbers the blocks of reqs in order with a new Interner and
+// returns it with the numbered requests.
+func internAll(t interface{ Fatal(...any) }, reqs []blocktrace.Request) (*prefixcache.Interner, []prefixcache.Req) {
+	in := prefixcache.NewInterner()
+	var qs []prefixcache.Req
+	for i := range reqs {
+		q, _, err := in.Intern(&reqs[i], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+	}
+	return in, qs
 }

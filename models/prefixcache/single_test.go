@@ -43,15 +43,7 @@ func TestSingleBlockFastPathEqualsGeneral(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		reqs := genMixed(t, rapid.Bool().Draw(t, "chains"))
 		entry := rapid.SampledFrom(prefixcache.All()).Draw(t, "policy")
-		in := prefixcache.NewInterner()
-		var qs []prefixcache.Req
-		for i := range reqs {
-			q, _, err := in.Intern(&reqs[i], nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs = append(qs, q)
-		}
+		in, qs := internAll(t, reqs)
 		capacity := rapid.IntRange(0, in.Blocks()+2).Draw(t, "capacity")
 		cfg := prefixcache.Config{Params: instance.Params{Capacity: 16 * int64(capacity), BlockSize: 16, Xi: 20}}
 		var caches [2]*prefixcache.Cache

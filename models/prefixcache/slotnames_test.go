@@ -19,15 +19,7 @@ type byID struct{ prefixcache.Policy }
 func TestSlotNamesChangeNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		reqs := genStream(t)
-		in := prefixcache.NewInterner()
-		var qs []prefixcache.Req
-		for i := range reqs {
-			q, _, err := in.Intern(&reqs[i], nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qs = append(qs, q)
-		}
+		in, qs := internAll(t, reqs)
 		capacity := 16 * int64(rapid.IntRange(0, in.Blocks()+1).Draw(t, "capacity"))
 		for _, mk := range []prefixcache.Factory{prefixcache.NewLRU, prefixcache.NewFIFO, prefixcache.NewLFU, prefixcache.NewAgingLFU, prefixcache.NewGDSF} {
 			cfg := prefixcache.Config{Params: instance.Params{Capacity: capacity, BlockSize: 16}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tailbound/tailbound/lp"
@@ -20,11 +21,11 @@ import (
 // every capacity's result: optimal, its schedule admissible, and its TEL
 // equal to SolveFlow's at that capacity alone and to the network simplex's
 // on SolveFlow's network (a solver sharing no code with the primal–dual
-// method). It returns the warm curve's TELs.
-func checkCurve(t testing.TB, fail func(string, ...any), in *lp.Instance, caps []int64, simplex, cold bool) []float64 {
+// method). It returns the warm curve's results.
+func checkCurve(t testing.TB, fail func(string, ...any), in *lp.Instance, caps []int64, simplex, cold bool) []*lp.Result {
 	t.Helper()
 	ctx := context.Background()
-	var tels []float64
+	var out []*lp.Result
 	for _, warm := range []bool{true, false} {
 		if !warm && !cold {
 			break
@@ -62,12 +63,12 @@ func checkCurve(t testing.TB, fail func(string, ...any), in *lp.Instance, caps [
 					return nil
 				}
 			}
-			if warm {
-				tels = append(tels, r.TEL)
-			}
+		}
+		if warm {
+			out = rs
 		}
 	}
-	return tels
+	return out
 }
 
 // TestFlowCurveRapid: on random traces (many interleaved conversations),
@@ -137,10 +138,10 @@ func TestFlowCurveBirthDeath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tels := checkCurve(t, t.Fatalf, in, caps, false, false)
-		for i := 1; i < len(tels) && !forced; i++ {
-			if tels[i] > tels[i-1]+1e-6 {
-				t.Errorf("optional caching: TEL_opt %v at C=%d above %v at C=%d", tels[i], caps[i], tels[i-1], caps[i-1])
+		rs := checkCurve(t, t.Fatalf, in, caps, false, false)
+		for i := 1; i < len(rs) && !forced; i++ {
+			if rs[i].TEL > rs[i-1].TEL+1e-6 {
+				t.Errorf("optional caching: TEL_opt %v at C=%d above %v at C=%d", rs[i].TEL, caps[i], rs[i-1].TEL, caps[i-1])
 			}
 		}
 	}
@@ -161,19 +162,32 @@ func curveCapacities(lo int64, n int) []int64 {
 }
 
 // TestFlowCurveMooncake: on the Mooncake conversation trace (12,031 turns)
-// at capacities 2^14, 2^17 (twice), 2^20 and 2^23 tokens (unsorted), B = 16, ξ = 1900 tokens, optional and
-// forced caching, the warm-started curve equals separate SolveFlow solves.
+// at capacities 2^14, 2^17 (twice), 1.25·2^17, 2^20, 1.25·2^20 and 2^23
+// tokens (unsorted), B = 16, ξ = 1900 tokens, optional and forced caching,
+// the warm-started curve equals separate SolveFlow solves; the two
+// capacities 1.25× their neighbour are solved warm, with windows of more
+// than 2,048 nodes (a first scaling phase above ε = 1), and the others,
+// 8× their neighbour or more, from scratch.
 func TestFlowCurveMooncake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seconds of solves on a real trace")
 	}
 	tr := importertest.MooncakeConversations(t)
-	caps := []int64{1 << 23, 1 << 14, 1 << 17, 1 << 20, 1 << 17}
+	caps := []int64{1 << 23, 1 << 14, 5 << 18, 1 << 17, 1 << 20, 1 << 17, 5 << 15}
+	warm := map[int64]bool{5 << 18: true, 5 << 15: true}
 	for _, forced := range []bool{false, true} {
 		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16, BlockSize: 16, Xi: 1900, Forced: forced})
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkCurve(t, t.Fatalf, in, caps, false, false)
+		rs := checkCurve(t, t.Fatalf, in, caps, false, false)
+		for i, c := range caps {
+			if got := strings.Contains(rs[i].Detail, "warm from"); got != warm[c] {
+				t.Errorf("forced %v, C=%d: warm %v, want %v (%s)", forced, c, got, warm[c], rs[i].Detail)
+			}
+			if warm[c] && !strings.Contains(rs[i].Detail, "(3 warm-started)") {
+				t.Errorf("forced %v, C=%d: not every window warm-started (%s)", forced, c, rs[i].Detail)
+			}
+		}
 	}
 }

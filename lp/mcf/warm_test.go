@@ -29,9 +29,9 @@ func scaledLine(g *Network, num, den int64) *Network {
 }
 
 // TestSolveWarmNeighbours: on random line networks, a chain of capacity
-// scalings (up and down, through zero) each solved by SolveWarm or
-// SolveWarmWindows (random windows, many seams) from the
-// previous network's optimal prices and flow reaches the network
+// scalings (up and down, through zero) each solved by SolveWarm (from the
+// previous network's optimal prices and flow) or SolveWarmWindows (random
+// windows, many seams; from its prices) reaches the network
 // simplex's optimum, and the first, solved by SolveWindowsPrices, returns
 // prices that certify its flow.
 func TestSolveWarmNeighbours(t *testing.T) {
@@ -58,7 +58,7 @@ func TestSolveWarmNeighbours(t *testing.T) {
 			}
 			var f, p []int64
 			if rapid.Bool().Draw(rt, "windows") {
-				f, p, _, err = g.SolveWarmWindows(context.Background(), pi, hint, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
+				f, p, _, err = g.SolveWarmWindows(context.Background(), pi, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
 			} else {
 				f, p, _, err = g.SolveWarm(context.Background(), pi, hint)
 			}
@@ -109,4 +109,78 @@ func TestSolveWarmBrute(t *testing.T) {
 	if _, _, _, err := NewNetwork(3).SolveWarm(context.Background(), make([]int64, 2), nil); err == nil {
 		t.Fatal("prices of the wrong length accepted")
 	}
+}
+
+// TestSolveWarmWindowsAnyPrices: SolveWarmWindows reaches the network
+// simplex's optimum from random prices — small, larger, and spanning more
+// than int64 leaves room for (those windows start from scratch) — on
+// random line networks, with windows of one to twenty steps (a cost
+// scaling of one phase at ε = 1) and on lines of 6,000 nodes cut into
+// windows of 3,500 nodes (two phases, the first at ε = 3 of 3,501 per cost
+// unit), where the prices are also the optimum of the line at other
+// capacities.
+func TestSolveWarmWindowsAnyPrices(t *testing.T) {
+	check := func(fail func(string, ...any), g *Network, pi []int64, plan Plan) {
+		f, _, stats, err := g.SolveWarmWindows(context.Background(), pi, plan)
+		if err != nil {
+			fail("%v (%s)", err, stats)
+			return
+		}
+		if err := balanced(g, f); err != nil {
+			fail("%v", err)
+		}
+		if got, want := g.Cost(f), simplexCost(t, g); got != want {
+			fail("cost %d, network simplex %d (%s)", got, want, stats)
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 2))
+		g := randomLine(r)
+		span := rapid.SampledFrom([]int64{10, 300, 1 << 62}).Draw(rt, "span")
+		pi := make([]int64, g.n)
+		for v := range pi {
+			pi[v] = r.Int64N(span) - span/2
+		}
+		check(rt.Fatalf, g, pi, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
+	})
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 2; i++ {
+		base := longLine(r, 6000)
+		plan := Plan{Size: 2500, Overlap: 500}
+		_, opt, _, err := base.SolveWindowsPrices(context.Background(), plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		random := make([]int64, base.n)
+		for v := range random {
+			random[v] = r.Int64N(41) - 20
+		}
+		for _, num := range []int64{3, 8} {
+			g := scaledLine(base, num, 4)
+			check(t.Fatalf, g, opt, plan)
+			check(t.Fatalf, g, random, plan)
+		}
+	}
+}
+
+// longLine is a line network of n nodes shaped like the hindsight
+// problem's: line arcs of capacity 20–40, and per node one or two arcs
+// forward by up to 300 steps with capacity 0–6 and cost −20..−1.
+func longLine(r *rand.Rand, n int) *Network {
+	g := NewNetwork(n)
+	var prev int64
+	for t := 0; t+1 < n; t++ {
+		c := 20 + r.Int64N(21)
+		g.AddArc(t, t+1, c, 0)
+		g.AddSupply(t, c-prev)
+		prev = c
+	}
+	g.AddSupply(n-1, -prev)
+	for a := 0; a+1 < n; a++ {
+		for k := 1 + r.IntN(2); k > 0; k-- {
+			b := a + 1 + r.IntN(min(n-1-a, 300))
+			g.AddArc(a, b, r.Int64N(7), -1-r.Int64N(20))
+		}
+	}
+	return g
 }

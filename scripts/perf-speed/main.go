@@ -6,11 +6,14 @@
 // optimality-gap`, (with --block or --block-only) the block-level LRU
 // curve by one stack pass against one capacity and against a replay per
 // capacity, and (with --bayes or --bayes-only) ET-LRU under the Bayes
-// belief on 10^5 turns, class and Gamma prior, against --old. Every ratio compares figures of the same run; configurations
+// belief on 10^5 turns, class and Gamma prior, against --old, and (with
+// --opt-curve or --opt-curve-only) the optimum's 16-point capacity curve
+// by `gap --warm-start` against 16 separate solves, on the trace's first
+// 10^5 turns and on the whole trace. Every ratio compares figures of the same run; configurations
 // are interleaved and the best of --repeat runs is kept (wall and CPU
 // separately), because the machine is shared.
 //
-//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--block | --block-only] [--bayes | --bayes-only] [--dir DIR]
+//	go run ./scripts/perf-speed [--old COMMIT] [--repeat 3] [--turns 1000000] [--suite | --suite-only] [--block | --block-only] [--bayes | --bayes-only] [--opt-curve | --opt-curve-only] [--dir DIR]
 //
 // It builds tailbound from the working tree and from --old (git archive into a
 // temporary folder), generates its inputs with `tailbound gen birth-death`,
@@ -46,8 +49,11 @@ func main() {
 	blockOnly := flag.Bool("block-only", false, "time only the block-level LRU curve (implies --block)")
 	bayes := flag.Bool("bayes", false, "also time etlru under the Bayes belief (class and Gamma prior) on the trace's first 100,000 turns, old and new (minutes)")
 	bayesOnly := flag.Bool("bayes-only", false, "time only etlru under the Bayes belief (implies --bayes)")
+	optCurve := flag.Bool("opt-curve", false, "also time the optimum's 16-point capacity curve, warm-started against separate solves, on 100,000 turns and on --turns (one run each; about 35 minutes at 10^6 turns)")
+	optCurveOnly := flag.Bool("opt-curve-only", false, "time only the optimum's capacity curve (implies --opt-curve)")
 	flag.Parse()
-	if err := run(*old, *repeat, *turns, *suite || *skip, *skip || *blockOnly || *bayesOnly, *block || *blockOnly, *bayes || *bayesOnly, *dir, *etTimeout); err != nil {
+	only := *skip || *blockOnly || *bayesOnly || *optCurveOnly
+	if err := run(*old, *repeat, *turns, *suite || *skip, only, *block || *blockOnly, *bayes || *bayesOnly, *optCurve || *optCurveOnly, *dir, *etTimeout); err != nil {
 		fmt.Fprintln(os.Stderr, "perf-speed:", err)
 		os.Exit(1)
 	}
@@ -55,7 +61,7 @@ func main() {
 
 // run builds both binaries and the inputs and prints the sections asked:
 // the default ones unless only, the suite's share, the block-level curve.
-func run(old string, repeat, turns int, suite, only, block, bayes bool, dir string, etTimeout time.Duration) error {
+func run(old string, repeat, turns int, suite, only, block, bayes, optCurve bool, dir string, etTimeout time.Duration) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "perf-speed")
 		if err != nil {
@@ -109,11 +115,66 @@ func run(old string, repeat, turns int, suite, only, block, bayes bool, dir stri
 			return err
 		}
 	}
+	if optCurve {
+		if err := optimumCurve(newBin, small, big, turns, dir); err != nil {
+			return err
+		}
+	}
 	if suite {
 		return suiteShare(old, newBin, oldBin, dir)
 	}
 	return nil
 }
+
+// optimumCurve times `gap` at 16 capacities (32,768·2^(k/3) tokens rounded
+// down to blocks, B = 16, ξ = 300 tokens, policy lru) solving each
+// capacity separately (--workers 1, and gap's default --workers 2) and as
+// one warm-started curve (--warm-start), on the first 10^5 turns (small)
+// and on the whole trace (big), one run each (minutes), and checks that
+// the rows are identical.
+func optimumCurve(newBin, small, big string, turns int, dir string) error {
+	var caps []string
+	for k := 0; k < 16; k++ {
+		caps = append(caps, strconv.FormatInt(int64(32768*math.Exp2(float64(k)/3))/16*16, 10))
+	}
+	fmt.Printf("\n### The optimum's capacity curve: `gap`, 16 capacities %s … %s tokens (×2^(1/3)), B = 16, ξ = 300, one run each\n\n", caps[0], caps[15])
+	fmt.Println("| turns | command | wall (s) | CPU (s) | peak RSS (MB) | wall / separate (--workers 1) | CPU / separate | rows identical |")
+	fmt.Println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, in := range []struct {
+		path  string
+		turns int
+	}{{small, 100000}, {big, turns}} {
+		common := []string{newBin, "gap", "--trace", in.path, "--capacities", strings.Join(caps, ","), "--xis", "300", "--policies", "lru", "--block-size", "16", "--format", "json"}
+		runs := []struct {
+			name  string
+			extra []string
+		}{
+			{"16 separate solves, --workers 1", []string{"--workers", "1", "--warm-start=false"}},
+			{"16 separate solves, --workers 2", []string{"--workers", "2", "--warm-start=false"}},
+			{"one curve, --warm-start", []string{"--workers", "1", "--warm-start=true"}},
+		}
+		var base proctime.Measure
+		for i, r := range runs {
+			m, err := proctime.Run(dir, 0, append(append([]string{}, common...), r.extra...)...)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				base = m
+			}
+			fmt.Printf("| %d | %s | %.1f | %.1f | %.0f | %.2f | %.2f | %v |\n", in.turns, r.name, m.Wall.Seconds(), m.CPU, float64(m.RSS)/1024,
+				m.Wall.Seconds()/base.Wall.Seconds(), m.CPU/base.CPU, rowsOf(m.Out) != nil && same(rowsOf(m.Out), rowsOf(base.Out)))
+		}
+	}
+	return nil
+}
+
+// rowsRe matches gap's JSON rows, the part that must not depend on how
+// the optimum was solved.
+var rowsRe = regexp.MustCompile(`(?s)"rows": \[.*?\n  \]`)
+
+// rowsOf is the rows of a gap JSON output.
+func rowsOf(out []byte) []byte { return rowsRe.Find(out) }
 
 // sections measures the curve, simulate's turns/s and ET-LRU.
 func sections(old, newBin, oldBin, big, small string, repeat, turns int, dir string, etTimeout time.Duration) error {

@@ -115,6 +115,23 @@ func SolveFlowCurve(ctx context.Context, in *Instance, capacities []int64, opt O
 	return out, nil
 }
 
+// CurveWarmStarts reports whether SolveFlowCurve, warm, would start at
+// least one of capacities (tokens) from its neighbour's optimum (some
+// capacity within 1.5× of the next smaller positive one; nearEnough),
+// provided its solves end optimal. When it would not, the curve is only
+// separate solves one after another.
+func CurveWarmStarts(capacities []int64) bool {
+	sorted := slices.Clone(capacities)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i-1] > 0 && nearEnough(sorted[i-1], sorted[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // nearEnough reports whether the optimum at capacity from (tokens) is a
 // good start for capacity c > from: c ≤ 1.5·from. The warm start pays only
 // between near neighbours. Measured in one run on a birth–death trace

@@ -191,3 +191,25 @@ func TestFlowCurveMooncake(t *testing.T) {
 		}
 	}
 }
+
+// TestCurveWarmStarts: a curve warm-starts when some capacity is at most
+// 1.5× the next smaller positive one, in any order, duplicates aside.
+func TestCurveWarmStarts(t *testing.T) {
+	for _, tc := range []struct {
+		caps []int64
+		want bool
+	}{
+		{nil, false},
+		{[]int64{64}, false},
+		{[]int64{0, 16}, false},       // nothing to start from at 0
+		{[]int64{32, 48}, true},       // 48 = 1.5·32
+		{[]int64{32, 64}, false},      // 2×
+		{[]int64{64, 32, 32}, false},  // a duplicate is not a neighbour
+		{[]int64{512, 32, 40}, true},  // 40 after 32, unsorted
+		{[]int64{32, 49, 512}, false}, // 49 > 48
+	} {
+		if got := lp.CurveWarmStarts(tc.caps); got != tc.want {
+			t.Errorf("CurveWarmStarts(%v) = %v, want %v", tc.caps, got, tc.want)
+		}
+	}
+}

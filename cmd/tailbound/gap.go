@@ -33,7 +33,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&c.QHat, "qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
 	fs.StringVar(&c.Solver, "solver", solvers.Flow, "solver of the optimum (compact formulation): "+solvers.Help(solvers.IP))
 	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per optimum, seconds (0: none)")
-	fs.BoolVar(&c.WarmStart, "warm-start", false, "solve the optimum at every capacity of a ξ as one curve, each capacity warm-started from its smaller neighbour (solver flow; same optima, slower than separate solves at steps of 2^(1/3): docs/speed.md)")
+	fs.StringVar(&c.WarmStart, "warm-start", "auto", "optimum at every capacity of a ξ as one curve, each capacity within 1.5× of its smaller neighbour warm-started from it (solver flow, TEL, turn level; same optima): auto (when some capacity would be), on, off (each solved separately)")
 	fs.IntVar(&c.Workers, "workers", 2, "sweep points solved at once (≥ 1)")
 	fs.StringVar(&c.Format, "format", "table", report.FormatHelp)
 	fs.StringVar(&c.Level, "level", "turn", "turn (conversation cache, TEL optimum) or block (prefix cache over block-hash traces, optimum of block hits)")

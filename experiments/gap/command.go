@@ -49,9 +49,12 @@ type Command struct {
 	Solver string
 	// TimeLimit bounds each optimum, seconds (--time-limit; 0: none).
 	TimeLimit float64
-	// WarmStart solves the optimum's capacity curve warm-started
-	// (--warm-start): see Config.
-	WarmStart bool
+	// WarmStart is --warm-start: auto (or empty: the optimum's capacity
+	// curve warm-started, Config.WarmStart, whenever it can be and at
+	// least one capacity would start from its neighbour,
+	// lp.CurveWarmStarts), on (always; refused where it cannot be) or off
+	// (every point solved separately).
+	WarmStart string
 	// Workers is the number of sweep points solved at once (--workers).
 	Workers int
 	// TraceFormat, LPSolver and IPSolver are the block level's
@@ -99,7 +102,7 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 			return nil, nil, option.Wrap("objective", err)
 		}
 	}
-	if c.WarmStart && (obj.Kind != objective.TEL || c.Level == "block") {
+	if c.WarmStart == "on" && (obj.Kind != objective.TEL || c.Level == "block") {
 		return nil, nil, option.Errorf("warm-start", "for the turn level's TEL optimum only (--objective tel, --level turn)")
 	}
 	if obj.Kind != objective.TEL {

@@ -88,11 +88,44 @@ func TestGapCommandRefusals(t *testing.T) {
 			"flag --xis: one threshold at block level (the tail-aware policies' ξ, tokens)"},
 		{"block level, no capacities", func(c *Command) { c.Level, c.Capacities = "block", "" }, []string{"trace", "capacities"},
 			"flags --trace and --capacities: both required at block level"},
+		{"warm start, unknown", func(c *Command) { c.WarmStart = "yes" }, []string{"warm-start"}, `flag --warm-start: must be auto, on or off, got "yes"`},
+		{"warm start on, gonum", func(c *Command) { c.WarmStart, c.Solver = "on", "gonum" }, []string{"warm-start"}, "flag --warm-start: on needs --solver flow, not gonum"},
+		{"warm start on, slo", func(c *Command) { c.WarmStart, c.Objective = "on", "slo" }, []string{"warm-start"},
+			"flag --warm-start: for the turn level's TEL optimum only (--objective tel, --level turn)"},
 	} {
 		c := validGap(tr)
 		tc.edit(&c)
 		_, _, err := c.Run(context.Background())
 		wantOption(t, tc.name, err, tc.flags, tc.msg)
+	}
+}
+
+// TestGapCommandWarmStart: --warm-start auto solves the optimum as a
+// warm-started curve exactly when the solver is flow and some capacity
+// is within 1.5× of the next smaller positive one; on always; off never.
+func TestGapCommandWarmStart(t *testing.T) {
+	for _, tc := range []struct {
+		warm, solver, caps string
+		want               bool
+	}{
+		{"auto", "flow", "0,2", false},      // nothing to start from
+		{"auto", "flow", "4,6", true},       // 6 ≤ 1.5·4
+		{"auto", "flow", "8,4,4", false},    // 8 > 1.5·4
+		{"auto", "flow", "20,4,6,40", true}, // 6 after 4, in any order
+		{"auto", "gonum", "4,6", false},
+		{"", "flow", "4,6", true},
+		{"on", "flow", "4,40", true},
+		{"off", "flow", "4,6", false},
+	} {
+		c := validGap(splitFile(t))
+		c.WarmStart, c.Solver, c.Capacities = tc.warm, tc.solver, tc.caps
+		cfg, _, err := c.turn(context.Background())
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if cfg.WarmStart != tc.want {
+			t.Errorf("--warm-start %q, solver %s, capacities %s: curve %v, want %v", tc.warm, tc.solver, tc.caps, cfg.WarmStart, tc.want)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/execpolicy"
 	"github.com/tailbound/tailbound/models/instance"
@@ -39,8 +40,17 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	if c.Workers < 1 {
 		return Config{}, nil, option.Errorf("workers", "must be ≥ 1, got %d", c.Workers)
 	}
-	if c.WarmStart && c.Solver != solvers.Flow {
-		return Config{}, nil, option.Errorf("warm-start", "needs --solver flow, not %s", c.Solver)
+	switch c.WarmStart {
+	case "", "auto":
+		cfg.WarmStart = c.Solver == solvers.Flow && lp.CurveWarmStarts(cfg.Capacities)
+	case "on":
+		if c.Solver != solvers.Flow {
+			return Config{}, nil, option.Errorf("warm-start", "on needs --solver flow, not %s", c.Solver)
+		}
+		cfg.WarmStart = true
+	case "off":
+	default:
+		return Config{}, nil, option.Errorf("warm-start", "must be auto, on or off, got %q", c.WarmStart)
 	}
 	if c.TimeLimit < 0 {
 		return Config{}, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
@@ -51,7 +61,6 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 		return Config{}, nil, option.Wrap("alpha-ms", err)
 	}
 	cfg.Block, cfg.Forced, cfg.Solver, cfg.Workers, cfg.Progress = c.Block, c.Forced, c.Solver, c.Workers, c.Progress
-	cfg.WarmStart = c.WarmStart
 	cfg.TimeLimit = seconds(c.TimeLimit)
 	if !c.embedded() {
 		return cfg, nil, nil

@@ -149,9 +149,9 @@ func optimumCurve(newBin, small, big string, turns int, dir string) error {
 			name  string
 			extra []string
 		}{
-			{"16 separate solves, --workers 1", []string{"--workers", "1", "--warm-start=false"}},
-			{"16 separate solves, --workers 2", []string{"--workers", "2", "--warm-start=false"}},
-			{"one curve, --warm-start", []string{"--workers", "1", "--warm-start=true"}},
+			{"16 separate solves, --workers 1", []string{"--workers", "1", "--warm-start", "off"}},
+			{"16 separate solves, --workers 2", []string{"--workers", "2", "--warm-start", "off"}},
+			{"one curve, --warm-start on", []string{"--workers", "1", "--warm-start", "on"}},
 		}
 		var base proctime.Measure
 		for i, r := range runs {

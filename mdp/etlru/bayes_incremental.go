@@ -2,7 +2,6 @@ package etlru
 
 import (
 	"math"
-	"slices"
 
 	"github.com/tailbound/tailbound/mdp/belief"
 	"github.com/tailbound/tailbound/models/cache"
@@ -344,33 +343,10 @@ func (p *Policy) updateBayes(s *cache.State, t trace.Turn) error {
 		if !math.IsInf(limit, 0) {
 			gLo = math.Exp(limit - lambda - lr - 1e-9*(1024+math.Abs(limit)+math.Abs(lr)+math.Abs(lambda)))
 		}
-		known, g := true, 0.0
-		for first := true; over > 0 && y > 0; first = false {
-			if !first {
-				take := false
-				switch {
-				case known:
-					take = vb+lambda < limit
-				case g <= 0: // value −Inf, as Greedy's expression gives
-					vb, known = math.Inf(-1), true
-					take = vb < limit
-				case g < gLo:
-					take = true
-				default:
-					vb, known = lr+math.Log(g), true
-					take = vb+lambda < limit
-				}
-				if !take {
-					break
-				}
-			}
-			run := evictRun(flat, y, over, block, float64(y)+p.xi-hist, qmin, qmax)
-			y -= run * block
-			over -= run * block
-			if y > 0 {
-				g, known = p.prompt.Gain(float64(y)+p.xi-hist, block), false
-			}
-		}
+		var known bool
+		var g float64
+		y, over, vb, known, g = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
+			lambda: lambda, limit: limit, gLo: gLo, qmin: qmin, qmax: qmax, flat: flat})
 		if y > 0 && !known {
 			vb = math.Inf(-1)
 			if g > 0 {
@@ -384,15 +360,8 @@ func (p *Policy) updateBayes(s *cache.State, t trace.Turn) error {
 			x.y[b.conv] = -1
 		}
 	}
-	// Apply in Greedy's order (the conversations' places in ids).
-	slices.SortFunc(x.touched, func(a, b int) int { return p.pos[a] - p.pos[b] })
-	for _, i := range x.touched {
-		y := max(x.y[i], 0)
-		x.y[i] = 0
-		if err := s.Set(i, y); err != nil {
-			return err
-		}
-		p.track(s, i)
+	if err := p.applyEvictions(s, x.touched, x.y); err != nil {
+		return err
 	}
 	if s.Forced() && s.Cached(c) > 0 {
 		p.bayesRescore(s, c, s.Cached(c), now, lambda)

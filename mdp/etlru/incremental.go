@@ -255,33 +255,9 @@ func (p *Policy) updateIncremental(s *cache.State, t trace.Turn) error {
 		if !math.IsInf(limit, 0) && !math.IsInf(lr, 0) {
 			gLo = math.Exp(limit-h.mu*now-lambda-lr) * (1 - 1e-9)
 		}
-		known, g := true, 0.0
-		for first := true; over > 0 && y > 0; first = false {
-			if !first {
-				take := false
-				switch {
-				case known:
-					take = vb+h.mu*now+lambda < limit
-				case g <= 0: // value −Inf, as Greedy's expression gives
-					vb, known = math.Inf(-1), true
-					take = vb < limit
-				case g < gLo:
-					take = true
-				default:
-					vb, known = lr+math.Log(g), true
-					take = vb+h.mu*now+lambda < limit
-				}
-				if !take {
-					break
-				}
-			}
-			run := evictRun(flat, y, over, block, float64(y)+p.xi-hist, qmin, qmax)
-			y -= run * block
-			over -= run * block
-			if y > 0 {
-				g, known = p.prompt.Gain(float64(y)+p.xi-hist, block), false
-			}
-		}
+		var known bool
+		y, over, vb, known, _ = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
+			muNow: h.mu * now, lambda: lambda, limit: limit, gLo: gLo, qmin: qmin, qmax: qmax, flat: flat})
 		if y > 0 && !known {
 			vb = p.value(s, b.conv, y, now)
 		}
@@ -292,15 +268,8 @@ func (p *Policy) updateIncremental(s *cache.State, t trace.Turn) error {
 			h.y[b.conv] = -1 // emptied (0 means untouched)
 		}
 	}
-	// Apply in Greedy's order (the conversations' places in ids).
-	slices.SortFunc(h.touched, func(a, b int) int { return p.pos[a] - p.pos[b] })
-	for _, i := range h.touched {
-		y := max(h.y[i], 0)
-		h.y[i] = 0
-		if err := s.Set(i, y); err != nil {
-			return err
-		}
-		p.track(s, i)
+	if err := p.applyEvictions(s, h.touched, h.y); err != nil {
+		return err
 	}
 	if s.Forced() && s.Cached(c) > 0 {
 		p.rescore(s, c, s.Cached(c), now, lambda)
@@ -372,6 +341,76 @@ func promptRange(p Prompt) (lo, hi float64, ok bool) {
 		return float64(d.Values[0]), float64(d.Values[len(d.Values)-1]), true
 	}
 	return 0, 0, false
+}
+
+// leastRun is what evictWhileLeast needs of the conversation Greedy
+// picked: y tokens cached (history hist tokens), over tokens still to
+// free, blocks of block tokens, its last block's value vb (log intensity
+// lr plus the log of the block's prompt gain), and the test a next block
+// must pass to go too: value + muNow + lambda below limit (the others'
+// least bound), or, where its value is not yet computed, its gain below
+// gLo; the prompt range of evictRun.
+type leastRun struct {
+	y, over, block            int64
+	hist, vb, lr              float64
+	muNow, lambda, limit, gLo float64
+	qmin, qmax                float64
+	flat                      bool
+}
+
+// evictWhileLeast evicts r's blocks from the last: the first run (the
+// least block, Greedy's choice) at once, then each next run while its
+// block is still below every other conversation's bound, judged through
+// its gain g against r.gLo where that is clear and through Greedy's own
+// expression (lr + log g) otherwise. It returns the tokens left cached and
+// still to free, and the last block left's value vb when known, else its
+// gain g. vb + muNow + lambda is summed in that order, as Greedy's
+// comparisons are (muNow = 0 under the Bayes belief).
+func (p *Policy) evictWhileLeast(r leastRun) (y, over int64, vb float64, known bool, g float64) {
+	y, over, vb, known = r.y, r.over, r.vb, true
+	for first := true; over > 0 && y > 0; first = false {
+		if !first {
+			take := false
+			switch {
+			case known:
+				take = vb+r.muNow+r.lambda < r.limit
+			case g <= 0: // value −Inf, as Greedy's expression gives
+				vb, known = math.Inf(-1), true
+				take = vb < r.limit
+			case g < r.gLo:
+				take = true
+			default:
+				vb, known = r.lr+math.Log(g), true
+				take = vb+r.muNow+r.lambda < r.limit
+			}
+			if !take {
+				break
+			}
+		}
+		run := evictRun(r.flat, y, over, r.block, float64(y)+p.xi-r.hist, r.qmin, r.qmax)
+		y -= run * r.block
+		over -= run * r.block
+		if y > 0 {
+			g, known = p.prompt.Gain(float64(y)+p.xi-r.hist, r.block), false
+		}
+	}
+	return y, over, vb, known, g
+}
+
+// applyEvictions sets every touched conversation's cached tokens to y[i]
+// (−1: emptied) in Greedy's order (the conversations' places in ids) and
+// clears y[i].
+func (p *Policy) applyEvictions(s *cache.State, touched []int, y []int64) error {
+	slices.SortFunc(touched, func(a, b int) int { return p.pos[a] - p.pos[b] })
+	for _, i := range touched {
+		keep := max(y[i], 0)
+		y[i] = 0
+		if err := s.Set(i, keep); err != nil {
+			return err
+		}
+		p.track(s, i)
+	}
+	return nil
 }
 
 // evictRun is how many of the y cached tokens' blocks (block tokens each)

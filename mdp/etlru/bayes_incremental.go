@@ -343,16 +343,8 @@ func (p *Policy) updateBayes(s *cache.State, t trace.Turn) error {
 		if !math.IsInf(limit, 0) {
 			gLo = math.Exp(limit - lambda - lr - 1e-9*(1024+math.Abs(limit)+math.Abs(lr)+math.Abs(lambda)))
 		}
-		var known bool
-		var g float64
-		y, over, vb, known, g = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
+		y, over, vb = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
 			lambda: lambda, limit: limit, gLo: gLo, qmin: qmin, qmax: qmax, flat: flat})
-		if y > 0 && !known {
-			vb = math.Inf(-1)
-			if g > 0 {
-				vb = lr + math.Log(g)
-			}
-		}
 		if y > 0 {
 			x.y[b.conv] = y
 			x.put(b.conv, b.rec, vb, b.sigma, now, lambda)

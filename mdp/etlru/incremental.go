@@ -255,12 +255,8 @@ func (p *Policy) updateIncremental(s *cache.State, t trace.Turn) error {
 		if !math.IsInf(limit, 0) && !math.IsInf(lr, 0) {
 			gLo = math.Exp(limit-h.mu*now-lambda-lr) * (1 - 1e-9)
 		}
-		var known bool
-		y, over, vb, known, _ = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
+		y, over, vb = p.evictWhileLeast(leastRun{y: y, over: over, block: block, hist: hist, vb: vb, lr: lr,
 			muNow: h.mu * now, lambda: lambda, limit: limit, gLo: gLo, qmin: qmin, qmax: qmax, flat: flat})
-		if y > 0 && !known {
-			vb = p.value(s, b.conv, y, now)
-		}
 		if y > 0 {
 			h.y[b.conv] = y
 			h.put(scored{bound: vb + h.mu*now + lambda, rec: b.rec, conv: b.conv})
@@ -363,11 +359,13 @@ type leastRun struct {
 // block is still below every other conversation's bound, judged through
 // its gain g against r.gLo where that is clear and through Greedy's own
 // expression (lr + log g) otherwise. It returns the tokens left cached and
-// still to free, and the last block left's value vb when known, else its
-// gain g. vb + muNow + lambda is summed in that order, as Greedy's
+// still to free, and the value of the last block left (when y > 0): lr +
+// log g, or −Inf where g ≤ 0 — value's expression, from the gain the loop
+// last computed. vb + muNow + lambda is summed in that order, as Greedy's
 // comparisons are (muNow = 0 under the Bayes belief).
-func (p *Policy) evictWhileLeast(r leastRun) (y, over int64, vb float64, known bool, g float64) {
-	y, over, vb, known = r.y, r.over, r.vb, true
+func (p *Policy) evictWhileLeast(r leastRun) (y, over int64, vb float64) {
+	y, over, vb = r.y, r.over, r.vb
+	known, g := true, 0.0
 	for first := true; over > 0 && y > 0; first = false {
 		if !first {
 			take := false
@@ -394,7 +392,13 @@ func (p *Policy) evictWhileLeast(r leastRun) (y, over int64, vb float64, known b
 			g, known = p.prompt.Gain(float64(y)+p.xi-r.hist, r.block), false
 		}
 	}
-	return y, over, vb, known, g
+	if y > 0 && !known {
+		vb = math.Inf(-1)
+		if g > 0 {
+			vb = r.lr + math.Log(g)
+		}
+	}
+	return y, over, vb
 }
 
 // applyEvictions sets every touched conversation's cached tokens to y[i]

@@ -109,3 +109,29 @@ func BenchmarkFlowLarge(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFlowCurve times the optimum's capacity curve at 8 capacities
+// 32,768·2^(k/3) tokens (B = 16, ξ = 300 tokens) on birth–death
+// instances, warm-started and solved from scratch, for the ratio of the
+// two in one run (-benchtime 1x at 10^5 turns).
+func BenchmarkFlowCurve(b *testing.B) {
+	caps := curveCapacities(32768, 8)
+	for _, k := range []int{10000, 100000} {
+		in := benchInstance(b, k, 16)
+		for _, warm := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%d/warm=%v", k, warm), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					rs, err := lp.SolveFlowCurve(context.Background(), in, caps, lp.Options{}, warm)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, r := range rs {
+						if r.Status != lp.Optimal {
+							b.Fatal(r.Status, r.Detail)
+						}
+					}
+				}
+			})
+		}
+	}
+}

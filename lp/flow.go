@@ -159,11 +159,8 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 	}
 	r.Rows, r.Cols = g.Nodes(), g.Arcs()
 	r.Build = time.Since(start)
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
+	ctx, cancel := opt.Bound(ctx)
+	defer cancel()
 	start = time.Now()
 	var flow []int64
 	var stats string

@@ -260,11 +260,8 @@ func (cv *curveNet) solve(ctx context.Context, in *Instance, opt Options, pi []i
 	g, fixed := cv.network(in)
 	r.Rows, r.Cols = g.Nodes(), g.Arcs()
 	r.Build = time.Since(start)
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
+	ctx, cancel := opt.Bound(ctx)
+	defer cancel()
 	start = time.Now()
 	var flow, prices []int64
 	var stats, how string

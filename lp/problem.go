@@ -137,6 +137,15 @@ type Options struct {
 	Relax bool
 }
 
+// Bound returns ctx cancelled after o.TimeLimit (unchanged when it is 0)
+// and the function that releases it, which the caller must call.
+func (o Options) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.TimeLimit > 0 {
+		return context.WithTimeout(ctx, o.TimeLimit)
+	}
+	return ctx, func() {}
+}
+
 // Backend solves Problems. Implementations: gonumlp.Backend (pure Go, small
 // instances), clp (LPs) and cbc (MIPs) with the "coin" build tag.
 type Backend interface {

@@ -88,11 +88,8 @@ func (g Backend) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.S
 	if ok, why := g.Fits(p); !ok {
 		return lp.Solution{Status: lp.TooLarge, Time: time.Since(start), Detail: why}, nil
 	}
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
+	ctx, cancel := opt.Bound(ctx)
+	defer cancel()
 	var sol lp.Solution
 	if opt.Relax || !p.HasIntegers() {
 		sol = sf.solve(p.ColLo, p.ColUp)

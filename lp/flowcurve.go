@@ -60,10 +60,11 @@ import (
 // ξ, K and B only, and the tie-breaking multiplier (when tieBreak is on)
 // is T = (C_max/B)·K + 1 for the whole curve — above any total occupancy
 // at every C ≤ C_max, which is all the tie-break needs (SolveFlow's doc),
-// and checked to keep every path sum below 2^61 as there. Prices are
-// shifted between capacities so that the smallest is 0 (a shift changes
-// no reduced cost); a capacity whose start prices would span 2^60 or more
-// is solved from scratch instead, so no reduced cost can overflow.
+// and checked to keep every path sum below 2^61 as there. The start
+// prices are passed as the neighbour's solve left them: mcf.SolveWarmWindows
+// shifts each window's so that its smallest is 0 (a shift changes no
+// reduced cost) and starts from scratch a window whose prices span too
+// much for int64, so no reduced cost can overflow.
 func SolveFlowCurve(ctx context.Context, in *Instance, capacities []int64, opt Options, warm bool) ([]*Result, error) {
 	if opt.Relax {
 		return nil, errFlowRelax
@@ -105,7 +106,7 @@ func SolveFlowCurve(ctx context.Context, in *Instance, capacities []int64, opt O
 		done[c] = r
 		pi, from = nil, c
 		if r.Status == Optimal && ic.Blocks() > 0 {
-			pi = normalized(p)
+			pi = p
 		}
 	}
 	out := make([]*Result, len(capacities))
@@ -140,20 +141,6 @@ func CurveWarmStarts(capacities []int64) bool {
 // from scratch over a 16-point curve; one step of 2 took 1.06×, steps of 8
 // and 32 took 1.6–1.7×. 1.5 lies between the gain and the break-even.
 func nearEnough(from, c int64) bool { return 2*c <= 3*from }
-
-// normalized shifts prices so that the smallest is 0, or returns nil when
-// they span 2^60 or more (then the next capacity starts from scratch).
-func normalized(pi []int64) []int64 {
-	lo, hi := slices.Min(pi), slices.Max(pi)
-	if hi-lo < 0 || hi-lo >= 1<<60 { // hi−lo < 0: the span overflowed
-		return nil
-	}
-	out := make([]int64, len(pi))
-	for v, p := range pi {
-		out[v] = p - lo
-	}
-	return out
-}
 
 // curveNet is the arc structure of the networks of a capacity curve: that
 // of its largest capacity, whose pieces include every smaller capacity's

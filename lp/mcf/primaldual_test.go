@@ -16,21 +16,10 @@ func TestPrimalDualAnyPrices(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := 0; i < 500; i++ {
 		g := randomLine(r)
-		pi := make([]int64, g.n)
-		for v := range pi {
-			pi[v] = r.Int64N(81) - 40
-		}
-		hint := make([]int64, len(g.src))
-		for k := range hint {
-			hint[k] = r.Int64N(8) - 1
-		}
-		s := newPrimalDual(g, pi, hint)
-		if err := s.solve(context.Background()); err != nil {
+		pi, hint := randomStart(r, g, 40, 6)
+		flow, s, err := solvePD(g, pi, hint, clusterGap)
+		if err != nil {
 			t.Fatalf("instance %d: %v", i, err)
-		}
-		flow := make([]int64, len(g.src))
-		for k := range flow {
-			flow[k] = s.flowOn(k)
 		}
 		if err := certify(g, flow, s.pi); err != nil {
 			t.Fatalf("instance %d: %v", i, err)
@@ -39,6 +28,50 @@ func TestPrimalDualAnyPrices(t *testing.T) {
 			t.Fatalf("instance %d: primal–dual cost %d, network simplex %d", i, got, want)
 		}
 	}
+}
+
+// TestPrimalDualBrute: from random prices and hints, the primal–dual
+// method finds the enumeration's optimum on small networks of any shape,
+// with a flow that passes certify, and ErrInfeasible where there is no
+// flow.
+func TestPrimalDualBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for i := 0; i < 2000; i++ {
+		g := randomSmall(r)
+		pi, hint := randomStart(r, g, 10, 2)
+		want, ok := bruteCost(g)
+		flow, s, err := solvePD(g, pi, hint, clusterGap)
+		if !ok {
+			if !errors.Is(err, ErrInfeasible) {
+				t.Fatalf("network %d (%+v): primal–dual gave %v, %v; enumeration: infeasible", i, *g, flow, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("network %d (%+v): %v", i, *g, err)
+		}
+		if err := certify(g, flow, s.pi); err != nil {
+			t.Fatalf("network %d (%+v): %v", i, *g, err)
+		}
+		if got := g.Cost(flow); got != want {
+			t.Fatalf("network %d (%+v): cost %d, enumeration %d", i, *g, got, want)
+		}
+	}
+}
+
+// randomStart returns start prices for g's nodes, each uniform in
+// [−prices, prices], and a flow hint for its arcs, each uniform in
+// [−1, flows] (a −1 is clipped to 0 by the method).
+func randomStart(r *rand.Rand, g *Network, prices, flows int64) (pi, hint []int64) {
+	pi = make([]int64, g.n)
+	for v := range pi {
+		pi[v] = r.Int64N(2*prices+1) - prices
+	}
+	hint = make([]int64, len(g.src))
+	for k := range hint {
+		hint[k] = r.Int64N(flows+2) - 1
+	}
+	return pi, hint
 }
 
 // solvePD runs the primal–dual method on g from prices pi and hint with

@@ -2,7 +2,6 @@ package mcf
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -29,11 +28,10 @@ func scaledLine(g *Network, num, den int64) *Network {
 }
 
 // TestSolveWarmNeighbours: on random line networks, a chain of capacity
-// scalings (up and down, through zero) each solved by SolveWarm (from the
-// previous network's optimal prices and flow) or SolveWarmWindows (random
-// windows, many seams; from its prices) reaches the network
-// simplex's optimum, and the first, solved by SolveWindowsPrices, returns
-// prices that certify its flow.
+// scalings (up and down, through zero) each solved by SolveWarmWindows
+// (random windows, many seams) from the previous network's optimal prices
+// reaches the network simplex's optimum, and the first, solved by
+// SolveWindowsPrices, returns prices that certify its flow.
 func TestSolveWarmNeighbours(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
@@ -52,16 +50,7 @@ func TestSolveWarmNeighbours(t *testing.T) {
 		nums := rapid.SliceOfN(rapid.Int64Range(0, 8), 1, 6).Draw(rt, "scales")
 		for _, num := range nums {
 			g := scaledLine(base, num, 4)
-			var hint []int64
-			if rapid.Bool().Draw(rt, "hint") {
-				hint = flow
-			}
-			var f, p []int64
-			if rapid.Bool().Draw(rt, "windows") {
-				f, p, _, err = g.SolveWarmWindows(context.Background(), pi, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
-			} else {
-				f, p, _, err = g.SolveWarm(context.Background(), pi, hint)
-			}
+			f, p, _, err := g.SolveWarmWindows(context.Background(), pi, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
 			if err != nil {
 				rt.Fatalf("warm start at %d/4: %v", num, err)
 			}
@@ -71,42 +60,10 @@ func TestSolveWarmNeighbours(t *testing.T) {
 			if err := balanced(g, f); err != nil {
 				rt.Fatalf("warm start at %d/4: %v", num, err)
 			}
-			flow, pi = f, p
+			pi = p
 		}
 	})
-}
-
-// TestSolveWarmBrute: from random prices and hints, SolveWarm finds the
-// enumeration's optimum on small networks of any shape, and ErrInfeasible
-// where there is no flow.
-func TestSolveWarmBrute(t *testing.T) {
-	r := rand.New(rand.NewPCG(31, 32))
-	for i := 0; i < 2000; i++ {
-		g := randomSmall(r)
-		pi := make([]int64, g.n)
-		for v := range pi {
-			pi[v] = r.Int64N(21) - 10
-		}
-		hint := make([]int64, len(g.src))
-		for k := range hint {
-			hint[k] = r.Int64N(4) - 1
-		}
-		want, ok := bruteCost(g)
-		flow, _, _, err := g.SolveWarm(context.Background(), pi, hint)
-		if !ok {
-			if !errors.Is(err, ErrInfeasible) {
-				t.Fatalf("network %d (%+v): warm start gave %v, %v; enumeration: infeasible", i, *g, flow, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("network %d (%+v): %v", i, *g, err)
-		}
-		if got := g.Cost(flow); got != want {
-			t.Fatalf("network %d (%+v): cost %d, enumeration %d", i, *g, got, want)
-		}
-	}
-	if _, _, _, err := NewNetwork(3).SolveWarm(context.Background(), make([]int64, 2), nil); err == nil {
+	if _, _, _, err := NewNetwork(3).SolveWarmWindows(context.Background(), make([]int64, 2), Plan{Size: 1}); err == nil {
 		t.Fatal("prices of the wrong length accepted")
 	}
 }
@@ -151,10 +108,7 @@ func TestSolveWarmWindowsAnyPrices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		random := make([]int64, base.n)
-		for v := range random {
-			random[v] = r.Int64N(41) - 20
-		}
+		random, _ := randomStart(r, base, 20, 0)
 		for _, num := range []int64{3, 8} {
 			g := scaledLine(base, num, 4)
 			check(t.Fatalf, g, opt, plan)

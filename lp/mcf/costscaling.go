@@ -65,11 +65,12 @@ type costScaling struct {
 // windows of n ≈ 8,000 nodes). Measured on the optimum's capacity curve of
 // a birth–death trace (10^5 turns, B = 16, ξ = 300 tokens, 16 capacities
 // 32,768·2^(k/3) tokens, each window solve started from the smaller
-// neighbour's optimal prices; 2026-11-28, one run, quiet machine): the 15
+// neighbour's optimal prices; 2026-11-28, quiet machine, two runs): the 15
 // warm solves took 34.2 s with ε ≈ 1/1,024 of a unit, 35.3 s with 1/512,
-// 37.5 s with 1/256, 39.4 s with 1/2,730 (one phase then; one capacity
-// took 6.9 s), 42.3 s at 1/128 and 46.8 s at 1/16 (three phases), against
-// 56.5 s from scratch (four phases).
+// 37.5 s with 1/256 and 39.4 s with 1/2,730 (one phase then; one capacity
+// took 6.9 s), against 56.5 s from scratch (four phases), in one run; in
+// the other, 33.1 s with 1/1,024, 42.3 s with 1/128 and 46.8 s with 1/16
+// (three phases), against 56.9 s from scratch.
 const warmDivisor = 1024
 
 // errOverBudget is solve's answer when it has spent its relabel budget.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/tailbound/tailbound/internal/jsonscan"
 )
@@ -218,6 +219,10 @@ func (r *Reader) decode(b []byte, f *fields) error {
 		_, err := r.fail("", "not a JSON object: %v", err)
 		return err
 	}
+	if key, msg := strictKeys(b); msg != "" {
+		_, err := r.fail(key, "%s", msg)
+		return err
+	}
 	*f = fields{category: []byte(rec.Category), user: []byte(rec.User)}
 	if rec.T != nil {
 		f.t, f.hasT = *rec.T, true
@@ -232,6 +237,43 @@ func (r *Reader) decode(b []byte, f *fields) error {
 		f.response, f.hasResponse = *rec.Response, true
 	}
 	return nil
+}
+
+// strictKeys holds a line that encoding/json accepted to the format's own
+// rules, which encoding/json does not apply: keys are case-sensitive (it
+// would read "PROMPT" as prompt) and a field appears once (it would take
+// the last of two). It returns the offending key and why, or "" when the
+// line is fine; keys that are no field's, in any case, are ignored, as
+// they always were. b is a JSON value encoding/json has already accepted.
+func strictKeys(b []byte) (key, msg string) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", "" // null: every field is missing, as check reports
+	}
+	names := [...]string{"t", "conv", "prompt", "response", "category", "user"}
+	var seen [len(names)]bool
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", ""
+		}
+		k, _ := tok.(string)
+		for i, name := range names {
+			switch {
+			case k == name && seen[i]:
+				return k, "appears twice in the line (each field once)"
+			case k == name:
+				seen[i] = true
+			case strings.EqualFold(k, name):
+				return k, fmt.Sprintf("keys are case-sensitive: write %q", name)
+			}
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", ""
+		}
+	}
+	return "", ""
 }
 
 func (r *Reader) parse(b []byte) (Turn, error) {

@@ -27,6 +27,13 @@ func TestReaderErrors(t *testing.T) {
 		{"time backwards", "{\"t\": 5, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n\n{\"t\": 4, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}", "t", 3},
 		{"negative time", `{"t": -1, "conv": "a", "prompt": 1, "response": 0}`, "t", 1},
 		{"conv not a string", `{"t": 0, "conv": 7, "prompt": 1, "response": 0}`, "conv", 1},
+		// encoding/json matches keys case-insensitively and keeps the last
+		// of two; the format does neither (issue 35, item 12)
+		{"key in upper case", `{"t": 0, "conv": "a", "PROMPT": 1, "response": 0}`, "PROMPT", 1},
+		{"key in mixed case", `{"T": 0, "conv": "a", "prompt": 1, "response": 0}`, "T", 1},
+		{"duplicate key", `{"t": 0, "conv": "a", "prompt": 1, "prompt": 2, "response": 0}`, "prompt", 1},
+		{"duplicate optional key", `{"t": 0, "conv": "a", "prompt": 1, "response": 0, "user": "u", "user": "v"}`, "user", 1},
+		{"case variant of an optional key", `{"t": 0, "conv": "a", "prompt": 1, "response": 0, "Category": "x"}`, "Category", 1},
 	}
 	for _, c := range cases {
 		_, err := ReadAll(strings.NewReader(c.input), "x.jsonl")
@@ -247,4 +254,16 @@ func FuzzFastPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnknownKeysIgnored: keys that are no field's in any case are still
+// ignored, so strictKeys refuses only what encoding/json would misread.
+func TestUnknownKeysIgnored(t *testing.T) {
+	tr, err := ReadAll(strings.NewReader(`{"t": 0, "conv": "a", "prompt": 3, "response": 1, "extra": {"prompt": 9}, "promptx": 2}`), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Turns[0].Prompt; got != 3 {
+		t.Errorf("prompt %d, want 3", got)
+	}
 }

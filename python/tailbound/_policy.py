@@ -18,6 +18,10 @@ from ._engine import TailboundError
 
 __all__ = ["Policy", "PolicyError"]
 
+#: how long close() waits for a listener's or a run's thread to end
+#: (seconds); they end at once unless a policy's own code is still running
+_JOIN_SECONDS = 5
+
 _RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_relay.py")
 
 
@@ -176,19 +180,25 @@ class _Served:
         # the instance's or its own class's name, not an inherited one
         self.label = policy.__dict__.get("name") or type(policy).__dict__.get("name") or type(policy).__name__
         self.path = os.path.join(tmpdir, "p%d.sock" % index)
-        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(self.path)
-        self.listener.listen(16)
-        self.conns = []
-        self.error = None  # the first exception a copy raised
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
         exe = sys.executable or "python3"
         self.command = "%s -S %s %s" % (shlex.quote(exe), shlex.quote(_RELAY), shlex.quote(self.path))
+        # checked before anything is opened: a refusal leaves nothing behind
         if "," in self.command:
             raise TailboundError("tailbound: cannot run policy %s: the exec command %r contains a comma "
                                  "(set TMPDIR to a path without one)" % (self.label, self.command))
+        self.conns = []
+        self.workers = []
+        self.error = None  # the first exception a copy raised
+        self.lock = threading.Lock()
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.listener.bind(self.path)
+            self.listener.listen(16)
+        except BaseException:
+            self.listener.close()
+            raise
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
 
     def _accept(self):
         while True:
@@ -196,9 +206,11 @@ class _Served:
                 conn, _ = self.listener.accept()
             except OSError:
                 return
+            w = threading.Thread(target=self._serve, args=(conn,), daemon=True)
             with self.lock:
                 self.conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+                self.workers.append(w)
+            w.start()
 
     def _serve(self, conn):
         """Runs one copy of the policy on the engine's pipes, which the
@@ -217,16 +229,18 @@ class _Served:
             header = rin.readline()
             if not header:
                 return
-            p = copy.deepcopy(self.policy)
             try:
+                # a policy that cannot be copied (it holds a lock, a
+                # generator) fails here, as its own exception
+                p = copy.deepcopy(self.policy)
                 p._begin(json.loads(header))
-            except Exception as e:
+            except BaseException as e:  # SystemExit and KeyboardInterrupt too: they end only this run
                 failure = self._fail(e)
             for line in rin:
                 if failure is None:
                     try:
                         out = json.dumps(p._answer(json.loads(line)), separators=(",", ":")).encode("ascii") + b"\n"
-                    except Exception as e:
+                    except BaseException as e:
                         failure = self._fail(e)
                 if failure is not None:
                     break
@@ -256,16 +270,26 @@ class _Served:
         return text.rstrip("\n") + "\n" + last.replace("\n", " ") + "\n"
 
     def close(self):
+        """Stops the listener and waits for its threads. Closing a listening
+        socket from another thread does not wake a blocked accept() on
+        Linux; shutting it down does (accept fails with EINVAL)."""
         try:
-            self.listener.close()
-        finally:
-            with self.lock:
-                for c in self.conns:
-                    try:
-                        c.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-                    c.close()
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.listener.close()
+        with self.lock:
+            conns, workers = list(self.conns), list(self.workers)
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.thread.join(_JOIN_SECONDS)
+        for w in workers:
+            w.join(_JOIN_SECONDS)
+        for c in conns:
+            c.close()
 
 
 class Served:

@@ -3,7 +3,9 @@
 import json
 import math
 import os
+import re
 
+import numpy as np
 import pandas as pd
 
 from ._engine import TailboundError, run
@@ -45,8 +47,8 @@ def _bad(d, where, last):
         ("t", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
          "must be a finite number of seconds ≥ 0"),
         ("conv", lambda v: isinstance(v, str) and v != "", "must be a non-empty string"),
-        ("prompt", lambda v: is_int(v) and v >= 1, "must be ≥ 1 token"),
-        ("response", lambda v: is_int(v) and v >= 0, "must be ≥ 0 tokens"),
+        ("prompt", lambda v: is_int(v) and 1 <= v <= _MAX_TURN, "must be ≥ 1 token and ≤ 2^40 tokens"),
+        ("response", lambda v: is_int(v) and 0 <= v <= _MAX_TURN, "must be ≥ 0 and ≤ 2^40 tokens"),
         ("category", lambda v: v is None or isinstance(v, str), "must be a string"),
         ("user", lambda v: v is None or isinstance(v, str), "must be a string"),
     ]
@@ -62,27 +64,66 @@ def _bad(d, where, last):
     return TailboundError("tailbound: %s: bad line" % where)
 
 
+#: bounds the engine puts on a line and a turn (models/trace: maxLine,
+#: MaxTurnTokens)
+_MAX_LINE = 1 << 20
+_MAX_TURN = 1 << 40
+_NAMES = ("t", "conv", "prompt", "response", "category", "user")
+_KEY_END = re.compile(r'"\s*:')
+
+
+def _no_constant(c):
+    raise ValueError("%s is not JSON" % c)
+
+
+def _check_keys(line, where):
+    """Raises the engine's error for a line whose top-level keys break the
+    format's rules (a field twice, a field's name in another case)."""
+    pairs = json.loads(line, object_pairs_hook=lambda p: p, parse_constant=_no_constant)
+    if not isinstance(pairs, list):
+        return
+    seen = set()
+    for k, _ in pairs:
+        for name in _NAMES:
+            if k == name:
+                if k in seen:
+                    raise TailboundError('tailbound: %s: field "%s": appears twice in the line (each field once)' % (where, k))
+                seen.add(k)
+            elif k.casefold() == name:
+                raise TailboundError('tailbound: %s: field "%s": keys are case-sensitive: write "%s"' % (where, k, name))
+
+
 def _parse(lines, name):
     """Parses canonical JSON Lines with the engine's rules (README "Trace
-    format"); a bad line raises TailboundError naming name, line and field."""
+    format", Go models/trace): a bad line raises TailboundError naming
+    name, line and field, where the engine would refuse it."""
     t, conv, prompt, response, cats, users = [], [], [], [], [], []
     last = 0.0
     loads, isfinite = json.loads, math.isfinite
     for n, line in enumerate(lines, 1):
+        if n == 1 and line[:1] == "\ufeff":
+            line = line[1:]  # a byte-order mark, as the engine strips it
+        if len(line.encode("utf-8", "surrogatepass")) > _MAX_LINE + (line[-1:] == "\n"):
+            raise TailboundError("tailbound: %s:%d: line longer than %d bytes" % (name, n, _MAX_LINE))
         if not line.strip():
             continue
         try:
-            d = loads(line)
+            d = loads(line, parse_constant=_no_constant)
         except ValueError as e:
             raise TailboundError("tailbound: %s:%d: not a JSON object (%s)" % (name, n, e)) from None
+        where = "%s:%d" % (name, n)
+        if isinstance(d, dict) and len(_KEY_END.findall(line)) > len(d):
+            _check_keys(line, where)  # maybe a key twice: look at every pair
+        elif isinstance(d, dict) and any(k not in _NAMES for k in d):
+            _check_keys(line, where)
         try:
             tv, c, p, r = d["t"], d["conv"], d["prompt"], d["response"]
             ok = (type(tv) in (float, int) and isfinite(tv) and tv >= last and type(c) is str and c != ""
-                  and type(p) is int and p >= 1 and type(r) is int and r >= 0)
+                  and type(p) is int and 1 <= p <= _MAX_TURN and type(r) is int and 0 <= r <= _MAX_TURN)
         except (KeyError, TypeError):
             ok = False
         if not ok:
-            raise _bad(d, "%s:%d" % (name, n), last)
+            raise _bad(d, where, last)
         last = tv
         t.append(float(tv))
         conv.append(c)
@@ -91,7 +132,7 @@ def _parse(lines, name):
         if len(d) > 4:
             ca, us = d.get("category"), d.get("user")
             if (ca is not None and type(ca) is not str) or (us is not None and type(us) is not str):
-                raise _bad(d, "%s:%d" % (name, n), last)
+                raise _bad(d, where, last)
             cats.append(ca)
             users.append(us)
         else:
@@ -125,38 +166,137 @@ def _check_frame(df):
         raise TailboundError("tailbound: trace DataFrame: missing column(s) %s (needs %s)" % (", ".join(missing), ", ".join(COLUMNS)))
 
 
+def _row_error(df, i, col, rule, value):
+    """The one-line error for row i (0-based position) of a DataFrame: it
+    also names the row's index label and the line the engine would read it
+    as (line i + 1 of the stream), so both counts can be matched."""
+    return TailboundError('tailbound: trace DataFrame: row %d (index %r; line %d of the trace sent to the engine): '
+                          'field "%s": %s, got %r' % (i, df.index[i], i + 1, col, rule, value))
+
+
+def _first(mask):
+    return int(mask.nonzero()[0][0])
+
+
+def _times(df):
+    """Column t as float seconds: numbers as they are; datetimes as seconds
+    since the Unix epoch (time-zone aware ones in UTC); timedeltas as
+    seconds. Every value finite, ≥ 0 and non-decreasing."""
+    col = df["t"]
+    kind = col.dtype.kind
+    if kind == "M" or isinstance(col.dtype, pd.DatetimeTZDtype):
+        if col.isna().any():
+            i = _first(col.isna().to_numpy())
+            raise _row_error(df, i, "t", "must be a time", col.iloc[i])
+        if getattr(col.dt, "tz", None) is not None:
+            col = col.dt.tz_convert("UTC").dt.tz_localize(None)
+        # whole nanoseconds since the epoch, then one correctly rounded division
+        t = (col - pd.Timestamp(0)).to_numpy().astype("int64") / 1e9
+    elif kind == "m":
+        if col.isna().any():
+            i = _first(col.isna().to_numpy())
+            raise _row_error(df, i, "t", "must be a time", col.iloc[i])
+        t = col.to_numpy().astype("int64") / 1e9
+    elif kind in "iuf":
+        t = col.to_numpy(dtype="float64")
+    elif kind == "O" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in col):
+        t = col.to_numpy(dtype="float64")
+    else:
+        raise TailboundError('tailbound: trace DataFrame: field "t": must be numbers of seconds, datetimes or '
+                             'timedeltas, got dtype %s' % col.dtype)
+    bad = ~np.isfinite(t) | (t < 0)
+    if bad.any():
+        i = _first(bad)
+        raise _row_error(df, i, "t", "must be a finite time ≥ 0 seconds", df["t"].iloc[i])
+    if len(t) > 1:
+        back = t[1:] < t[:-1]
+        if back.any():
+            i = _first(back) + 1
+            raise _row_error(df, i, "t", "goes back before the previous row's %r (rows must be in arrival order)"
+                             % df["t"].iloc[i - 1], df["t"].iloc[i])
+    return t
+
+
+def _utf8(df, i, col, v):
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise _row_error(df, i, col, "must be valid Unicode text (%s)" % e.reason, v) from None
+    return v
+
+
+def _convs(df):
+    """Column conv as strings: all strings, or all integers (written in
+    decimal). Missing ids (None, NaN) and a column mixing the two kinds are
+    refused: 1 and "1" would become one conversation."""
+    vals = df["conv"].tolist()
+    kinds = set()
+    for i, v in enumerate(vals):
+        if isinstance(v, str):
+            if v == "":
+                raise _row_error(df, i, "conv", "must be a non-empty conversation id", v)
+            kinds.add(str)
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            kinds.add(int)
+        else:
+            raise _row_error(df, i, "conv", "must be a string or an integer conversation id", v)
+        if len(kinds) > 1:
+            raise _row_error(df, i, "conv", "mixes strings and integers in one column (1 and \"1\" would be "
+                             "one conversation); convert the column to one kind", v)
+    if kinds == {str}:
+        for i, v in enumerate(vals):
+            _utf8(df, i, "conv", v)
+        return vals
+    return [str(int(v)) for v in vals]
+
+
+def _tokens(df, col, lo):
+    """Column col as int64 tokens in [lo, 2^40]: whole numbers only."""
+    s = df[col]
+    kind = s.dtype.kind
+    if kind == "f":
+        a = s.to_numpy()
+        bad = np.isnan(a) | (a != np.round(a))
+        if bad.any():
+            i = _first(bad)
+            raise _row_error(df, i, col, "must be a whole number of tokens", s.iloc[i])
+    elif kind not in "iu":
+        raise TailboundError('tailbound: trace DataFrame: field "%s": must be integers, got dtype %s' % (col, s.dtype))
+    a = s.to_numpy()
+    bad = (a < lo) | (a > _MAX_TURN)  # compared in the column's own type: a uint64 above 2^63 does not wrap
+    if bad.any():
+        i = _first(bad)
+        rule = "must be ≥ %d and ≤ 2^40 tokens" % lo
+        raise _row_error(df, i, col, rule, s.iloc[i])
+    return a.astype("int64").tolist()
+
+
 def trace_lines(df, chunk=_CHUNK):
     """Yields the canonical JSON Lines of a trace DataFrame as UTF-8 byte
-    chunks (chunk rows each). Times are written exactly (shortest
-    round-trip repr); prompt and response must be whole numbers."""
+    chunks (chunk rows each), after checking every row with the engine's
+    rules, so that an error names the row (see _row_error). Times are
+    written exactly (shortest round-trip repr); datetimes become seconds
+    since the Unix epoch. prompt and response must be whole numbers."""
     _check_frame(df)
     n = len(df)
-    t = df["t"].to_numpy(dtype="float64")
-    codes, uniques = pd.factorize(df["conv"].astype(str))
+    t = _times(df)
+    codes, uniques = pd.factorize(pd.Series(_convs(df), dtype="object"))
     names = [json.dumps(u, ensure_ascii=False) for u in uniques]
     extra = []
     for col in OPTIONAL:
         if col in df.columns:
-            extra.append((col, df[col].tolist()))
+            vals = df[col].tolist()
+            for i, v in enumerate(vals):
+                if isinstance(v, str):
+                    _utf8(df, i, col, v)
+            extra.append((col, vals))
 
-    def ints(col):
-        s = df[col]
-        if s.dtype.kind == "f":
-            bad = ~(s.isna() | (s == s.round()))
-            if s.isna().any() or bad.any():
-                i = int((s.isna() | bad).to_numpy().nonzero()[0][0])
-                raise TailboundError('tailbound: trace DataFrame: row %d: field "%s": must be a whole number of tokens, got %r' % (i, col, s.iloc[i]))
-        elif s.dtype.kind not in "iu":
-            raise TailboundError('tailbound: trace DataFrame: field "%s": must be integers, got dtype %s' % (col, s.dtype))
-        return s.to_numpy().astype("int64").tolist()
-
-    prompt, response = ints("prompt"), ints("response")
+    prompt, response = _tokens(df, "prompt", 1), _tokens(df, "response", 0)
     tl = t.tolist()
     codes = codes.tolist()
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
-        # repr of a float is its shortest exact decimal (1.0, 0.1, 1e-07, nan:
-        # the engine rejects a non-finite time)
+        # repr of a float is its shortest exact decimal (1.0, 0.1, 1e-07)
         ts = map(repr, tl[lo:hi])
         cs = [names[c] for c in codes[lo:hi]]
         if not extra:

@@ -127,9 +127,10 @@ def test_bad_input_trace_negative_prompt(tmp_path):
         tailbound.simulate(str(p), policies=["lru"], capacity=64)
     assert e.value.message == 'tailbound simulate: %s:2: field "prompt": must be ≥ 1 token, got -4' % p
     assert e.value.returncode == 1
-    # the same trace as a DataFrame: the engine reads it from standard input
+    # the same trace as a DataFrame: checked by the package before the
+    # engine reads it, naming the row both ways (0-based row, engine line)
     df = pd.DataFrame({"t": [0.0, 1.0], "conv": ["a", "a"], "prompt": [10, -4], "response": [0, 0]})
-    with pytest.raises(tailbound.TailboundError, match=r'-:2: field "prompt": must be ≥ 1 token, got -4'):
+    with pytest.raises(tailbound.TailboundError, match=r'row 1 \(index 1; line 2 of the trace sent to the engine\): field "prompt": must be ≥ 1 and ≤ 2\^40 tokens, got -4'):
         tailbound.simulate(df, policies=["lru"], capacity=64)
     with pytest.raises(tailbound.TailboundError, match=r'neg.jsonl:2: field "prompt"'):
         tailbound.read_trace(p)

@@ -42,3 +42,23 @@ def cli():
 @pytest.fixture(scope="session")
 def repo():
     return REPO
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    """After every test: no thread more than before it and no temporary
+    directory of the package's ("tailbound-*") left in the temporary
+    folder (issue 35: every call with a Policy used to leave a thread
+    blocked in accept())."""
+    import tempfile
+    import threading
+
+    tmp = tempfile.gettempdir()
+
+    def ours():
+        return {n for n in os.listdir(tmp) if n.startswith("tailbound-")}
+
+    threads, dirs = threading.active_count(), ours()
+    yield
+    assert threading.active_count() <= threads, [t.name for t in threading.enumerate()]
+    assert ours() <= dirs, sorted(ours() - dirs)

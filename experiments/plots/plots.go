@@ -10,6 +10,7 @@
 package plots
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image/color"
@@ -115,7 +116,8 @@ func (f Figure) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	dc := draw.New(c)
+	rec := newTextRecorder(c)
+	dc := draw.New(rec)
 	white := dc
 	white.SetColor(color.White)
 	white.Fill(dc.Rectangle.Path())
@@ -126,7 +128,7 @@ func (f Figure) Save(path string) error {
 	plotArea := dc
 	plotArea.Max.X -= legW
 	// the title is centred over the plot, beside the legend
-	p.Title.Text = wrapTitle(p.Title.TextStyle, f.Title, plotArea.Max.X-plotArea.Min.X-vg.Points(10))
+	p.Title.Text = wrapTitle(p.Title.TextStyle, f.Title, (plotArea.Max.X-plotArea.Min.X-vg.Points(10))/substituteWidth)
 	if f.LogY && f.YLabel != "" {
 		// gonum/plot pads a log axis for its label as if the label sat
 		// at the arithmetic middle of the range, squeezing the data;
@@ -137,8 +139,11 @@ func (f Figure) Save(path string) error {
 		h := sty.Height(f.YLabel)
 		mid := (plotArea.Min.Y + plotArea.Max.Y) / 2
 		plotArea.FillText(sty, vg.Point{X: plotArea.Min.X, Y: mid}, f.YLabel)
-		plotArea.Min.X += h + p.Y.Label.Padding
+		// and a little more: its descenders reach past h by about a tenth
+		// of its size (checkLayout found them on the tick labels)
+		plotArea.Min.X += h + p.Y.Label.Padding + vg.Points(2)
 	}
+	thinTickLabels(p, plotArea)
 	p.Draw(plotArea)
 	if legW > 0 {
 		la := dc
@@ -147,8 +152,21 @@ func (f Figure) Save(path string) error {
 		la.Max.Y -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(4)
 		leg.Legend.Draw(la)
 	}
+	if err := checkLayout(rec.boxes, width, height); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	out := buf.Bytes()
+	if ext == ".svg" {
+		if out, err = fitSVGText(out, rec.widths); err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+	}
 	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
+		_, err := w.Write(out)
 		return err
 	})
 	if err != nil {
@@ -228,7 +246,7 @@ func (l *legend) width() vg.Length {
 	for _, n := range l.entriesNames {
 		w = max(w, l.TextStyle.Width(n))
 	}
-	return w + l.ThumbnailWidth + l.Padding
+	return w*substituteWidth + l.ThumbnailWidth + l.Padding
 }
 
 // build makes the plot and its legend.
@@ -257,6 +275,9 @@ func (f Figure) build() (*plot.Plot, *legend, error) {
 	leg := &legend{Legend: plot.NewLegend()}
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = vg.Points(28)
+	// rows a little more than one font size apart, so that no two lines
+	// of text touch (gonum/plot sets them 0.85 of a size apart)
+	leg.Padding = vg.Points(2)
 	keep := func(x, y float64) bool {
 		return !(f.LogX && x <= 0) && !(f.LogY && (y <= 0 || f.YMin > 0 && y < f.YMin))
 	}

@@ -118,7 +118,8 @@ func (a *logAcc) law(minLo int64) LogNormal {
 	if a.n > 1 {
 		v = math.Max(0, (a.ss-float64(a.n)*m*m)/float64(a.n-1))
 	}
-	return LogNormal{Mu: m, Sigma: math.Sqrt(v), Min: max(a.lo, minLo), Max: max(a.hi, minLo)}
+	lo := min(max(a.lo, minLo), MaxTokens)
+	return LogNormal{Mu: m, Sigma: math.Sqrt(v), Min: lo, Max: min(max(a.hi, lo), MaxTokens)}
 }
 
 // catAcc accumulates one category's statistics.

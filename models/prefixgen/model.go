@@ -130,7 +130,7 @@ type Gap struct {
 }
 
 // LogNormal is a length law in tokens: round(exp(N(Mu, Sigma²))) clamped to
-// [Min, Max] (Max 0: no upper bound but 2^40).
+// [Min, Max] (Max 0: no upper bound but MaxTokens).
 type LogNormal struct {
 	Mu    float64 `json:"mu"`
 	Sigma float64 `json:"sigma"`
@@ -138,18 +138,27 @@ type LogNormal struct {
 	Max   int64   `json:"max"`
 }
 
-// MaxTokens bounds every length, as the trace readers do (2^40 tokens).
-const MaxTokens = int64(1) << 40
+// MaxTimeS is the latest arrival time a trace may reach, seconds (10^12,
+// well inside an int64 of milliseconds).
+const MaxTimeS = 1e12
 
-// maxTreeNodes bounds the prefix tree's node count, so that its block ids
-// stay a small reserved range.
-const maxTreeNodes = 1 << 24
+// MaxTokens bounds every drawn length (2^24 tokens): a law's Max, when
+// given, must not pass it.
+const MaxTokens = int64(1) << 24
+
+// MaxInputTokens bounds a request's input (2^26 tokens, a chain of 2^17
+// blocks): a session whose next input would pass it ends.
+const MaxInputTokens = int64(1) << 26
+
+// maxTreeNodes bounds the prefix tree's blocks, so that its block ids
+// stay a small reserved range (and its tables small).
+const maxTreeNodes = 1 << 20
 
 // Validate reports a model the generator cannot use, naming the field.
 func (m *Model) Validate() error {
 	switch {
-	case !(m.SessionsPerS > 0) || math.IsInf(m.SessionsPerS, 0):
-		return fmt.Errorf("sessions_per_s: %v must be finite and > 0", m.SessionsPerS)
+	case !(m.SessionsPerS >= 1e-9 && m.SessionsPerS <= 1e9):
+		return fmt.Errorf("sessions_per_s: %v must be in [1e-9, 1e9]", m.SessionsPerS)
 	case !(m.Diurnal.Amplitude >= 0 && m.Diurnal.Amplitude < 1):
 		return fmt.Errorf("diurnal.amplitude: %v must be in [0, 1)", m.Diurnal.Amplitude)
 	case !finite(m.Diurnal.PeakHour) || !finite(m.Diurnal.StartHour):
@@ -169,7 +178,7 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("prefix_tree.levels[%d].zipf: %v must be in [0, 100]", i, l.Zipf)
 		case !(l.Prob >= 0 && l.Prob <= 1):
 			return fmt.Errorf("prefix_tree.levels[%d].prob: %v must be in [0, 1]", i, l.Prob)
-		case nodes*float64(l.Blocks) > maxTreeNodes:
+		case nodes > maxTreeNodes || nodes*float64(l.Blocks) > maxTreeNodes:
 			return fmt.Errorf("prefix_tree.levels[%d]: the tree passes %d blocks", i, maxTreeNodes)
 		}
 	}
@@ -184,8 +193,8 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("%s.prefix_prob: %v > 0 but the prefix tree has no level", at, c.PrefixProb)
 		case len(c.NextTurn) == 0:
 			return fmt.Errorf("%s.next_turn: at least one probability is needed", at)
-		case !(c.Gap.OffsetS >= 0) || !(c.Gap.MeanS >= 0) || !finite(c.Gap.OffsetS+c.Gap.MeanS):
-			return fmt.Errorf("%s.reuse_time: offset_s %v and mean_s %v must be finite and ≥ 0", at, c.Gap.OffsetS, c.Gap.MeanS)
+		case !(c.Gap.OffsetS >= 0 && c.Gap.OffsetS <= 1e9) || !(c.Gap.MeanS >= 0 && c.Gap.MeanS <= 1e9):
+			return fmt.Errorf("%s.reuse_time: offset_s %v and mean_s %v must be in [0, 1e9] s", at, c.Gap.OffsetS, c.Gap.MeanS)
 		case c.Gap.Law != "" && c.Gap.Law != "exponential" && c.Gap.Law != "lognormal":
 			return fmt.Errorf("%s.reuse_time.law: %q, want exponential or lognormal", at, c.Gap.Law)
 		case !finite(c.Gap.Mu) || c.Gap.Mu > 30 || c.Gap.Mu < -30 || !(c.Gap.Sigma >= 0) || c.Gap.Sigma > 10:
@@ -196,8 +205,9 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("%s.max_context_tokens: %d must be ≥ 0", at, c.MaxContextTokens)
 		}
 		for k, p := range c.NextTurn {
-			if !(p >= 0 && p < 1) {
-				return fmt.Errorf("%s.next_turn[%d]: %v must be in [0, 1)", at, k, p)
+			last := k == len(c.NextTurn)-1
+			if !(p >= 0 && p <= 1) || last && p == 1 {
+				return fmt.Errorf("%s.next_turn[%d]: %v must be in [0, 1] (the last, which repeats, in [0, 1))", at, k, p)
 			}
 		}
 		for _, l := range []struct {
@@ -222,9 +232,9 @@ func (d LogNormal) validate() error {
 	case !(d.Sigma >= 0) || d.Sigma > 10:
 		return fmt.Errorf("sigma %v must be in [0, 10]", d.Sigma)
 	case d.Min < 0 || d.Min > MaxTokens:
-		return fmt.Errorf("min %d must be in [0, 2^40] tokens", d.Min)
+		return fmt.Errorf("min %d must be in [0, 2^24] tokens", d.Min)
 	case d.Max < 0 || d.Max > MaxTokens || (d.Max > 0 && d.Max < d.Min):
-		return fmt.Errorf("max %d must be 0 (none) or in [min, 2^40] tokens", d.Max)
+		return fmt.Errorf("max %d must be 0 (none) or in [min, 2^24] tokens", d.Max)
 	}
 	return nil
 }

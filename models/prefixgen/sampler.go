@@ -140,7 +140,7 @@ func (g *Generator) nextArrival(t float64) float64 {
 	top := g.m.SessionsPerS * (1 + a)
 	for {
 		t += g.r.ExpFloat64() / top
-		if a == 0 || g.r.Float64()*(1+a) < 1+a*g.m.Diurnal.Phase(t) {
+		if a == 0 || math.IsInf(t, 1) || g.r.Float64()*(1+a) < 1+a*g.m.Diurnal.Phase(t) {
 			return t
 		}
 	}
@@ -222,7 +222,7 @@ func (g *Generator) schedule(s *session) {
 		return
 	}
 	next := s.input + s.output + c.Increment.sample(g.r)
-	if c.MaxContextTokens > 0 && next > c.MaxContextTokens || next > MaxTokens {
+	if c.MaxContextTokens > 0 && next > c.MaxContextTokens || next > MaxInputTokens {
 		return
 	}
 	s.at += c.Gap.sample(g.r, g.m.Diurnal.Phase(s.at))

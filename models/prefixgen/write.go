@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -49,7 +50,11 @@ func Write(ctx context.Context, o GenOptions, w io.Writer) (Stats, error) {
 				return g.Stats(), err
 			}
 		}
-		line = AppendMooncake(line[:0], g.Next())
+		r := g.Next()
+		if !(r.TimeS <= MaxTimeS) {
+			return g.Stats(), fmt.Errorf("request %d arrives at %v s, past 10^12 s: the model's rates or reuse times are out of scale", g.Stats().Requests, r.TimeS)
+		}
+		line = AppendMooncake(line[:0], r)
 		if _, err := bw.Write(line); err != nil {
 			return g.Stats(), err
 		}

@@ -56,6 +56,8 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 		return option.Errorf("requests", "%d must be ≥ 0", o.Requests)
 	case !(o.DurationS >= 0) || math.IsInf(o.DurationS, 0):
 		return option.Errorf("duration", "%v must be finite and ≥ 0 s", o.DurationS)
+	case o.FitOptions.GapLaw != "" && o.FitOptions.GapLaw != "best" && o.FitOptions.GapLaw != "exponential" && o.FitOptions.GapLaw != "lognormal":
+		return option.Errorf("gap-law", "want exponential, lognormal or best, got %q", o.FitOptions.GapLaw)
 	case o.Fit == "" && o.TraceFormat != "":
 		return option.Errorf("trace-format", "only with --fit")
 	case o.Fit == "" && o.Requests == 0 && o.DurationS == 0:

@@ -173,8 +173,8 @@ func (t *trie) insert(h []int64) int32 {
 //     (input − previous input − previous output, < 1 taken as 1) and
 //     outputs, bounded by the extremes seen; the reuse time as a shifted
 //     exponential by maximum likelihood (offset the least gap, mean the
-//     mean gap − offset) and, with a day's trace, its diurnal shift by
-//     least squares;
+//     mean gap − offset) or a log-normal, and, with a day's trace, its
+//     diurnal shift by least squares (diurnalGap);
 //   - the prefix tree: the first turns' full-block chains form a trie; a
 //     node is shared when at least MinShare sessions pass through it;
 //     maximal unbranched shared runs are the tree's nodes, level by level
@@ -309,7 +309,7 @@ func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
 		if n := len(a.gaps); n > 0 {
 			c.Gap, ll = fitGap(a.gaps, a.minGap, a.sumGp, opt.GapLaw)
 			if f.DiurnalFitted {
-				c.Gap.GapShift = gapShift(c.Gap, a.gaps, a.gapAt, m.Diurnal)
+				c.Gap = diurnalGap(c.Gap, a.gaps, a.gapAt, m.Diurnal)
 			}
 		}
 		f.GapLogLik = append(f.GapLogLik, ll)
@@ -508,25 +508,43 @@ func fitGap(gs []float64, lo, sum float64, law string) (Gap, [2]float64) {
 	return e, ll
 }
 
-// gapShift is the least-squares diurnal shift G of the reuse times gs
-// observed after turns at times at: the scaled part of each gap divided by
-// its mean, minus 1, regressed on the phase without intercept.
-func gapShift(d Gap, gs, at []float64, di Diurnal) float64 {
-	mean := d.MeanS
-	if d.Law == "lognormal" {
-		mean = math.Exp(d.Mu + d.Sigma*d.Sigma/2)
-	}
-	if !(mean > 0) {
-		return 0
-	}
-	var num, den float64
+// diurnalGap refits d to reuse times gs observed after turns at times at
+// when they shift with the day: E[g − offset | φ] = m·(1 + G·φ), so the
+// least-squares line of g − offset on φ has intercept m and slope m·G. The
+// exponential's mean becomes the intercept (the mean at φ = 0; the plain
+// mean is biased by the busier hours' weight), G = slope/intercept; the
+// log-normal's μ is refitted to the logs of the gaps divided by (1 + G·φ).
+func diurnalGap(d Gap, gs, at []float64, di Diurnal) Gap {
+	n := float64(len(gs))
+	var sx, sy, sxx, sxy float64
 	for i, g := range gs {
-		ph := di.Phase(at[i])
-		num += ((g-d.OffsetS)/mean - 1) * ph
-		den += ph * ph
+		x, y := di.Phase(at[i]), g-d.OffsetS
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
 	}
-	if !(den > 0) {
-		return 0
+	den := n*sxx - sx*sx
+	if n < 3 || !(den > 0) {
+		return d
 	}
-	return math.Max(-0.99, math.Min(0.99, num/den))
+	b := (n*sxy - sx*sy) / den
+	a := (sy - b*sx) / n
+	if !(a > 0) {
+		return d
+	}
+	d.GapShift = math.Max(-0.99, math.Min(0.99, b/a))
+	if d.Law == "lognormal" {
+		var ls, lss float64
+		for i, g := range gs {
+			l := math.Log(math.Max(g-d.OffsetS, 1e-3) / (1 + d.GapShift*di.Phase(at[i])))
+			ls += l
+			lss += l * l
+		}
+		d.Mu = ls / n
+		d.Sigma = math.Sqrt(math.Max(0, lss/n-d.Mu*d.Mu))
+		return d
+	}
+	d.MeanS = a
+	return d
 }

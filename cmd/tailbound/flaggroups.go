@@ -95,7 +95,7 @@ func commandGroups() map[string]map[string]string {
 		"tables": {"seed": "suite", "workers": "suite", "seeds": "suite"},
 		"plot":   {"seed": "suite", "workers": "suite"},
 		"gen":    {"seed": "workload", "fit": "workload", "fit-laws": "workload"},
-		"gen prefix": {"preset": "prefixgen", "model": "prefixgen", "fit": "prefixgen", "gap-law": "prefixgen", "min-share": "prefixgen",
+		"gen prefix": {"preset": "prefixgen", "model": "prefixgen", "fit": "prefixgen", "gap-law": "prefixgen", "length-law": "prefixgen", "min-share": "prefixgen",
 			"seed": "prefixgen", "requests": "prefixgen", "duration": "prefixgen", "model-out": "output"},
 		"mdp":          {"seed": "run"},
 		"merge":        {},

@@ -103,6 +103,7 @@ func runGenPrefix(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&o.ModelOut, "model-out", "", "also write the model used (preset, file or fit) as JSON to FILE")
 	fs.IntVar(&o.FitOptions.MinShare, "min-share", 0, "with --fit: sessions that must start with a block chain for it to be a shared prefix (0: max(2, sessions/1000))")
 	fs.StringVar(&o.FitOptions.GapLaw, "gap-law", "best", "with --fit: reuse-time law exponential (the workload study's)|lognormal|best (higher likelihood)")
+	fs.StringVar(&o.FitOptions.LengthLaw, "length-law", "best", "with --fit: length laws lognormal|mixture (of two log-normals)|best (the mixture when BIC prefers it)")
 	fs.IntVar(&o.Importer.MinSharedBlocks, "min-shared-blocks", importer.DefaultMinSharedBlocks, "with --fit, Mooncake: linking guard k, blocks (as import)")
 	o.Importer.Chain = "ceil"
 	if err := parseFlags(fs, args); err != nil {

@@ -58,6 +58,8 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 		return option.Errorf("duration", "%v must be finite and ≥ 0 s", o.DurationS)
 	case o.FitOptions.GapLaw != "" && o.FitOptions.GapLaw != "best" && o.FitOptions.GapLaw != "exponential" && o.FitOptions.GapLaw != "lognormal":
 		return option.Errorf("gap-law", "want exponential, lognormal or best, got %q", o.FitOptions.GapLaw)
+	case o.FitOptions.LengthLaw != "" && o.FitOptions.LengthLaw != "best" && o.FitOptions.LengthLaw != "lognormal" && o.FitOptions.LengthLaw != "mixture":
+		return option.Errorf("length-law", "want lognormal, mixture or best, got %q", o.FitOptions.LengthLaw)
 	case o.Fit == "" && o.TraceFormat != "":
 		return option.Errorf("trace-format", "only with --fit")
 	case o.Fit == "" && o.Requests == 0 && o.DurationS == 0:
@@ -232,9 +234,9 @@ func PrefixModelTable(path string, f *prefixgen.Fitted) report.Table {
 			nt += report.F(q, 4)
 		}
 		add(p+"next-turn prob by turn (last: later turns)", report.CellText(nt))
-		add(p+"first turn own tokens (log-normal μ, σ; min, max)", report.CellText(law(c.First)))
-		add(p+"increment tokens (log-normal μ, σ; min, max)", report.CellText(law(c.Increment)))
-		add(p+"output tokens (log-normal μ, σ; min, max)", report.CellText(law(c.Output)))
+		add(p+"first turn own tokens (log-normal μ, σ of ln tokens; min, max)", report.CellText(law(c.First)))
+		add(p+"increment tokens (log-normal μ, σ of ln tokens; min, max)", report.CellText(law(c.Increment)))
+		add(p+"output tokens (log-normal μ, σ of ln tokens; min, max)", report.CellText(law(c.Output)))
 		g := c.Gap
 		law := report.F(g.OffsetS, 3) + " + Exp(mean " + report.F(g.MeanS, 3) + ")"
 		if g.Law == "lognormal" {
@@ -248,7 +250,11 @@ func PrefixModelTable(path string, f *prefixgen.Fitted) report.Table {
 }
 
 func law(d prefixgen.LogNormal) string {
-	return fmt.Sprintf("%s, %s; %d, %d", report.F(d.Mu, 3), report.F(d.Sigma, 3), d.Min, d.Max)
+	s := fmt.Sprintf("%s, %s; %d, %d", report.F(d.Mu, 3), report.F(d.Sigma, 3), d.Min, d.Max)
+	if d.W2 > 0 {
+		s += fmt.Sprintf(" (mixture: weight %s on μ %s, σ %s)", report.F(d.W2, 3), report.F(d.Mu2, 3), report.F(d.Sigma2, 3))
+	}
+	return s
 }
 
 // SideBySide compares the characterization of a trace (a) and its twin

@@ -29,6 +29,10 @@ type FitOptions struct {
 	// study's), lognormal, or best (the one of higher likelihood; the
 	// default when empty).
 	GapLaw string
+	// LengthLaw is the length laws fitted: lognormal, mixture (of two
+	// log-normals) or best (the mixture when the Bayesian information
+	// criterion prefers it; the default when empty).
+	LengthLaw string
 }
 
 func (o *FitOptions) defaults() {
@@ -85,41 +89,152 @@ type firstTurn struct {
 
 // logAcc accumulates log-lengths for a log-normal fit.
 type logAcc struct {
-	n      int64
-	s, ss  float64
+	xs     []float64 // ln max(length, 1)
 	lo, hi int64
 }
 
 func (a *logAcc) add(v int64) {
-	x := v
-	if x < 1 {
-		x = 1
-	}
-	if a.n == 0 || v < a.lo {
+	if len(a.xs) == 0 || v < a.lo {
 		a.lo = v
 	}
-	if a.n == 0 || v > a.hi {
+	if len(a.xs) == 0 || v > a.hi {
 		a.hi = v
 	}
-	l := math.Log(float64(x))
-	a.n++
-	a.s += l
-	a.ss += l * l
+	a.xs = append(a.xs, math.Log(float64(max(v, 1))))
 }
 
-// law returns the log-normal with the sample's log mean and standard
-// deviation, bounded by the sample's extremes (min at least minLo).
-func (a *logAcc) law(minLo int64) LogNormal {
-	if a.n == 0 {
+// law returns the fitted length law, bounded by the sample's extremes (min
+// at least minLo): the log-normal of the logs' mean and standard deviation
+// or, with mode "mixture", or "best" when the Bayesian information
+// criterion prefers it (2·Δ log-likelihood > 3·ln n for its three more
+// parameters), the two-log-normal mixture fitted by EM (MixtureEM).
+func (a *logAcc) law(minLo int64, mode string) LogNormal {
+	if len(a.xs) == 0 {
 		return LogNormal{Min: minLo, Max: minLo}
 	}
-	m := a.s / float64(a.n)
-	v := 0.0
-	if a.n > 1 {
-		v = math.Max(0, (a.ss-float64(a.n)*m*m)/float64(a.n-1))
-	}
 	lo := min(max(a.lo, minLo), MaxTokens)
-	return LogNormal{Mu: m, Sigma: math.Sqrt(v), Min: lo, Max: min(max(a.hi, lo), MaxTokens)}
+	d := LogNormal{Min: lo, Max: min(max(a.hi, lo), MaxTokens)}
+	m, s := meanSD(a.xs)
+	d.Mu, d.Sigma = m, s
+	if mode == "lognormal" || len(a.xs) < 10 {
+		return d
+	}
+	// EM on an evenly spaced subsample of at most 20,000 lengths (the fit
+	// is as good at that size and the cost bounded); both likelihoods on
+	// the whole sample.
+	sub := a.xs
+	if step := (len(a.xs) + 19999) / 20000; step > 1 {
+		sub = make([]float64, 0, 20000)
+		for i := 0; i < len(a.xs); i += step {
+			sub = append(sub, a.xs[i])
+		}
+	}
+	mix, _ := MixtureEM(sub)
+	ll2 := mixtureLogLik(a.xs, mix)
+	ll1 := normalLogLik(a.xs, m, s)
+	n := float64(len(a.xs))
+	if mode == "mixture" || 2*(ll2-ll1) > 3*math.Log(n) {
+		d.Mu, d.Sigma, d.W2, d.Mu2, d.Sigma2 = mix[0], mix[1], mix[2], mix[3], mix[4]
+	}
+	return d
+}
+
+// meanSD returns the mean and the maximum-likelihood standard deviation.
+func meanSD(xs []float64) (float64, float64) {
+	var s, ss float64
+	for _, x := range xs {
+		s += x
+	}
+	m := s / float64(len(xs))
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)))
+}
+
+// minMixSD floors a mixture component's standard deviation (log tokens):
+// a sample with many equal lengths would otherwise collapse a component
+// onto them and its likelihood grow without bound.
+const minMixSD = 0.05
+
+func normPDF(x, m, s float64) float64 {
+	z := (x - m) / s
+	return math.Exp(-z*z/2) / (s * math.Sqrt(2*math.Pi))
+}
+
+func normalLogLik(xs []float64, m, s float64) float64 {
+	s = math.Max(s, minMixSD)
+	var ll float64
+	for _, x := range xs {
+		ll += math.Log(normPDF(x, m, s))
+	}
+	return ll
+}
+
+func mixtureLogLik(xs []float64, p [5]float64) float64 {
+	var ll float64
+	for _, x := range xs {
+		ll += math.Log((1-p[2])*normPDF(x, p[0], p[1]) + p[2]*normPDF(x, p[3], p[4]))
+	}
+	return ll
+}
+
+// MixtureEM fits a mixture of two normals to xs by expectation–
+// maximization, started from the lower and upper halves of the sorted
+// sample, the standard deviations floored at 0.05: it returns μ1, σ1, w2,
+// μ2, σ2 (component 1 the one of smaller mean) and the log-likelihood.
+func MixtureEM(xs []float64) ([5]float64, float64) {
+	ys := append([]float64(nil), xs...)
+	sort.Float64s(ys)
+	h := len(ys) / 2
+	m1, s1 := meanSD(ys[:h])
+	m2, s2 := meanSD(ys[h:])
+	s1, s2 = math.Max(s1, minMixSD), math.Max(s2, minMixSD)
+	w := 0.5
+	prev := math.Inf(-1)
+	var ll float64
+	for it := 0; it < 300; it++ {
+		var n2, a1, a2, b1, b2 float64
+		ll = 0
+		for _, x := range xs {
+			p1, p2 := (1-w)*normPDF(x, m1, s1), w*normPDF(x, m2, s2)
+			t := p1 + p2
+			if !(t > 0) {
+				t = math.SmallestNonzeroFloat64
+				p2 = t / 2
+			}
+			ll += math.Log(t)
+			r := p2 / t
+			n2 += r
+			a1 += (1 - r) * x
+			a2 += r * x
+		}
+		n := float64(len(xs))
+		if n2 < 1 || n-n2 < 1 {
+			break
+		}
+		m1, m2 = a1/(n-n2), a2/n2
+		for _, x := range xs {
+			p1, p2 := (1-w)*normPDF(x, m1, s1), w*normPDF(x, m2, s2)
+			r := 0.5
+			if t := p1 + p2; t > 0 {
+				r = p2 / t
+			}
+			b1 += (1 - r) * (x - m1) * (x - m1)
+			b2 += r * (x - m2) * (x - m2)
+		}
+		s1 = math.Max(math.Sqrt(b1/(n-n2)), minMixSD)
+		s2 = math.Max(math.Sqrt(b2/n2), minMixSD)
+		w = n2 / n
+		if ll-prev < 1e-7*n {
+			break
+		}
+		prev = ll
+	}
+	if m2 < m1 {
+		m1, s1, m2, s2, w = m2, s2, m1, s1, 1-w
+	}
+	return [5]float64{m1, s1, w, m2, s2}, ll
 }
 
 // catAcc accumulates one category's statistics.
@@ -171,7 +286,8 @@ func (t *trie) insert(h []int64) int32 {
 //     log-normal laws by the mean and standard deviation of the logs of
 //     first-turn own tokens (input − shared prefix), follow-up increments
 //     (input − previous input − previous output, < 1 taken as 1) and
-//     outputs, bounded by the extremes seen; the reuse time as a shifted
+//     outputs, bounded by the extremes seen, or two-log-normal mixtures
+//     (LengthLaw; logAcc.law); the reuse time as a shifted
 //     exponential by maximum likelihood (offset the least gap, mean the
 //     mean gap − offset) or a log-normal, and, with a day's trace, its
 //     diurnal shift by least squares (diurnalGap);
@@ -189,6 +305,11 @@ func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
 	case "", "best", "exponential", "lognormal":
 	default:
 		return nil, fmt.Errorf("reuse-time law %q: want exponential, lognormal or best", opt.GapLaw)
+	}
+	switch opt.LengthLaw {
+	case "", "best", "lognormal", "mixture":
+	default:
+		return nil, fmt.Errorf("length law %q: want lognormal, mixture or best", opt.LengthLaw)
 	}
 	f := &Fitted{}
 	catIdx := map[string]int{}
@@ -286,7 +407,7 @@ func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
 	for _, a := range cats {
 		c := Category{Name: a.name, Weight: float64(a.sessions) / float64(f.Sessions),
 			PrefixProb: float64(a.prefixed) / float64(a.sessions),
-			First:      a.first.law(1), Increment: a.inc.law(1), Output: a.output.law(0)}
+			First:      a.first.law(1, opt.LengthLaw), Increment: a.inc.law(1, opt.LengthLaw), Output: a.output.law(0, opt.LengthLaw)}
 		if len(levels) == 0 {
 			c.PrefixProb = 0
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tailbound/tailbound/models/importer"
@@ -120,6 +121,11 @@ func TestFitRecovers(t *testing.T) {
 	if len(lv) != 2 || lv[0].Fanout != 4 || lv[0].Blocks != 2 || lv[1].Fanout != 3 || lv[1].Blocks != 1 {
 		t.Errorf("tree levels %+v, want fanout 4 × 2 blocks, then 3 × 1 block", lv)
 	}
+	for _, l := range []LogNormal{c.First, c.Increment, c.Output} {
+		if l.W2 != 0 {
+			t.Errorf("a log-normal sample fitted as a mixture: %+v", l)
+		}
+	}
 	if c.Gap.Law != "lognormal" {
 		t.Errorf("reuse-time law %q chosen, the sample is log-normal", c.Gap.Law)
 	}
@@ -143,5 +149,49 @@ func TestZipfMLEByHand(t *testing.T) {
 		if g := ZipfMLE(c.groups); math.Abs(g-c.want) > 1e-6 {
 			t.Errorf("ZipfMLE(%v) = %v, want %v", c.groups, g, c.want)
 		}
+	}
+}
+
+// TestMixtureEM draws 20,000 logs from 0.3·N(2, 0.5²) + 0.7·N(6, 1²),
+// components eight standard deviations apart so that each is estimated
+// as if alone: μ_i within 4·σ_i/√(n·w_i), σ_i within 4·σ_i/√(2n·w_i), the
+// weight within 4·√(w(1−w)/n). The Bayesian information criterion must
+// then prefer the mixture, and keep a single log-normal's sample single.
+func TestMixtureEM(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 20000
+	var xs, single []float64
+	for i := 0; i < n; i++ {
+		if r.Float64() < 0.3 {
+			xs = append(xs, 2+0.5*r.NormFloat64())
+		} else {
+			xs = append(xs, 6+r.NormFloat64())
+		}
+		single = append(single, 5+0.8*r.NormFloat64())
+	}
+	p, _ := MixtureEM(xs)
+	for _, c := range []struct {
+		name           string
+		got, want, tol float64
+	}{
+		{"μ1", p[0], 2, 4 * 0.5 / math.Sqrt(n*0.3)},
+		{"σ1", p[1], 0.5, 4 * 0.5 / math.Sqrt(2*n*0.3)},
+		{"w2", p[2], 0.7, 4 * math.Sqrt(0.21/n)},
+		{"μ2", p[3], 6, 4 * 1 / math.Sqrt(n*0.7)},
+		{"σ2", p[4], 1, 4 * 1 / math.Sqrt(2*n*0.7)},
+	} {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s = %.4f, want %.4f ± %.4f", c.name, c.got, c.want, c.tol)
+		}
+	}
+	toAcc := func(ys []float64) *logAcc {
+		a := &logAcc{xs: ys, lo: 1, hi: 1 << 20}
+		return a
+	}
+	if d := toAcc(xs).law(1, "best"); d.W2 == 0 {
+		t.Errorf("best law of a two-component sample: %+v, want the mixture", d)
+	}
+	if d := toAcc(single).law(1, "best"); d.W2 != 0 {
+		t.Errorf("best law of a one-component sample: %+v, want a single log-normal", d)
 	}
 }

@@ -130,12 +130,17 @@ type Gap struct {
 }
 
 // LogNormal is a length law in tokens: round(exp(N(Mu, Sigma²))) clamped to
-// [Min, Max] (Max 0: no upper bound but MaxTokens).
+// [Min, Max] (Max 0: no upper bound but MaxTokens); with W2 > 0 a mixture
+// of two log-normals, the second, N(Mu2, Sigma2²), drawn with probability
+// W2.
 type LogNormal struct {
-	Mu    float64 `json:"mu"`
-	Sigma float64 `json:"sigma"`
-	Min   int64   `json:"min"`
-	Max   int64   `json:"max"`
+	Mu     float64 `json:"mu"`
+	Sigma  float64 `json:"sigma"`
+	Min    int64   `json:"min"`
+	Max    int64   `json:"max"`
+	W2     float64 `json:"w2,omitempty"`
+	Mu2    float64 `json:"mu2,omitempty"`
+	Sigma2 float64 `json:"sigma2,omitempty"`
 }
 
 // MaxTimeS is the latest arrival time a trace may reach, seconds (10^12,
@@ -231,6 +236,10 @@ func (d LogNormal) validate() error {
 		return fmt.Errorf("mu %v must be finite, in [−30, 30]", d.Mu)
 	case !(d.Sigma >= 0) || d.Sigma > 10:
 		return fmt.Errorf("sigma %v must be in [0, 10]", d.Sigma)
+	case !(d.W2 >= 0 && d.W2 < 1):
+		return fmt.Errorf("w2 %v must be in [0, 1)", d.W2)
+	case !finite(d.Mu2) || d.Mu2 > 30 || d.Mu2 < -30 || !(d.Sigma2 >= 0) || d.Sigma2 > 10:
+		return fmt.Errorf("mu2 %v must be in [−30, 30], sigma2 %v in [0, 10]", d.Mu2, d.Sigma2)
 	case d.Min < 0 || d.Min > MaxTokens:
 		return fmt.Errorf("min %d must be in [0, 2^24] tokens", d.Min)
 	case d.Max < 0 || d.Max > MaxTokens || (d.Max > 0 && d.Max < d.Min):

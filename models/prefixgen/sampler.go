@@ -235,7 +235,11 @@ func (g *Generator) schedule(s *session) {
 
 // sample draws a length in tokens.
 func (d LogNormal) sample(r *rand.Rand) int64 {
-	v := math.Min(math.Round(math.Exp(d.Mu+d.Sigma*r.NormFloat64())), float64(MaxTokens))
+	mu, sigma := d.Mu, d.Sigma
+	if d.W2 > 0 && r.Float64() < d.W2 {
+		mu, sigma = d.Mu2, d.Sigma2
+	}
+	v := math.Min(math.Round(math.Exp(mu+sigma*r.NormFloat64())), float64(MaxTokens))
 	n := max(int64(v), d.Min)
 	if d.Max > 0 {
 		n = min(n, d.Max)

@@ -125,9 +125,13 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 	go func() {
 		var r result
 		src := importer.NewMooncake(pr, "twin", importer.DefaultOptions())
-		r.rep, r.sh, r.err = analyse(src, "twin")
-		pr.CloseWithError(r.err)
+		// Only the twin's part over the trace's span is compared, so that
+		// a long twin (--requests) keeps the report's memory bounded.
+		r.rep, r.sh, r.err = analyse(src, "twin", true, fitted.SpanS)
+		// Drain the rest (past the cut, or after an error) so that the
+		// writer never blocks or fails on the pipe.
 		io.Copy(io.Discard, pr)
+		pr.Close()
 		done <- r
 	}()
 	_, err := prefixgen.Write(ctx, g, io.MultiWriter(stdout, pw))
@@ -143,7 +147,7 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	realRep, realSh, err := analyse(src, o.Fit)
+	realRep, realSh, err := analyse(src, o.Fit, false, 0)
 	cl.Close()
 	if err != nil {
 		return err
@@ -167,8 +171,9 @@ type Shape struct {
 	Requests, Linked             int64
 }
 
-// analyse reads src once for characterize's report and the shape.
-func analyse(src importer.Source, name string) (*characterize.Report, Shape, error) {
+// analyse reads src once for characterize's report and the shape; with
+// cut, only its requests up to untilS seconds.
+func analyse(src importer.Source, name string, cut bool, untilS float64) (*characterize.Report, Shape, error) {
 	var sh Shape
 	last := map[int]float64{}
 	count := map[int]float64{}
@@ -177,10 +182,14 @@ func analyse(src importer.Source, name string) (*characterize.Report, Shape, err
 		if err != nil {
 			return r, err
 		}
+		if cut && r.Time > untilS {
+			return r, io.EOF
+		}
 		sh.Inputs = append(sh.Inputs, float64(r.Input))
 		sh.Outputs = append(sh.Outputs, float64(r.Output))
 		if t, ok := last[r.Conv]; ok {
 			sh.Gaps = append(sh.Gaps, r.Time-t)
+			sh.Linked++ // continues a conversation (the importer's Linked)
 		}
 		last[r.Conv] = r.Time
 		count[r.Conv]++
@@ -193,8 +202,7 @@ func analyse(src importer.Source, name string) (*characterize.Report, Shape, err
 	for _, c := range count {
 		sh.Turns = append(sh.Turns, c)
 	}
-	s := src.Summary()
-	sh.Requests, sh.Linked = s.Requests, s.Linked
+	sh.Requests = int64(len(sh.Inputs))
 	for _, x := range [][]float64{sh.Inputs, sh.Outputs, sh.Turns, sh.Gaps} {
 		sort.Float64s(x)
 	}
@@ -262,7 +270,7 @@ func law(d prefixgen.LogNormal) string {
 // length quantiles, and reuse-time quantiles per category, with the KS
 // distance of each sample.
 func SideBySide(a, b *characterize.Report, sa, sb Shape) report.Table {
-	t := report.Table{Title: "characterization, trace vs twin (characterize's metrics; KS: two-sample Kolmogorov–Smirnov distance)",
+	t := report.Table{Title: "characterization, trace vs twin over the trace's span (characterize's metrics; KS: two-sample Kolmogorov–Smirnov distance)",
 		Header: []string{"metric", "trace", "twin", "KS"}}
 	row := func(k string, x, y report.Cell, ks string) {
 		t.Add(report.CellText(k), x, y, report.CellText(ks))

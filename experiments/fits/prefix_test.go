@@ -39,6 +39,17 @@ func TestPrefixTwin(t *testing.T) {
 	if out1.String() != out2.String() || out1.Len() == 0 {
 		t.Fatal("the twin differs between two runs with one seed")
 	}
+	// A twin longer than the trace: written whole, compared over the
+	// trace's span only (the pipe to the analysis is drained past it).
+	long := o
+	long.Requests = 20000
+	var outLong bytes.Buffer
+	if err := Prefix(context.Background(), long, &outLong, new(bytes.Buffer)); err != nil {
+		t.Fatalf("a twin of 20,000 requests: %v", err)
+	}
+	if n := strings.Count(outLong.String(), "\n"); n != 20000 {
+		t.Errorf("a twin of 20,000 requests has %d lines", n)
+	}
 	src, cl, err := importer.Open(path, "mooncake", importer.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

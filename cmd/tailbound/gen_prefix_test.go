@@ -33,6 +33,8 @@ func TestGenPrefixBadFlags(t *testing.T) {
 		{[]string{"--model", unknown, "--requests", "5"}, "unknown field \"colour\""},
 		{[]string{"--model", filepath.Join(dir, "none.json"), "--requests", "5"}, "flag --model"},
 		{[]string{"--requests", "x"}, "--requests"},
+		{[]string{"--fit", "-", "--trace-format", "mooncake"}, "flag --fit"},
+		{[]string{"--fit", trace, "--trace-format", "mooncake", "--length-law", "gamma"}, "flag --length-law"},
 		{[]string{"--gap-law", "gamma", "--fit", trace, "--trace-format", "mooncake"}, "flag --gap-law"},
 	} {
 		code, out, errs := runCLI(append([]string{"gen", "prefix"}, c.args...)...)

@@ -60,6 +60,8 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 		return option.Errorf("gap-law", "want exponential, lognormal or best, got %q", o.FitOptions.GapLaw)
 	case o.FitOptions.LengthLaw != "" && o.FitOptions.LengthLaw != "best" && o.FitOptions.LengthLaw != "lognormal" && o.FitOptions.LengthLaw != "mixture":
 		return option.Errorf("length-law", "want lognormal, mixture or best, got %q", o.FitOptions.LengthLaw)
+	case o.Fit == "-":
+		return option.Errorf("fit", "needs a file, not standard input (the trace is read twice: to fit, then to compare with the twin)")
 	case o.Fit == "" && o.TraceFormat != "":
 		return option.Errorf("trace-format", "only with --fit")
 	case o.Fit == "" && o.Requests == 0 && o.DurationS == 0:

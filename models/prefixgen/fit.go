@@ -21,7 +21,8 @@ type FitOptions struct {
 	// a block chain for it to count as a shared prefix; default
 	// max(2, ⌈sessions/1000⌉) when 0.
 	MinShare int
-	// TreeDepth bounds the shared prefixes looked for, blocks; default 64.
+	// TreeDepth bounds the shared prefixes looked for, blocks of the
+	// trace; default the larger of 64 blocks and 4,096 tokens.
 	TreeDepth int
 	// Levels is the most prefix-tree levels fitted; default 2.
 	Levels int
@@ -38,9 +39,6 @@ type FitOptions struct {
 func (o *FitOptions) defaults() {
 	if o.NextTurns <= 0 {
 		o.NextTurns = 4
-	}
-	if o.TreeDepth <= 0 {
-		o.TreeDepth = 64
 	}
 	if o.Levels <= 0 {
 		o.Levels = 2
@@ -320,6 +318,9 @@ func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
 	var starts []float64
 	var t0, tEnd float64
 	B := int64(src.BlockTokens())
+	if opt.TreeDepth <= 0 {
+		opt.TreeDepth = max(64, int(4096/max(B, 1)))
+	}
 	for {
 		r, err := src.Next()
 		if err == io.EOF {
@@ -391,6 +392,11 @@ func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
 		f.MinShare = max(2, int((f.Sessions+999)/1000))
 	}
 	levels, prefix := fitTree(tr, f.MinShare, opt.Levels)
+	// The tree's nodes in the generated trace's 512-token blocks (a
+	// Bailian trace has 16-token blocks): the nearest whole number, ≥ 1.
+	for i := range levels {
+		levels[i].Blocks = max(1, int(math.Round(float64(levels[i].Blocks)*float64(B)/BlockTokens)))
+	}
 	m.Tree.Levels = levels
 	for _, ft := range firsts {
 		a := cats[ft.cat]

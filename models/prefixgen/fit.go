@@ -291,10 +291,12 @@ func (t *trie) insert(h []int64) int32 {
 //     diurnal shift by least squares (diurnalGap);
 //   - the prefix tree: the first turns' full-block chains form a trie; a
 //     node is shared when at least MinShare sessions pass through it;
-//     maximal unbranched shared runs are the tree's nodes, level by level
-//     (levels past Levels dropped), each level's fanout and length the
-//     mean per parent, its Zipf exponent by maximum likelihood over the
-//     children's session counts ranked per parent.
+//     maximal unbranched shared runs followed by at least two different
+//     continuations are the tree's nodes, level by level (levels past
+//     Levels dropped), each level's fanout (the children seen: a lower
+//     bound when rare ones go unseen) and length the mean per parent,
+//     its Zipf exponent by maximum likelihood over the children's session
+//     counts ranked per parent.
 //
 // Censoring at the trace's ends is ignored.
 func Fit(src importer.Source, opt FitOptions) (*Fitted, error) {
@@ -465,6 +467,16 @@ func fitTree(t *trie, minShare, maxLevels int) ([]Level, []int64) {
 			kids[p] = append(kids[p], int32(c))
 		}
 	}
+	// A prefix is followed by different continuations: a run whose last
+	// node has fewer than two children in the trie is one session's
+	// chain seen twice (a follow-up the importer could not link), not a
+	// shared prompt.
+	children := make([]int32, n)
+	for c := 0; c < n; c++ {
+		if p := t.par[c]; p >= 0 {
+			children[p]++
+		}
+	}
 	prefix := make([]int64, n)
 	type seg struct {
 		start, end int32
@@ -499,6 +511,9 @@ func fitTree(t *trie, minShare, maxLevels int) ([]Level, []int64) {
 				var cs []float64
 				for _, c := range kids[p.end] {
 					s := runOf(c)
+					if children[s.end] < 2 {
+						continue
+					}
 					depthOf[s.end] = depthOf[p.end] + s.blocks
 					next = append(next, s)
 					cs = append(cs, float64(t.count[c]))

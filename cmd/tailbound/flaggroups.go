@@ -17,6 +17,7 @@ func groupOrder() []struct{ key, title string } {
 	return []struct{ key, title string }{
 		{"input", "Input"},
 		{"workload", "Embedded workload (birth–death model)"},
+		{"prefixgen", "Block-level workload model (gen prefix)"},
 		{"model", "Model: cache, latency and threshold"},
 		{"policies", "Policies"},
 		{"block", "Block level"},
@@ -89,11 +90,13 @@ func sharedGroups() map[string]string {
 // names it, e.g. "gen birth-death", or by its first word, e.g. "recompute").
 func commandGroups() map[string]map[string]string {
 	return map[string]map[string]string{
-		"check":        {"seed": "run"},
-		"solve":        {"schedule": "output"},
-		"tables":       {"seed": "suite", "workers": "suite", "seeds": "suite"},
-		"plot":         {"seed": "suite", "workers": "suite"},
-		"gen":          {"seed": "workload", "fit": "workload", "fit-laws": "workload"},
+		"check":  {"seed": "run"},
+		"solve":  {"schedule": "output"},
+		"tables": {"seed": "suite", "workers": "suite", "seeds": "suite"},
+		"plot":   {"seed": "suite", "workers": "suite"},
+		"gen":    {"seed": "workload", "fit": "workload", "fit-laws": "workload"},
+		"gen prefix": {"preset": "prefixgen", "model": "prefixgen", "fit": "prefixgen", "gap-law": "prefixgen", "length-law": "prefixgen", "min-share": "prefixgen",
+			"seed": "prefixgen", "requests": "prefixgen", "duration": "prefixgen", "model-out": "output"},
 		"mdp":          {"seed": "run"},
 		"merge":        {},
 		"recompute":    {},

@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/experiments/fits"
 	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/importer"
+	"github.com/tailbound/tailbound/models/prefixgen"
 )
 
 // runGen generates traces: gen birth-death | gen timestamps.
 func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)\n       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)\n")
+		fmt.Fprint(stdout, "Usage: tailbound gen birth-death [flags]   (a birth–death trace on stdout)\n       tailbound gen timestamps --trace FILE [flags]   (synthetic times for a trace)\n       tailbound gen prefix [flags]   (a block-hash trace in Mooncake format on stdout)\n")
 		return nil
 	}
 	switch args[0] {
@@ -22,8 +25,10 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return runGenBirthDeath(ctx, args[1:], stdout, stderr)
 	case "timestamps":
 		return runGenTimestamps(ctx, args[1:], stdout)
+	case "prefix":
+		return runGenPrefix(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("unknown generator %q (want birth-death or timestamps)", args[0])
+	return fmt.Errorf("unknown generator %q (want birth-death, timestamps or prefix)", args[0])
 }
 
 // modelFlags binds the birth–death model's flags, shared by gen
@@ -83,4 +88,26 @@ func runGenTimestamps(ctx context.Context, args []string, stdout io.Writer) erro
 		return err
 	}
 	return birthdeath.GenTimestamps(ctx, o, stdout)
+}
+
+func runGenPrefix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gen prefix", "gen prefix [--preset NAME|--model FILE|--fit TRACE --trace-format F] (--requests N|--duration S) [--seed S]", stdout)
+	var o fits.PrefixOptions
+	fs.StringVar(&o.Preset, "preset", "", "built-in model: "+strings.Join(prefixgen.Presets(), "|")+" (default cluster when neither --model nor --fit is given)")
+	fs.StringVar(&o.Model, "model", "", "model file (JSON, as --model-out writes; see docs/traces.md)")
+	fs.StringVar(&o.Fit, "fit", "", "fit the model to this block-hash trace and generate its twin; the fit and trace-vs-twin table go to stderr")
+	fs.StringVar(&o.TraceFormat, "trace-format", "", "with --fit: mooncake|bailian")
+	fs.Int64Var(&o.Requests, "requests", 0, "stop after this many requests (0: no limit)")
+	fs.Float64Var(&o.DurationS, "duration", 0, "stop at this trace time, seconds (0: no limit; with --fit and no --requests: the trace's span)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "random seed")
+	fs.StringVar(&o.ModelOut, "model-out", "", "also write the model used (preset, file or fit) as JSON to FILE")
+	fs.IntVar(&o.FitOptions.MinShare, "min-share", 0, "with --fit: sessions that must start with a block chain for it to be a shared prefix (0: max(2, sessions/1000))")
+	fs.StringVar(&o.FitOptions.GapLaw, "gap-law", "best", "with --fit: reuse-time law exponential (the workload study's)|lognormal|best (higher likelihood)")
+	fs.StringVar(&o.FitOptions.LengthLaw, "length-law", "best", "with --fit: length laws lognormal|mixture (of two log-normals)|best (the mixture when BIC prefers it)")
+	fs.IntVar(&o.Importer.MinSharedBlocks, "min-shared-blocks", importer.DefaultMinSharedBlocks, "with --fit, Mooncake: linking guard k, blocks (as import)")
+	o.Importer.Chain = "ceil"
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return fits.Prefix(ctx, o, stdout, stderr)
 }

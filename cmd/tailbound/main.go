@@ -39,7 +39,7 @@ func commands() map[string]command {
 		"merge":     {"combine the result files of a suite's shards into the unsharded output", runMerge},
 		"solve":     {"hindsight TEL optimum of a trace: IP, LP bound, flow (--solver " + solvers.Choices(solvers.IP|solvers.LP) + ")", runSolve},
 		"gap":       {"every policy's TEL against the hindsight optimum over capacities and thresholds", runGap},
-		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE", runGen},
+		"gen":       {"generate traces: gen birth-death | gen timestamps --trace FILE | gen prefix", runGen},
 		"mdp":       {"belief MDP: mdp solve (exact, small instances) | mdp simulate (Monte Carlo)", runMDP},
 		"recompute": {"recompute or load a reused KV cache: roofline, search, cake, profile, measure", runRecompute},
 

@@ -39,7 +39,7 @@ func (s *refSink) help(command, synopsis string, fs *pflag.FlagSet) {
 // (tables and plot take a suite; the suites come from the registry).
 func subcommands() map[string][][]string {
 	subs := map[string][][]string{
-		"gen":       {{"birth-death"}, {"timestamps"}},
+		"gen":       {{"birth-death"}, {"timestamps"}, {"prefix"}},
 		"mdp":       {{"solve"}, {"simulate"}, {"onestep"}},
 		"recompute": {{"roofline"}, {"cake"}, {"search"}, {"measure"}, {"profile"}},
 		"latency":   {{"fit"}},

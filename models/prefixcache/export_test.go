@@ -37,8 +37,8 @@ func EngineQueue(p Policy) []BlockID {
 	return out
 }
 
-// EnginePhantoms returns vllm-tlru's count of hit blocks that were not
-// cached.
+// EnginePhantoms returns vllm-tlru's count of hit blocks past the cached
+// prefix.
 func EnginePhantoms(p Policy) int64 { return p.(*vllmV0).Phantoms() }
 
 // RadixTokens returns the tokens in sglang's tree.

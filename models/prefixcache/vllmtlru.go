@@ -42,9 +42,10 @@ import (
 // Because a short request's blocks get −1 while a longer request's deeper
 // blocks keep their time, a parent can be evicted before its child (an
 // orphan). The binary search then may report as cached a prefix that
-// includes an uncached block; the engine would skip computing it. The
-// replay counts what the engine reports (its TTFT is the engine's) and
-// counts such blocks in Phantoms.
+// includes an uncached block; the engine would skip computing it (and
+// compute what follows it from KV it does not hold). The replay counts
+// what the engine reports (its TTFT is the engine's) and counts the
+// reported blocks from the first uncached one on in Phantoms.
 func NewVLLMTLRU(cfg Config) (Policy, error) {
 	n, err := poolBlocks(cfg)
 	if err != nil {
@@ -111,8 +112,9 @@ func (a v0entry) less(b v0entry) bool {
 
 const v0Untouched = -1 // _DEFAULT_LAST_ACCESSED_TIME
 
-// Phantoms returns the number of blocks reported as hit that were not
-// cached (the binary search's answer on a prefix with a hole).
+// Phantoms returns the number of blocks reported as hit beyond the longest
+// cached prefix of their chain (the binary search's answer on a prefix
+// with a hole).
 func (p *vllmV0) Phantoms() int64 { return p.phantoms }
 
 func (p *vllmV0) cachedBlock(h BlockID) int32 {
@@ -172,9 +174,10 @@ func (p *vllmV0) ServeEngine(r *Req) (int, int64, error) {
 		}
 	}
 	k := lo
-	for _, h := range r.Blocks[:k] {
+	for i, h := range r.Blocks[:k] {
 		if p.cachedBlock(h) < 0 {
-			p.phantoms++
+			p.phantoms += int64(k - i) // from the hole on
+			break
 		}
 	}
 	tokens := int64(k) * p.block

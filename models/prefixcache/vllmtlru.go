@@ -80,32 +80,33 @@ type vllmV0 struct {
 	heap      []v0entry
 	inEvictor int
 	cached    int
-	clock     float64
+	clock     int32
 	evictions int64
 	phantoms  int64
 	scratch   []int32
 }
 
+// Times are the request count (the engine's time.time() of the step that
+// served the request: increasing), −1 for untouched; a block's
+// num_hashed_tokens is its depth times B, so the depth orders the same.
 type v0block struct {
 	hash       BlockID // -1: none
-	lastAccess float64
-	tokens     int64 // num_hashed_tokens: prefix tokens up to this block
+	lastAccess int32
+	depth      int32 // blocks up to and including this one
 	refs       int32
 	evictable  bool // in the evictor's free table
 }
 
 type v0entry struct {
-	lastAccess float64
-	tokens     int64
-	id         int32
+	lastAccess, depth, id int32
 }
 
 func (a v0entry) less(b v0entry) bool {
 	if a.lastAccess != b.lastAccess {
 		return a.lastAccess < b.lastAccess
 	}
-	if a.tokens != b.tokens {
-		return a.tokens > b.tokens
+	if a.depth != b.depth {
+		return a.depth > b.depth
 	}
 	return a.id < b.id
 }
@@ -202,7 +203,7 @@ func (p *vllmV0) ServeEngine(r *Req) (int, int64, error) {
 				break // the pool is full of this request (the engine would not schedule it)
 			}
 			p.blocks[b].hash = h
-			p.blocks[b].tokens = int64(i+1) * p.block
+			p.blocks[b].depth = int32(i + 1)
 			p.byHash = grow(p.byHash, h)
 			p.byHash[h] = b + 1
 			p.cached++
@@ -231,7 +232,7 @@ func (p *vllmV0) ServeEngine(r *Req) (int, int64, error) {
 		}
 		bl.evictable = true
 		p.inEvictor++
-		p.push(v0entry{bl.lastAccess, bl.tokens, b})
+		p.push(v0entry{bl.lastAccess, bl.depth, b})
 		if len(p.heap) > 50*p.inEvictor {
 			p.cleanup()
 		}
@@ -261,37 +262,44 @@ func (p *vllmV0) pop() v0entry {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
+	p.heap = h[:last]
+	p.down(0)
+	return top
+}
+
+// down sifts the entry at i down the heap.
+func (p *vllmV0) down(i int) {
+	h := p.heap
+	for {
 		l := 2*i + 1
 		if l >= len(h) {
-			break
+			return
 		}
 		m := l
 		if r := l + 1; r < len(h) && h[r].less(h[l]) {
 			m = r
 		}
 		if !h[m].less(h[i]) {
-			break
+			return
 		}
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	p.heap = h
-	return top
 }
 
-// cleanup rebuilds the heap from the evictor's blocks (_cleanup).
+// cleanup rebuilds the heap from the evictor's blocks (_cleanup), by
+// heapify: the pop order is that of the keys, which are distinct once the
+// stale entries are gone.
 func (p *vllmV0) cleanup() {
 	h := p.heap[:0]
 	for id := range p.blocks {
 		if bl := &p.blocks[id]; bl.evictable {
-			h = append(h, v0entry{bl.lastAccess, bl.tokens, int32(id)})
+			h = append(h, v0entry{bl.lastAccess, bl.depth, int32(id)})
 		}
 	}
-	p.heap = h[:0]
-	for _, e := range h {
-		p.push(e)
+	p.heap = h
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		p.down(i)
 	}
 }
 

@@ -115,7 +115,9 @@ func (c *Cache) name(s int32) BlockID {
 // chain, evicting the policy's victims to make room. When even evicting
 // every evictable block leaves too little room, only the part of the
 // chain that fits is admitted (the chain is cut at the first block that
-// does not fit). r.Blocks must be a chain numbered by an Interner.
+// does not fit). r.Blocks must be a chain numbered by an Interner. Under
+// an Engine the engine serves r by its own rules (engine.go); Cached,
+// Parent and Children then know nothing of its blocks.
 func (c *Cache) Serve(r *Req) (int, error) {
 	if c.engine != nil {
 		k, _, err := c.serveEngine(r)

@@ -62,9 +62,13 @@ type Row struct {
 	// RelGap is GapBlocks over the optimum's misses.
 	GapBlocks int64   `json:"gap_blocks"`
 	RelGap    float64 `json:"rel_gap"`
-	// TELMs and MeanTTFTMs are the replay's latency figures.
-	TELMs      float64 `json:"tel_ms"`
-	MeanTTFTMs float64 `json:"mean_ttft_ms"`
+	// TELMs and MeanTTFTMs are the replay's latency figures, P90Ms its
+	// 90th-percentile TTFT and SLOViolations its requests with TTFT above
+	// the SLO.
+	TELMs         float64 `json:"tel_ms"`
+	MeanTTFTMs    float64 `json:"mean_ttft_ms"`
+	P90Ms         float64 `json:"p90_ms"`
+	SLOViolations int64   `json:"slo_violations"`
 }
 
 // Bound is the bound interval on the optimum's misses at one capacity.
@@ -148,7 +152,8 @@ func Run(ctx context.Context, s *blocktrace.Stream, cfg Config) ([]Row, []Bound,
 		for _, r := range rs {
 			miss := r.RefBlocks - r.HitBlocks
 			row := Row{CapacityTokens: c, CapacityBlocks: r.CapacityBlocks, Policy: r.Name, MissBlocks: miss, HitBlocks: r.HitBlocks,
-				BlockHitRatio: r.BlockHitRatio, GapBlocks: miss - opt, TELMs: r.Summary.TELMs, MeanTTFTMs: r.Summary.MeanTTFTMs}
+				BlockHitRatio: r.BlockHitRatio, GapBlocks: miss - opt, TELMs: r.Summary.TELMs, MeanTTFTMs: r.Summary.MeanTTFTMs,
+				P90Ms: r.Summary.P90, SLOViolations: r.Summary.Violations}
 			if opt > 0 {
 				row.RelGap = float64(miss-opt) / float64(opt)
 			}

@@ -160,11 +160,12 @@ func (s *Solve) cell() report.Cell {
 func PolicyTable(rows []Row) report.Table {
 	t := report.Table{
 		Title:  "each policy against the hindsight optimum: gap = misses − optimum's misses (blocks), relative to the optimum's misses",
-		Header: []string{"capacity (tokens)", "policy", "misses (blocks)", "block hit ratio", "gap (blocks)", "gap (relative)", "TEL (ms)", "mean TTFT (ms)"},
+		Header: []string{"capacity (tokens)", "policy", "misses (blocks)", "block hit ratio", "gap (blocks)", "gap (relative)", "TEL (ms)", "mean TTFT (ms)", "P90 (ms)", "SLO viol."},
 	}
 	for _, r := range rows {
 		t.Add(report.CellI(r.CapacityTokens), report.CellText(r.Policy), report.CellI(r.MissBlocks), report.CellF(r.BlockHitRatio, 4),
-			report.CellI(r.GapBlocks), report.CellPct(r.RelGap), report.CellF(r.TELMs, 1), report.CellF(r.MeanTTFTMs, 2))
+			report.CellI(r.GapBlocks), report.CellPct(r.RelGap), report.CellF(r.TELMs, 1), report.CellF(r.MeanTTFTMs, 2),
+			report.CellF(r.P90Ms, 2), report.CellI(r.SLOViolations))
 	}
 	return t
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/tailbound/tailbound/internal/atomicfile"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/models/blockext"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -86,6 +87,9 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 				p, err := inner(cfg)
 				if err != nil {
 					return nil, err
+				}
+				if _, ok := p.(prefixcache.Engine); ok {
+					return nil, option.Errorf("emit-schedule", "%s is an engine's own cache, not evictions of prefix-tree leaves: no schedule to write", names[i])
 				}
 				r := blockext.NewRecorder(p, f)
 				recs = append(recs, r)

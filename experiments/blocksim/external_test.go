@@ -56,7 +56,14 @@ func TestBlockRoundTrip(t *testing.T) {
 		{"embedded", chained, 16 * 2048},
 		{"mooncake", func(tb testing.TB) *blocktrace.Stream { return loadMooncake(tb, "conversation_trace.jsonl") }, 512 << 12},
 	}
-	all := prefixcache.All()
+	var all []prefixcache.Entry // the tree policies: an engine has no schedule of victims
+	for _, e := range prefixcache.All() {
+		if p, err := e.New(prefixcache.Config{Params: instance.Params{Capacity: 16, BlockSize: 16}}); err == nil {
+			if _, engine := p.(prefixcache.Engine); !engine {
+				all = append(all, e)
+			}
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := c.stream(t)
@@ -207,5 +214,21 @@ func TestBlockExecBadAnswers(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want one line with %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestEmitScheduleRefusesEngines: an engine's cache (vllm) evicts from its
+// own pool, not prefix-tree leaves, so --emit-schedule refuses it with one
+// line naming the flag.
+func TestEmitScheduleRefusesEngines(t *testing.T) {
+	es, err := prefixcache.Parse("vllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = blocksim.ReplayExternal(blocktrace.StreamSource(tinyStream()), es, []int64{2},
+		blocksim.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Default(), SLOMs: 200},
+		blocksim.External{EmitSchedule: filepath.Join(t.TempDir(), "s.jsonl")})
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--emit-schedule") || !strings.Contains(err.Error(), "vllm") {
+		t.Fatalf("got %v; want one line naming --emit-schedule and vllm", err)
 	}
 }

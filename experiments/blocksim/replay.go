@@ -285,7 +285,7 @@ func (c *consumer) serve(reqs []prefixcache.Req) error {
 		}
 		h := min(int64(q.Seen)*c.runs[0].blockT, q.Input)
 		for j, r := range c.runs {
-			if err := r.account(q, h, c.hits[j]); err != nil {
+			if err := r.account(q, h, c.hits[j], min(int64(c.hits[j])*r.blockT, q.Input)); err != nil {
 				return err
 			}
 		}
@@ -340,20 +340,19 @@ func (r *runner) serve(reqs []prefixcache.Req) error {
 // serveOne serves q, of which an infinite cache hits h tokens (0 when
 // unknown: Options.NoIdeal).
 func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
-	hit, err := r.cache.Serve(q)
+	hit, x, err := r.cache.ServeTokens(q)
 	if err != nil {
 		return err
 	}
-	return r.account(q, h, hit)
+	return r.account(q, h, hit, x)
 }
 
 // account adds q, of which an infinite cache hits h tokens and the run's
-// cache hit blocks, to the run's figures.
-func (r *runner) account(q *prefixcache.Req, h int64, hit int) error {
+// cache hit blocks holding x tokens of the prompt, to the run's figures.
+func (r *runner) account(q *prefixcache.Req, h int64, hit int, x int64) error {
 	r.reqs++
 	r.refs += int64(len(q.Blocks))
 	r.hits += int64(hit)
-	x := min(int64(hit)*r.blockT, q.Input)
 	r.acc.Add(h, x, q.Input)
 	if r.queue != nil {
 		if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {

@@ -16,8 +16,8 @@ import (
 var opts = blocksim.Options{Params: instance.Params{BlockSize: 16, Xi: 40}, Model: latency.Default(), SLOMs: 13}
 
 // direct serves s through one cache, request by request, and returns the
-// hits (blocks) and the cache.
-func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Stream) ([]int, *prefixcache.Cache) {
+// hits (blocks), the hit tokens and the cache.
+func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Stream) ([]int, []int64, *prefixcache.Cache) {
 	t.Helper()
 	par := opts.Params
 	par.Capacity = int64(capacity) * par.BlockSize
@@ -28,18 +28,23 @@ func direct(t *testing.T, e prefixcache.Entry, capacity int, s *blocktrace.Strea
 	c, _ := prefixcache.New(par.Capacity, par.BlockSize, p)
 	in := prefixcache.NewInterner()
 	var hits []int
+	var tokens []int64
 	for i := range s.Requests {
 		q, _, err := in.Intern(&s.Requests[i], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := c.Serve(&q)
+		h, x, err := c.ServeTokens(&q)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, engine := p.(prefixcache.Engine); !engine && x != min(16*int64(h), q.Input) {
+			t.Fatalf("request %d: %d hit blocks, %d tokens", i, h, x)
+		}
 		hits = append(hits, h)
+		tokens = append(tokens, x)
 	}
-	return hits, c
+	return hits, tokens, c
 }
 
 // The parallel replay of many runs gives each run what one cache served
@@ -57,14 +62,14 @@ func TestReplayMatchesDirect(t *testing.T) {
 	for _, r := range results {
 		t.Run(fmt.Sprintf("%s/%d", r.Name, r.CapacityTokens), func(t *testing.T) {
 			es, _ := prefixcache.Parse(r.Name)
-			hits, c := direct(t, es[0], int(r.CapacityTokens/16), s)
+			hits, tokens, c := direct(t, es[0], int(r.CapacityTokens/16), s)
 			var refs, hit int64
 			var tel, x, d float64
 			viol := int64(0)
 			for i, q := range s.Requests {
 				refs += int64(len(q.Hashes))
 				hit += int64(hits[i])
-				b := math.Max(float64(q.Input-16*int64(hits[i])), 0)
+				b := float64(q.Input - tokens[i]) // the engines count their own hit tokens
 				tel += math.Max(b-opts.Xi, 0)
 				x += float64(q.Input) - b
 				d += float64(q.Input)

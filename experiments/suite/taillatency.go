@@ -336,6 +336,13 @@ func tailEval(ctx context.Context, env *Env, _ int, p Point) ([]Record, error) {
 		}
 		recs = append(recs, Record{Key: r.Name, Values: v})
 	}
+	if p["dataset"] == datasetMooncake {
+		r, err := engineTLRURecord(tr, c, s.block, s.model, s.model.XiTokens(xi), slo)
+		if err != nil {
+			return nil, fmt.Errorf("ξ_s = %v ms: %w", xi, err)
+		}
+		recs = append(recs, r)
+	}
 	return recs, nil
 }
 
@@ -481,12 +488,14 @@ func tailFigures(env *Env, grid []Point, recs []Record) ([]NamedFigure, error) {
 }
 
 // tailReachRow is one row of the hindsight-bound table in the JSON
-// document: a metric at one ξ_s, LRU's and T-LRU's values, the optimum's
-// interval (ms for percentiles, turns for SLO violations) and Reach in
-// percent.
+// document: a metric at one ξ_s, LRU's and a T-LRU's values (Policy: tlru,
+// the paper's, or vllm-tlru, its authors' engine implementation, on the
+// Mooncake rows), the optimum's interval (ms for percentiles, turns for SLO
+// violations) and Reach in percent.
 type tailReachRow struct {
 	XiMs       float64 `json:"xi_ms"`
 	Objective  string  `json:"objective"`
+	Policy     string  `json:"policy"`
 	LRU        Num     `json:"lru"`
 	TLRU       Num     `json:"tlru"`
 	Lower      Num     `json:"optimum_lower"`
@@ -541,7 +550,7 @@ func tailReachTable(grid []Point, recs []Record, d, suffix string) (report.Table
 	var doc []tailReachRow
 	for _, i := range xiPoints {
 		x, _ := strconv.ParseFloat(grid[i]["xi-ms"], 64)
-		lru, tlru := pol[i]["lru"], pol[i]["tlru"]
+		lru := pol[i]["lru"]
 		for _, b := range bounds {
 			metric, lo, hi, prec := "violations", b.r.V("lo"), b.r.V("hi"), 0
 			label := "SLO violations (turns)"
@@ -550,12 +559,24 @@ func tailReachTable(grid []Point, recs []Record, d, suffix string) (report.Table
 				label = strings.ToUpper(metric) + " TTFT (ms)"
 			}
 			proven := b.r.V("proven") == 1
-			t.Add(append([]report.Cell{report.CellF(x, 0), report.CellText(label)},
-				reachCells(lru.V(metric), tlru.V(metric), lo, hi, proven, prec)...)...)
-			rc := ReachOf(lru.V(metric), tlru.V(metric), lo, hi)
-			doc = append(doc, tailReachRow{XiMs: x, Objective: b.obj.String(), LRU: Num(lru.V(metric)), TLRU: Num(tlru.V(metric)),
-				Lower: Num(lo), Upper: Num(hi), Proven: proven, GainPct: Num(rc.Gain), PossibleLo: Num(rc.PossibleLo),
-				PossibleHi: Num(rc.PossibleHi), ShareLo: Num(rc.ShareLo), ShareHi: Num(rc.ShareHi)})
+			// The paper's T-LRU, then (Mooncake rows) its authors' engine
+			// implementation in the T-LRU columns, labelled as such.
+			for _, name := range []string{"tlru", engineTLRU} {
+				q, ok := pol[i][name]
+				if !ok {
+					continue
+				}
+				l := label
+				if name == engineTLRU {
+					l += ", engine T-LRU (vllm-tlru)"
+				}
+				t.Add(append([]report.Cell{report.CellF(x, 0), report.CellText(l)},
+					reachCells(lru.V(metric), q.V(metric), lo, hi, proven, prec)...)...)
+				rc := ReachOf(lru.V(metric), q.V(metric), lo, hi)
+				doc = append(doc, tailReachRow{XiMs: x, Objective: b.obj.String(), Policy: name, LRU: Num(lru.V(metric)), TLRU: Num(q.V(metric)),
+					Lower: Num(lo), Upper: Num(hi), Proven: proven, GainPct: Num(rc.Gain), PossibleLo: Num(rc.PossibleLo),
+					PossibleHi: Num(rc.PossibleHi), ShareLo: Num(rc.ShareLo), ShareHi: Num(rc.ShareHi)})
+			}
 		}
 	}
 	return t, doc, true

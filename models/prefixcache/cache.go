@@ -26,6 +26,8 @@ type Cache struct {
 	chain     []int32   // the slots of the request's cached chain (scratch)
 	slotted   bool      // the policy is told slots (CachedOnly)
 	policy    Policy
+	engine    Engine // the policy when it is a whole cache (engine.go)
+	block     int64  // block size, tokens
 	observer  Observer
 	checker   Checker
 	pin       int32 // slot of the pinned block, -1 when none
@@ -53,7 +55,8 @@ func New(capacity, block int64, p Policy) (*Cache, error) {
 	if err := (instance.Params{Capacity: capacity, BlockSize: block}).Validate(); err != nil {
 		return nil, fmt.Errorf("prefix cache: %w", err)
 	}
-	c := &Cache{capacity: int(capacity / block), policy: p, pin: -1}
+	c := &Cache{capacity: int(capacity / block), policy: p, pin: -1, block: block}
+	c.engine, _ = p.(Engine)
 	c.observer, _ = p.(Observer)
 	c.checker, _ = p.(Checker)
 	_, c.slotted = p.(CachedOnly)
@@ -65,10 +68,20 @@ func New(capacity, block int64, p Policy) (*Cache, error) {
 func (c *Cache) Capacity() int { return c.capacity }
 
 // Len returns the number of cached blocks.
-func (c *Cache) Len() int { return c.used }
+func (c *Cache) Len() int {
+	if c.engine != nil {
+		return c.engine.Len()
+	}
+	return c.used
+}
 
 // Evictions returns the number of blocks evicted so far.
-func (c *Cache) Evictions() int64 { return c.evictions }
+func (c *Cache) Evictions() int64 {
+	if c.engine != nil {
+		return c.engine.Evictions()
+	}
+	return c.evictions
+}
 
 // OnEvict sets f to be called with the id of every block evicted from now
 // on, after the cache has let it go (a Forgetter's Forget); nil: none.
@@ -102,8 +115,14 @@ func (c *Cache) name(s int32) BlockID {
 // chain, evicting the policy's victims to make room. When even evicting
 // every evictable block leaves too little room, only the part of the
 // chain that fits is admitted (the chain is cut at the first block that
-// does not fit). r.Blocks must be a chain numbered by an Interner.
+// does not fit). r.Blocks must be a chain numbered by an Interner. Under
+// an Engine the engine serves r by its own rules (engine.go); Cached,
+// Parent and Children then know nothing of its blocks.
 func (c *Cache) Serve(r *Req) (int, error) {
+	if c.engine != nil {
+		k, _, err := c.serveEngine(r)
+		return k, err
+	}
 	if len(r.Blocks) == 1 && !c.general {
 		return c.serveSingle(r)
 	}
@@ -303,6 +322,9 @@ func (c *Cache) evict(v BlockID) error {
 // every cached block's parent is cached (no orphans), and that the table
 // finds every cached block in its slot. Tests call it.
 func (c *Cache) Check() error {
+	if c.engine != nil {
+		return c.engine.Check()
+	}
 	kids := make([]int32, len(c.nodes))
 	used := 0
 	for s, nd := range c.nodes {

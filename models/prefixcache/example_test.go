@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -64,4 +65,21 @@ func ExamplePolicy() {
 		fmt.Print(hit, " ")
 	}
 	// Output: 0 0 0 1 0
+}
+
+// vLLM v1's pool replayed: the same 32-token prompt twice hits only one
+// of its two 16-token blocks (the last token is always computed, and hits
+// are whole blocks), and its recomputed last block is cached a second time.
+func ExampleNewVLLM() {
+	p, _ := prefixcache.NewVLLM(prefixcache.Config{Params: instance.Params{Capacity: 4 * 16, BlockSize: 16}})
+	c, _ := prefixcache.New(4*16, 16, p)
+	in := prefixcache.NewInterner()
+	for i := range 2 {
+		q, _, _ := in.Intern(&blocktrace.Request{Index: i, Input: 32, Hashes: []int64{7, 8}}, nil)
+		blocks, tokens, _ := c.ServeTokens(&q)
+		fmt.Printf("request %d: hit %d blocks (%d tokens), %d blocks hashed\n", i, blocks, tokens, c.Len())
+	}
+	// Output:
+	// request 0: hit 0 blocks (0 tokens), 2 blocks hashed
+	// request 1: hit 1 blocks (16 tokens), 3 blocks hashed
 }

@@ -26,6 +26,9 @@ func All() []Entry {
 		{"aging-lfu", NewAgingLFU, "Aging-LFU (prefix-sharing study): lowest uses − age first"},
 		{"workload-aware", NewWorkloadAware, "workload study's policy: lowest fitted reuse probability, deepest first"},
 		{"tlru", NewTLRU, "prefix T-LRU: blocks no future request needs below ξ first, then LRU"},
+		{"vllm", NewVLLM, "vLLM v1's block pool: one free queue, requests' blocks freed last block first"},
+		{"vllm-tlru", NewVLLMTLRU, "the paper's engine T-LRU (vLLM v0 fork): LRU evictor, a request's last ⌊N/B⌋ blocks not refreshed"},
+		{"sglang", NewSGLang, "SGLang's radix cache: LRU over unlocked leaf nodes, token pages"},
 	}
 }
 

@@ -60,7 +60,10 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	}
 	st.Incumbent = inc
 	// Root: Lagrangian bound with cuts, within its share of the time.
-	lctx, cancel := context.WithTimeout(ctx, lagrangeBudget)
+	lctx, cancel := ctx, context.CancelFunc(func() {})
+	if lagrangeBudget > 0 {
+		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget)
+	}
 	start := time.Now()
 	l, root, ls, err := m.lagrangeBound(lctx, inc, searchLagrangeIter)
 	cancel()

@@ -65,10 +65,16 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget)
 	}
 	start := time.Now()
-	l, root, ls, err := m.lagrangeBound(lctx, inc, searchLagrangeIter)
+	l, root, ls, err := m.lagrangeBound(lctx, ctx, inc, searchLagrangeIter)
 	cancel()
 	st.LagrangeIn = time.Since(start)
 	st.Lagrange = ls
+	if err != nil && ctx.Err() != nil {
+		// The time ran out before the root's LP was solved.
+		st.Stopped = "time limit before the root bound"
+		st.RootBound = len(members)
+		return len(members), st, nil
+	}
 	if err != nil {
 		return 0, st, err
 	}

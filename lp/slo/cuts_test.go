@@ -267,7 +267,7 @@ func TestCutBound(t *testing.T) {
 		var cutSum, lpSum int
 		for _, mem := range componentsOf(pr) {
 			m := pr.newComponent(mem)
-			_, b, st, err := m.lagrangeBound(context.Background(), 0, 50)
+			_, b, st, err := m.lagrangeBound(context.Background(), context.Background(), 0, 50)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -187,15 +187,21 @@ type lagrangeStats struct {
 }
 
 // lagrangeBound runs the subgradient method on component m with cuts
-// separated at the LP points it visits, until ctx is done, maxIter
+// separated at the LP points it visits, until ctx is done (parent, which
+// ctx derives from, bounds the root LP when ctx ends first), maxIter
 // iterations or the bound's floor reaches incumbent (pairs served by a
 // known schedule: no bound can go below it). It returns the best
 // multipliers' state, the best certified bound and statistics.
-func (m *component) lagrangeBound(ctx context.Context, incumbent, maxIter int) (*lagrangian, bound, lagrangeStats, error) {
+func (m *component) lagrangeBound(ctx, parent context.Context, incumbent, maxIter int) (*lagrangian, bound, lagrangeStats, error) {
 	l := &lagrangian{m: m, pool: newCutPool()}
 	var st lagrangeStats
 	P, muR := l.profits()
 	b, y, err := m.flowBound(ctx, P, muR, nil)
+	if err != nil && ctx.Err() != nil && parent.Err() == nil {
+		// The subgradient's share of the time ran out before the root
+		// LP: solve it with the whole time, without cuts.
+		b, y, err = m.flowBound(parent, P, muR, nil)
+	}
 	if err != nil {
 		return nil, bound{}, st, err
 	}

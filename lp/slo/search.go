@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -23,6 +24,9 @@ const (
 // gonum it takes half of the component's time, leaving the rest to it.
 func (pr *problem) search(ctx context.Context, members []int, served []bool, ubComp []int, c int, r *Result, opt Options) (bool, error) {
 	budget := opt.ComponentTimeLimit
+	if opt.SearchTimeLimit > 0 {
+		budget = opt.SearchTimeLimit
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		if left := time.Until(dl); budget == 0 || left < budget {
 			budget = left
@@ -33,6 +37,10 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 	}
 	if opt.Backend.Name() != "gonum" {
 		budget /= 2
+	}
+	if nz := pr.nonZeros(members); nz > DefaultMaxNonZeros {
+		r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound skipped: %d pairs, %d non-zeros (more than %d)", len(members), nz, DefaultMaxNonZeros))
+		return false, nil
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -63,4 +71,22 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 	}
 	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f", st.Stopped, st.Nodes, st.Incumbent, ub, st.Lagrange.Best, st.Lagrange.Root))
 	return false, nil
+}
+
+// nonZeros is the number of (step segment, pair) incidences of the rows of
+// members' program: its size, before it is built.
+func (pr *problem) nonZeros(members []int) int {
+	ends := make([]int, 0, 2*len(members))
+	for _, i := range members {
+		ends = append(ends, pr.cands[i].a, pr.cands[i].n)
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	nz := 0
+	for _, i := range members {
+		lo, _ := slices.BinarySearch(ends, pr.cands[i].a)
+		hi, _ := slices.BinarySearch(ends, pr.cands[i].n)
+		nz += hi - lo
+	}
+	return nz
 }

@@ -89,6 +89,9 @@ type Options struct {
 	// Improve, when set, improves each open component's schedule before
 	// the branch and bound starts from it (see Improver).
 	Improve Improver
+	// SearchTimeLimit bounds the branch and bound of each open component
+	// (0: ComponentTimeLimit, else what is left of TimeLimit, else 10 s).
+	SearchTimeLimit time.Duration
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.

@@ -11,10 +11,10 @@ import (
 )
 
 // Improver improves the schedule of one component in place: served
-// (indexed like the problem's candidates) holds a feasible set of pairs on
-// entry and must hold one serving at least as many of members on return.
-// The branch and bound calls it on its starting incumbent; the large
-// neighbourhood search plugs in here.
+// (indexed like problem.cands) holds a feasible set of pairs on entry and
+// must hold one serving at least as many of members (candidate indices,
+// increasing) on return. The branch and bound calls it on its starting
+// incumbent (see componentImprover) and checks the count never drops.
 type Improver func(ctx context.Context, members []int, served []bool)
 
 // searchStats reports a branch and bound.

@@ -342,25 +342,51 @@ func TestBranchAndBoundAgainstExhaustive(t *testing.T) {
 	}
 }
 
-// The improver hook is called with the component and may only improve.
+// TestImproverHook: the branch and bound calls its improver once per
+// component with the members in order, and starts from what it returns:
+// given an optimal schedule (from a first search) it proves that one, and
+// the answer stays the exhaustive one.
 func TestImproverHook(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 5))
 	calls := 0
 	for i := 0; i < 200; i++ {
 		c, s := randomContested(t, r, 6, 12, i%2 == 1)
 		in := mustInstance(t, c)
-		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
-		res, err := Violations(context.Background(), in, s, Options{Backend: gonumlp.Backend{}, Improve: func(_ context.Context, members []int, served []bool) {
-			calls++
-			if !slices.IsSorted(members) {
-				t.Errorf("members not in order")
+		pr := reduce(in, s)
+		best := make([]bool, len(pr.cands))
+		for _, mem := range componentsOf(pr) {
+			if _, _, err := pr.branchAndBound(context.Background(), mem, best, nil, 0); err != nil {
+				t.Fatal(err)
 			}
-		}})
-		if err != nil {
-			t.Fatal(err)
 		}
-		if !res.Proven || res.Upper != want {
-			t.Fatalf("%v s=%d: [%d, %d], exhaustive %d", c, s, res.Lower, res.Upper, want)
+		served := make([]bool, len(pr.cands))
+		total := 0
+		for _, mem := range componentsOf(pr) {
+			got, st, err := pr.branchAndBound(context.Background(), mem, served, func(_ context.Context, members []int, sv []bool) {
+				calls++
+				if !slices.Equal(members, mem) {
+					t.Errorf("improver got members %v, want %v", members, mem)
+				}
+				for _, i := range members {
+					sv[i] = best[i]
+				}
+			}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := 0
+			for _, i := range mem {
+				if best[i] {
+					opt++
+				}
+			}
+			if !st.Proven || got != opt {
+				t.Fatalf("%v s=%d: started from an optimum of %d pairs, proven %v at %d", c, s, opt, st.Proven, got)
+			}
+			total += got
+		}
+		if want := exhaustive.MaxMeeting(c.tr, c.p, s) - pr.always; total != want {
+			t.Fatalf("%v s=%d: %d pairs, exhaustive %d", c, s, total, want)
 		}
 	}
 	if calls == 0 {

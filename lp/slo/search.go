@@ -50,7 +50,7 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 			before++
 		}
 	}
-	ub, st, err := pr.branchAndBound(sctx, members, served, opt.Improve, budget/lagrangeShare)
+	ub, st, err := pr.branchAndBound(sctx, members, served, pr.componentImprover(opt), budget/lagrangeShare)
 	if err != nil {
 		return false, fmt.Errorf("slo: branch and bound: %w", err)
 	}
@@ -90,3 +90,9 @@ func (pr *problem) nonZeros(members []int) int {
 	}
 	return nz
 }
+
+// componentImprover is the improver the branch and bound applies to its
+// starting schedule: none yet (the greedy, exchange and ejection passes
+// of improve have run on every component before); the large neighbourhood
+// search of the upper-bound side plugs in here.
+func (pr *problem) componentImprover(Options) Improver { return nil }

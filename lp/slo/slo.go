@@ -86,9 +86,6 @@ type Options struct {
 	// otherwise runs on each open component before Backend, whenever
 	// Backend is set.
 	NoSearch bool
-	// Improve, when set, improves each open component's schedule before
-	// the branch and bound starts from it (see Improver).
-	Improve Improver
 	// SearchTimeLimit bounds the branch and bound of each open component
 	// (0: ComponentTimeLimit, else what is left of TimeLimit, else 10 s).
 	SearchTimeLimit time.Duration

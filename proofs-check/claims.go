@@ -30,6 +30,7 @@ func defaultFamilies() []Family {
 		flowClaims,        // 10: flow.go
 		tailClaims,        // 12: tailbounds.go (issue 22, SPEC §3b)
 		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
+		sloCutClaims,      // 12: slocuts.go (issue 32, SPEC §3b)
 	}
 }
 

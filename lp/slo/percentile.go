@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/objective"
@@ -76,7 +77,7 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		if err != nil || opt.Backend == nil || res.Upper <= M || res.Lower > M {
 			return res, err
 		}
-		return Violations(ctx, in, tau, opt)
+		return Violations(ctx, in, tau, probeSearch(ctx, opt))
 	}
 	// Bisect (lo, hi). A probe that decides neither way splits the
 	// search: below it only proofs of P_Q > τ are still to be found (a
@@ -153,4 +154,14 @@ func Quantile(in *lp.Instance, x []int64, rank int) int64 {
 	}
 	slices.Sort(b)
 	return b[rank-1]
+}
+
+// probeSearch gives an undecided probe's branch and bound (search.go) an
+// eighth of the time left, so that one probe does not take the whole
+// search's time, unless opt already bounds it.
+func probeSearch(ctx context.Context, opt Options) Options {
+	if dl, ok := ctx.Deadline(); ok && opt.SearchTimeLimit == 0 {
+		opt.SearchTimeLimit = max(time.Until(dl)/8, time.Millisecond)
+	}
+	return opt
 }

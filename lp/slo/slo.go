@@ -82,6 +82,13 @@ type Options struct {
 	// NoLP skips the LP relaxation: every component is then open and goes
 	// to Backend alone (for checking the integer program by itself).
 	NoLP bool
+	// NoSearch skips the pure-Go branch and bound with cuts (bnb.go) that
+	// otherwise runs on each open component before Backend, whenever
+	// Backend is set.
+	NoSearch bool
+	// SearchTimeLimit bounds the branch and bound of each open component
+	// (0: ComponentTimeLimit, else what is left of TimeLimit, else 10 s).
+	SearchTimeLimit time.Duration
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
@@ -107,6 +114,12 @@ type Result struct {
 	Turns, Candidates, Free, Components, ProvenByBounds, ProvenByIP int
 	// Detail names what was not proven and why.
 	Detail string
+	// ProvenBySearch counts the components of ProvenByIP proven by the
+	// pure-Go branch and bound; CutBound is the lower bound on violations
+	// from the Lagrangian bound with cuts of the open components
+	// (fractional, as LP; NaN when it did not run).
+	ProvenBySearch int
+	CutBound       float64
 	// Build, LPTime, Improve and IP are wall times of the stages.
 	Build, LPTime, Improve, IP time.Duration
 }
@@ -145,7 +158,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 	}
 	pr := reduce(in, s)
 	r := &Result{SLOTokens: s, Turns: in.K(), Candidates: len(pr.cands) + pr.free, Free: pr.free,
-		Components: pr.ncomp, LP: math.NaN()}
+		Components: pr.ncomp, LP: math.NaN(), CutBound: math.NaN()}
 	r.Build = time.Since(start)
 
 	// LP bound per component and its rounding.
@@ -212,6 +225,16 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		for _, c := range open {
 			if ctx.Err() != nil {
 				break
+			}
+			if !opt.NoSearch {
+				// Pure-Go branch and bound with cuts first (search.go).
+				proven, err := pr.search(ctx, members[c], served, ubComp, c, r, opt)
+				if err != nil {
+					return nil, err
+				}
+				if proven {
+					continue
+				}
 			}
 			got, ok, err := pr.solveIP(ctx, members[c], served, opt)
 			if err != nil {

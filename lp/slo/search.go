@@ -1,0 +1,98 @@
+package slo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Time shares of the pure-Go search on one open component.
+const (
+	// defaultSearchTime bounds a component's search when neither the
+	// context nor Options.ComponentTimeLimit does.
+	defaultSearchTime = 10 * time.Second
+	// lagrangeShare is the part of a component's search time given to
+	// the root's subgradient method (the rest goes to branching).
+	lagrangeShare = 3
+)
+
+// search runs the branch and bound with cuts on open component c of
+// Violations (members: its candidates), tightening ubComp[c] and served,
+// and reports whether it proved the component. With a Backend other than
+// gonum it takes half of the component's time, leaving the rest to it.
+func (pr *problem) search(ctx context.Context, members []int, served []bool, ubComp []int, c int, r *Result, opt Options) (bool, error) {
+	budget := opt.ComponentTimeLimit
+	if opt.SearchTimeLimit > 0 {
+		budget = opt.SearchTimeLimit
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); budget == 0 || left < budget {
+			budget = left
+		}
+	}
+	if budget <= 0 {
+		budget = defaultSearchTime
+	}
+	if opt.Backend.Name() != "gonum" {
+		budget /= 2
+	}
+	if nz := pr.nonZeros(members); nz > DefaultMaxNonZeros {
+		r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound skipped: %d pairs, %d non-zeros (more than %d)", len(members), nz, DefaultMaxNonZeros))
+		return false, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	before := 0
+	for _, i := range members {
+		if served[i] {
+			before++
+		}
+	}
+	ub, st, err := pr.branchAndBound(sctx, members, served, pr.componentImprover(opt), budget/lagrangeShare)
+	if err != nil {
+		return false, fmt.Errorf("slo: branch and bound: %w", err)
+	}
+	if st.Incumbent < before || ub < st.Incumbent {
+		return false, fmt.Errorf("slo: internal error: branch and bound bound %d, schedule %d pairs (started from %d)", ub, st.Incumbent, before)
+	}
+	ubComp[c] = min(ubComp[c], ub)
+	if !math.IsNaN(r.LP) && st.Lagrange.Root > 0 {
+		if math.IsNaN(r.CutBound) {
+			r.CutBound = r.LP
+		}
+		r.CutBound += st.Lagrange.Root - st.Lagrange.Best
+	}
+	if st.Proven {
+		r.ProvenByIP++
+		r.ProvenBySearch++
+		return true, nil
+	}
+	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f", st.Stopped, st.Nodes, st.Incumbent, ub, st.Lagrange.Best, st.Lagrange.Root))
+	return false, nil
+}
+
+// nonZeros is the number of (step segment, pair) incidences of the rows of
+// members' program: its size, before it is built.
+func (pr *problem) nonZeros(members []int) int {
+	ends := make([]int, 0, 2*len(members))
+	for _, i := range members {
+		ends = append(ends, pr.cands[i].a, pr.cands[i].n)
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	nz := 0
+	for _, i := range members {
+		lo, _ := slices.BinarySearch(ends, pr.cands[i].a)
+		hi, _ := slices.BinarySearch(ends, pr.cands[i].n)
+		nz += hi - lo
+	}
+	return nz
+}
+
+// componentImprover is the improver the branch and bound applies to its
+// starting schedule: none yet (the greedy, exchange and ejection passes
+// of improve have run on every component before); the large neighbourhood
+// search of the upper-bound side plugs in here.
+func (pr *problem) componentImprover(Options) Improver { return nil }

@@ -1,0 +1,172 @@
+// Issue 32 (SPEC §3b): the valid inequalities lp/slo adds to the LP
+// relaxation of the fewest SLO violations, and the pure-Go branch and
+// bound built on them, checked against exhaustive search over every
+// schedule — a cut that removed every optimum, or a search that proved a
+// wrong optimum, would make the lower bound on violations too high.
+
+package proofscheck
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/lp/slo"
+	"github.com/tailbound/tailbound/proofs-check/claim"
+)
+
+// sloCutClaims are the claims on lp/slo's cuts and branch and bound.
+func sloCutClaims(Sizes) []claim.Claim {
+	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim()}
+}
+
+// drawContestedSLO draws a tiny instance (2–6 turns over up to 3
+// conversations, prompts 1–3 and responses 0–3 tokens, B = 1–4, optional
+// or forced caching) and, three times in four, a capacity (1–6 blocks) and
+// an SLO (tokens) at which some step binds — two or more pairs compete for
+// it — drawing the trace again (up to 8 times) when it has none; else
+// drawSLO's own SLO. Without competition there is no cut to check, and
+// drawSLO's instances rarely have any.
+func drawContestedSLO(r *rand.Rand) claim.Instance {
+	blocks := []int64{1, 2, 3, 4}
+	draw := func() *SLOInstance {
+		forced := r.IntN(2) == 1
+		t := RandomInstance(r, 6, 3, 3, blocks[r.IntN(len(blocks))], false, forced)
+		t.Xi = 0
+		return &SLOInstance{t, 0}
+	}
+	inst := draw()
+	if r.IntN(4) > 0 {
+		for try := 0; try < 8; try++ {
+			type setting struct{ c, s int64 }
+			var binding []setting
+			var total int64
+			for _, t := range inst.Turns {
+				total += t.Prompt + t.Response
+			}
+			for k := int64(1); k <= 6; k++ {
+				t := *inst.TraceInstance
+				t.Capacity = k * t.BlockSize
+				in, err := lpInstance(&t)
+				if err != nil {
+					continue
+				}
+				for s := int64(0); s <= total; s++ {
+					if cs, err := slo.EnumerateCuts(in, s, 16); err == nil && len(cs.Cuts) > 0 {
+						binding = append(binding, setting{t.Capacity, s})
+					}
+				}
+			}
+			if len(binding) > 0 {
+				b := binding[r.IntN(len(binding))]
+				inst.Capacity, inst.S = b.c, b.s
+				return inst
+			}
+			inst = draw()
+		}
+	}
+	in, err := lpInstance(inst.TraceInstance)
+	if err != nil {
+		panic(err) // RandomInstance draws valid instances
+	}
+	var maxD int64
+	for k := range in.Turns {
+		maxD = max(maxD, in.Load(k))
+	}
+	inst.S = r.Int64N(maxD+2) - 1
+	return inst
+}
+
+// sloCutClaim checks one cut family: every inequality of the family holds
+// at every admissible schedule (exhaustive.AllUncached) in which the free
+// turns meet the SLO, and the best of those schedules meets it on as many
+// turns as the exhaustive optimum — so the cuts never remove an optimum.
+func sloCutClaim(family string) claim.Claim {
+	what := map[string]string{
+		"cardinality": "at most k_t of the pairs spanning a step t meet the SLO, k_t the most of their smallest demands that fit in the step's capacity",
+		"cover":       "for every minimal cover C of a step (pairs spanning it whose demands exceed its capacity), at most |C| − 1 of C and the pairs spanning the step with a demand at least C's largest meet the SLO (extended cover)",
+	}[family]
+	return claim.Claim{
+		Name: "slo-cut-" + family,
+		Statement: "Issue 32: lp/slo's " + family + " inequalities (" + what + ") hold at every admissible schedule that serves the free pairs, " +
+			"and such a schedule is optimal (exhaustive search over all schedules), B = 1–4, optional and forced caching",
+		Generate: drawContestedSLO,
+		Check: func(i claim.Instance) (bool, string, error) {
+			inst := i.(*SLOInstance)
+			in, err := lpInstance(inst.TraceInstance)
+			if err != nil {
+				return false, "", err
+			}
+			cs, err := slo.EnumerateCuts(in, inst.S, 16)
+			if err != nil {
+				return false, "", err
+			}
+			var cuts []slo.Cut
+			for _, c := range cs.Cuts {
+				if c.Family == family {
+					cuts = append(cuts, c)
+				}
+			}
+			best, broken := -1, ""
+			exhaustive.AllUncached(inst.Trace(), inst.Params, func(b []int64) {
+				if broken != "" {
+					return
+				}
+				for _, n := range cs.Free {
+					if b[n] > inst.S {
+						return
+					}
+				}
+				meet := 0
+				for _, v := range b {
+					if v <= inst.S {
+						meet++
+					}
+				}
+				best = max(best, meet)
+				for _, c := range cuts {
+					got := 0
+					for _, n := range c.Turns {
+						if b[n] <= inst.S {
+							got++
+						}
+					}
+					if got > c.Max {
+						broken = fmt.Sprintf("%s cut at step %d: at most %d of turns %v meet the SLO, but the schedule with uncached tokens %v meets %d", family, c.Step, c.Max, c.Turns, b, got)
+						return
+					}
+				}
+			})
+			if broken != "" {
+				return false, broken + " (" + params(inst.TraceInstance) + ")", nil
+			}
+			if want := exhaustive.MaxMeeting(inst.Trace(), inst.Params, inst.S); best != want {
+				return false, fmt.Sprintf("the best schedule serving the free pairs meets the SLO on %d turns, the optimum on %d (%s)", best, want, params(inst.TraceInstance)), nil
+			}
+			return true, "", nil
+		},
+	}
+}
+
+// sloSearchClaim checks that the pure-Go branch and bound proves every
+// open component and its optimum is the exhaustive one.
+func sloSearchClaim() claim.Claim {
+	return claim.Claim{
+		Name:      "slo-search",
+		Statement: "Issue 32: lp/slo's pure-Go branch and bound (Lagrangian flow bound with cuts) proves every open component, and the fewest SLO violations it proves are the exhaustive optimum, B = 1–4, optional and forced caching",
+		Generate:  drawContestedSLO,
+		Check: func(i claim.Instance) (bool, string, error) {
+			inst := i.(*SLOInstance)
+			res, err := sloSolve(inst, slo.Options{Backend: gonumlp.Backend{}})
+			if err != nil {
+				return false, "", err // Violations replays and checks the schedule itself
+			}
+			want := minViolations(inst)
+			if res.Proven && res.Upper == want && res.ProvenBySearch == res.ProvenByIP {
+				return true, "", nil
+			}
+			return false, fmt.Sprintf("[%d, %d] proven %v (%d of %d components by the search), exhaustive %d (%s)", res.Lower, res.Upper, res.Proven, res.ProvenBySearch, res.ProvenByIP, want, params(inst.TraceInstance)), nil
+		},
+	}
+}

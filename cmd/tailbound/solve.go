@@ -32,7 +32,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.Solver, "solver", solvers.Auto, "solver: "+solvers.Help(solvers.IP|solvers.LP))
 	fs.BoolVar(&c.Relax, "relax", false, "solve only the LP relaxation")
 	fs.BoolVar(&c.Forced, "forced", false, "forced caching: the served conversation keeps its whole history")
-	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per solve, seconds (0: none)")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per solve, seconds (0: none; else 0.001 to 10^6)")
 	fs.BoolVar(&c.CrossCheck, "cross-check", true, "also solve with flow and report any difference from the chosen solver")
 	fs.StringVar(&c.Schedule, "schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file (with slo|pQ: the schedule attaining the upper bound)")
 	fs.StringVar(&c.Objective, "objective", "tel", "what to minimise: tel (tail excess latency), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, Q in (0,100), e.g. p90, p99.9)")

@@ -54,7 +54,7 @@ func blockTailFlags(fs *pflag.FlagSet, c *blocktail.Command, lat *latency.Settin
 	fs.Float64Var(&slo.SLOTokens, "slo-tokens", slo.SLOTokens, "SLO on uncached tokens, tokens (overrides --slo-ms)")
 	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "LP relaxation (lower bound) solver, auto|clp|gonum|none")
 	fs.StringVar(&c.IPSolver, "ip-solver", "none", "integer program (exact) solver, auto|cbc|gonum|none")
-	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none)")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none; else 0.001 to 10^6)")
 }
 
 // resolveBlockTail reads the latency and SLO settings into c.

@@ -146,13 +146,14 @@ func (c SolveCommand) spec() (Spec, error) {
 	if err != nil {
 		return Spec{}, option.Wrap("formulation", err)
 	}
-	if c.TimeLimit < 0 {
-		return Spec{}, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
+	if err != nil {
+		return Spec{}, err
 	}
 	if c.Schedule != "" && c.Relax {
 		return Spec{}, option.Errorf("schedule", "needs the integer optimum; drop --relax")
 	}
-	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: seconds(c.TimeLimit),
+	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: limit,
 		CrossCheck: c.CrossCheck, Model: c.Model}, nil
 }
 

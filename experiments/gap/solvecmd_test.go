@@ -35,7 +35,7 @@ func TestSolveCommandRefusals(t *testing.T) {
 			"flag --capacity: -2 tokens must be ≥ 0 and a multiple of --block-size 2"},
 		{"unknown formulation", func(c *SolveCommand) { c.Formulation = "nope" }, []string{"formulation"},
 			`flag --formulation: unknown formulation "nope" (want compact|paper|paper-as-written)`},
-		{"negative time limit", func(c *SolveCommand) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
+		{"negative time limit", func(c *SolveCommand) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be 0 (no limit) or between 0.001 and 1e+06 seconds, got -1"},
 		{"schedule of a relaxation", func(c *SolveCommand) { c.Relax, c.Solver, c.Schedule = true, "gonum", "s.csv" }, []string{"schedule"},
 			"flag --schedule: needs the integer optimum; drop --relax"},
 	} {

@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestTimeLimitRange: --time-limit outside [1 ms, 10^6 s] (0 aside, no
@@ -32,5 +35,66 @@ func TestTimeLimitRange(t *testing.T) {
 				t.Errorf("%s --time-limit %s: exit %d: %s", name, good, code, errs)
 			}
 		}
+	}
+}
+
+// TestFileRoles: every flag of every command whose help speaks of a file,
+// a trace or a directory has a role in fileRole, so outputsNotInputs
+// checks it; a new flag that names a file cannot be forgotten.
+func TestFileRoles(t *testing.T) {
+	fileish := regexp.MustCompile(`(?i)\bfiles?\b|\btraces?\b|director|\.svg|\bcsv\b|json lines`)
+	notFiles := map[string]bool{ // they speak of files but take none
+		"trace-format": true, "trace-type-params": true, "format": true, "to": true, "chain-length": true,
+		"extra-types": true, "level": true, "shard": true, "ext": true, "tail-bounds": true, "blocks": true,
+		"dataset": true, "mooncake-capacity": true, "xis": true, "capacities": true, "seeds": true,
+		"seed": true, "turns": true, "gamma": true, "rates": true, "block-size": true, "block-sizes": true,
+		"fit-laws": true, "capacity": true, "tiers": true,
+	}
+	for _, p := range helpPages(t) {
+		p.fs.VisitAll(func(f *pflag.Flag) {
+			switch f.Value.Type() {
+			case "string", "stringSlice", "stringArray":
+			default:
+				return
+			}
+			if fileish.MatchString(f.Usage) && !notFiles[f.Name] && fileRole(p.fs.Name(), f.Name) == "" {
+				t.Errorf("%v --%s (%q) names a file but has no role in fileRole", p.args, f.Name, f.Usage)
+			}
+		})
+	}
+}
+
+// TestTailScheduleOntoTrace: solve --objective slo|pQ --schedule FILE
+// wrote its CSV over the trace when FILE was the trace or a link to it
+// (issue 35 item 3; --objective tel refused it). Now the one check of
+// every command's flags refuses it, and the same for other commands'
+// outputs onto their inputs.
+func TestTailScheduleOntoTrace(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(tr, []byte(edgeTrace), 0o644)
+	link := filepath.Join(dir, "link.jsonl")
+	os.Symlink("t.jsonl", link)
+	hard := filepath.Join(dir, "hard.jsonl")
+	os.Link(tr, hard)
+	for _, obj := range []string{"slo", "p90", "tel"} {
+		for _, out := range []string{tr, link, hard} {
+			t.Run(obj+" "+filepath.Base(out), func(t *testing.T) {
+				code, stdout, errs := runCLI("solve", "--trace", tr, "--capacity", "32", "--block-size", "16", "--xi-tokens", "0",
+					"--objective", obj, "--schedule", out)
+				oneLine(t, code, stdout, errs, "flag --schedule: ")
+				unchanged(t, tr, edgeTrace)
+			})
+		}
+	}
+	for name, args := range map[string][]string{
+		"import --out":                   {"import", "mooncake", "--in", tr, "--out", link},
+		"gen birth-death --fit --deaths": {"gen", "birth-death", "--fit", tr, "--deaths", hard},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, errs := runCLI(args...)
+			oneLine(t, code, stdout, errs, "would destroy that input")
+			unchanged(t, tr, edgeTrace)
+		})
 	}
 }

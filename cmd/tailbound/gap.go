@@ -46,8 +46,8 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&c.Seeds, "seeds", "", "with --trace omitted: N seeds (--seed, --seed+1, …) or a range A-B of the embedded workload, --workers at a time; each cell's mean ± 95% Student-t interval")
 	fs.StringVar(&c.Objective, "objective", "tel", "what the policies are measured on: tel (gap to the TEL optimum), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, e.g. p90), each against the hindsight interval")
 	c.SLO = objective.DefaultSLOSettings()
-	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
-	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -95,6 +96,51 @@ func TestTailScheduleOntoTrace(t *testing.T) {
 			code, stdout, errs := runCLI(args...)
 			oneLine(t, code, stdout, errs, "would destroy that input")
 			unchanged(t, tr, edgeTrace)
+		})
+	}
+}
+
+// TestSLORule: one SLO rule in solve, gap and simulate at both levels
+// (issue 35 item 6): --slo-ms and --slo-tokens must be finite and ≥ 0
+// (solve took --slo-ms -5 at both levels, gap --slo-tokens -5), and the
+// two together are refused, as every help now says (the block level's
+// said --slo-tokens overrides --slo-ms, yet refused both).
+func TestSLORule(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(tr, []byte(edgeTrace), 0o644)
+	tail := map[string][]string{
+		"solve":       {"solve", "--trace", tr, "--capacity", "32", "--block-size", "16", "--xi-tokens", "0", "--objective", "slo"},
+		"solve block": {"solve", "--level", "block", "--trace", tr, "--capacity", "64", "--block-size", "16", "--xi-tokens", "0", "--objective", "slo"},
+		"gap":         {"gap", "--trace", tr, "--capacities", "32", "--block-size", "16", "--xis", "0", "--policies", "lru", "--objective", "slo"},
+		"gap block":   {"gap", "--level", "block", "--trace", tr, "--capacities", "64", "--block-size", "16", "--xi-tokens", "0", "--policies", "lru", "--objective", "slo"},
+	}
+	for name, args := range tail {
+		for _, tc := range []struct {
+			flags []string
+			want  string
+		}{
+			{[]string{"--slo-ms", "-5"}, "flag --slo-ms: must be a finite number of ms ≥ 0, got -5"},
+			{[]string{"--slo-tokens", "-5"}, "flag --slo-tokens: must be a finite number of tokens ≥ 0"},
+			{[]string{"--slo-ms", "100", "--slo-tokens", "5"}, "flags --slo-ms and --slo-tokens: give one SLO, not both"},
+		} {
+			t.Run(name+" "+strings.Join(tc.flags, " "), func(t *testing.T) {
+				code, out, errs := runCLI(append(args, tc.flags...)...)
+				oneLine(t, code, out, errs, tc.want)
+			})
+		}
+		for _, ok := range [][]string{{"--slo-ms", "0"}, {"--slo-tokens", "0"}, {"--slo-tokens", "3.5"}} {
+			if code, _, errs := runCLI(append(args, ok...)...); code != 0 {
+				t.Errorf("%s %v: exit %d: %s", name, ok, code, errs)
+			}
+		}
+	}
+	for name, args := range map[string][]string{
+		"simulate":       {"simulate", "--trace", tr, "--capacity", "32", "--policies", "lru"},
+		"simulate block": {"simulate", "--level", "block", "--trace", tr, "--capacity", "64", "--policies", "lru"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, out, errs := runCLI(append(args, "--slo-ms", "-5")...)
+			oneLine(t, code, out, errs, "flag --slo-ms: must be a finite number of ms ≥ 0, got -5")
 		})
 	}
 }

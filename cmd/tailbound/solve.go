@@ -37,8 +37,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.Schedule, "schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file (with slo|pQ: the schedule attaining the upper bound)")
 	fs.StringVar(&c.Objective, "objective", "tel", "what to minimise: tel (tail excess latency), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, Q in (0,100), e.g. p90, p99.9)")
 	c.SLO = objective.DefaultSLOSettings()
-	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
-	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err

@@ -112,7 +112,9 @@ func TestMaxExceedingAgainstSorting(t *testing.T) {
 // (200 − 10)/0.1 = 1900 tokens; α = 0.5, β = 0: 100 ms is 200 tokens;
 // α = 0.1, β = 0: 0.3 ms is 3 tokens on paper, but 0.1·3 evaluates to
 // 0.30000000000000004 > 0.3, so (as simulate counts) b = 3 violates and the
-// threshold is 2.
+// threshold is 2. A negative SLO, in ms or tokens, is refused (one rule
+// for every command, issue 35 item 6); an SLO in ms below β is not (every
+// turn violates it).
 func TestSLOResolve(t *testing.T) {
 	given := func(flags ...string) func(string) bool {
 		return func(f string) bool { return slices.Contains(flags, f) }
@@ -127,7 +129,9 @@ func TestSLOResolve(t *testing.T) {
 		flags []string // nil: no error
 	}{
 		{"tokens", SLOSettings{SLOMs: 200, SLOTokens: 512.7}, d, []string{"slo-tokens"}, 512, nil},
-		{"tokens negative", SLOSettings{SLOTokens: -3.5}, d, []string{"slo-tokens"}, -4, nil},
+		{"tokens negative", SLOSettings{SLOTokens: -3.5}, d, []string{"slo-tokens"}, 0, []string{"slo-tokens"}},
+		{"tokens zero", SLOSettings{SLOTokens: 0}, d, []string{"slo-tokens"}, 0, nil},
+		{"ms negative", SLOSettings{SLOMs: -5}, d, []string{"slo-ms"}, 0, []string{"slo-ms"}},
 		{"ms exact", SLOSettings{SLOMs: 100}, latency.Model{AlphaMs: 0.5}, nil, 200, nil},
 		{"ms default", SLOSettings{SLOMs: 200}, d, nil, 1900, nil},
 		{"ms rounding", SLOSettings{SLOMs: 0.3}, latency.Model{AlphaMs: 0.1}, nil, 2, nil},

@@ -178,3 +178,43 @@ func TestRankMatchesMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestParseExactDecimal: a percentile typed with more digits than float64
+// holds follows the documented exact-decimal rule (issue 35 item 7):
+// p33.3333333333333333 of 300 values is rank ⌈99.9999999999999999⌉ = 100
+// by hand, where the float64 nearest to it, 33.333333333333336, gives
+// ⌈100.0000000000000008⌉ = 101 (and still does when typed as such). The
+// name reads back as typed.
+func TestParseExactDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		rank int
+		name string
+	}{
+		{"p33.3333333333333333", 300, 100, "p33.3333333333333333"},
+		{"p33.333333333333336", 300, 101, "p33.333333333333336"},
+		{"p66.66666666666666666", 3, 2, "p66.66666666666666666"}, // 1.99999999999999999998 → 2
+		{"p99.9", 1000, 999, "p99.9"},
+		{"p90", 300, 270, "p90"},
+		{"P12.50000000000000000001", 8, 2, "p12.50000000000000000001"}, // 1.00000000000000000000008 → 2
+	} {
+		o, err := Parse(tc.s)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.s, err)
+		}
+		if got := o.Rank(tc.n); got != tc.rank {
+			t.Errorf("%s: rank %d of %d, want %d", tc.s, got, tc.n, tc.rank)
+		}
+		if o.String() != tc.name {
+			t.Errorf("%s: name %q, want %q", tc.s, o.String(), tc.name)
+		}
+	}
+	for _, bad := range []string{"p99.99999999999999999999", "p0.000000000000000000001"} {
+		// float64 rounds them to 100 and 1e-21 (> 0); the exact rule
+		// keeps them inside (0, 100), so they are accepted
+		if _, err := Parse(bad); err != nil {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

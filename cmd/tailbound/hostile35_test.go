@@ -144,3 +144,41 @@ func TestSLORule(t *testing.T) {
 		})
 	}
 }
+
+// TestMessages35: the four message defects of issue 35 item 8, each
+// refused in one line that is true of the command it came from.
+func TestMessages35(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"t":0,"conv":"a","prompt":20,"response":12}`+"\n"+`{"t":1,"conv":"b","prompt":-16,"response":0}`+"\n"), 0o644)
+	mc := filepath.Join(dir, "mc.jsonl")
+	os.WriteFile(mc, []byte(`{"timestamp":0,"input_length":1100,"output_length":1,"hash_ids":[1,2,3,4]}`+"\n"), 0o644)
+	tr := filepath.Join(dir, "t.jsonl")
+	os.WriteFile(tr, []byte(edgeTrace), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+		not  string
+	}{
+		// no seed was asked for: the bad line alone
+		{"simulate --capacities", []string{"simulate", "--trace", bad, "--capacities", "32,64"}, bad + `:2: field "prompt"`, "seed 1"},
+		// --chain-length is import's and characterize's, not simulate's
+		{"mooncake chain", []string{"simulate", "--level", "block", "--trace", mc, "--trace-format", "mooncake", "--capacity", "65536"},
+			"import and characterize take --chain-length", "see --chain-length"},
+		{"solve --level=BLOCK", []string{"solve", "--level=BLOCK", "--trace", tr, "--capacity", "32", "--xi-tokens", "0"},
+			`flag --level: want turn or block, got "BLOCK"`, "unknown flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(tc.args...)
+			oneLine(t, code, out, errs, tc.want)
+			if strings.Contains(errs, tc.not) {
+				t.Errorf("stderr %q says %q", errs, tc.not)
+			}
+		})
+	}
+	// solve --level turn is the default level, accepted
+	if code, _, errs := runCLI("solve", "--level", "turn", "--trace", tr, "--capacity", "32", "--xi-tokens", "0"); code != 0 {
+		t.Errorf("solve --level turn: exit %d: %s", code, errs)
+	}
+}

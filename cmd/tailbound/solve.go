@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
@@ -22,6 +23,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs := newFlags("solve", "solve [--trace FILE] --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	var c gap.SolveCommand
+	level := fs.String("level", "turn", "turn (conversation cache, TEL or tail optimum) or block (prefix cache over block-hash traces; see solve --level block --help)")
 	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
 	fs.Uint64Var(&c.Seed, "seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
 	fs.Int64Var(&c.Capacity, "capacity", 0, fmt.Sprintf("cache capacity C, tokens, a multiple of --block-size (default %d with the embedded workload)", defaultWorkloadCapacity))
@@ -42,6 +44,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
+	}
+	if *level != "turn" { // "block" went to runSolveBlock
+		return option.Errorf("level", "want turn or block, got %q", *level)
 	}
 	c.CapacityGiven = fs.Changed("capacity")
 	c.Given = fs.Changed

@@ -66,9 +66,10 @@ type costScaling struct {
 
 // warmDivisor sets the first phase of a warm start: ε = unit·(n+1)/warmDivisor
 // in the scaled costs, 1/warmDivisor of a token (unit: the cost of one
-// token), followed by the phases down to the last
-// phase at ε = 1 (the scaling factor is 16, so 1,024 leaves two phases on
-// windows of n ≈ 8,000 nodes). Measured on the optimum's capacity curve of
+// token), followed by the phases down to the last at ε = 1 (the scaling
+// factor is 16, so 1,024 leaves two phases on windows of n ≈ 8,000 nodes
+// when a token costs 1, as at a whole ξ; at a fractional ξ, a token costing
+// 2^30, about nine). Measured, at a whole ξ (unit 1), on the optimum's capacity curve of
 // a birth–death trace (10^5 turns, B = 16, ξ = 300 tokens, 16 capacities
 // 32,768·2^(k/3) tokens, each window solve started from the smaller
 // neighbour's optimal prices; 2026-11-28, quiet machine, two runs): the 15

@@ -182,3 +182,17 @@ func TestMessages35(t *testing.T) {
 		t.Errorf("solve --level turn: exit %d: %s", code, errs)
 	}
 }
+
+// TestHelpNoOverrides: no help says one of a pair of threshold flags
+// overrides the other, since every command refuses the two together
+// (issue 35 item 6: the block level's --slo-tokens help said so, and every
+// --xi-tokens help).
+func TestHelpNoOverrides(t *testing.T) {
+	for _, p := range helpPages(t) {
+		p.fs.VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "overrides --xi-ms") || strings.Contains(f.Usage, "overrides --slo-ms") {
+				t.Errorf("%v --%s: %q", p.args, f.Name, f.Usage)
+			}
+		})
+	}
+}

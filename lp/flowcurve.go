@@ -255,7 +255,7 @@ func (cv *curveNet) solve(ctx context.Context, in *Instance, opt Options, pi []i
 	var err error
 	if pi != nil {
 		how = fmt.Sprintf("warm from C = %d tokens", from)
-		flow, prices, stats, err = g.SolveWarmWindows(ctx, pi, mcf.DefaultPlan())
+		flow, prices, stats, err = g.SolveWarmWindows(ctx, pi, cv.costs.scale, mcf.DefaultPlan())
 	} else {
 		how = string(mcf.Windows)
 		flow, prices, stats, err = g.SolveWindowsPrices(ctx, mcf.DefaultPlan())

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/exhaustive"
@@ -210,6 +211,40 @@ func TestCurveWarmStarts(t *testing.T) {
 	} {
 		if got := lp.CurveWarmStarts(tc.caps); got != tc.want {
 			t.Errorf("CurveWarmStarts(%v) = %v, want %v", tc.caps, got, tc.want)
+		}
+	}
+}
+
+// TestFlowCurveFractionalXiEnds reproduces issue 35's hang: the three-turn
+// trace below, B = 1 token, forced caching, capacities 16 and 20 tokens,
+// at the fractional ξ seen to hang (0.1, 1.1, 33.3 tokens; costs scaled by
+// 2^30): the warm solve at 20 looped inside cost scaling's augment. Every
+// point must now come out optimal, well inside a 20 s time limit (a guard
+// that the solve honours since the fix), at the exhaustive enumeration's
+// optimum, warm and cold.
+func TestFlowCurveFractionalXiEnds(t *testing.T) {
+	tr := &trace.Trace{}
+	tr.Append(0, "a", 2, 0)
+	tr.Append(1, "b", 15, 0)
+	tr.Append(2, "a", 33, 0)
+	for _, xi := range []float64{0.1, 1.1, 33.3} {
+		p := instance.Params{Capacity: 16, BlockSize: 1, Xi: xi, Forced: true}
+		in, err := lp.NewInstance(tr, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps := []int64{16, 20}
+		for _, warm := range []bool{true, false} {
+			rs, err := lp.SolveFlowCurve(context.Background(), in, caps, lp.Options{TimeLimit: 20 * time.Second}, warm)
+			if err != nil {
+				t.Fatalf("ξ=%v warm %v: %v", xi, warm, err)
+			}
+			for i, c := range caps {
+				p.Capacity = c
+				if want := exhaustive.Optimum(tr, p); rs[i].Status != lp.Optimal || !near(rs[i].TEL, want) {
+					t.Errorf("ξ=%v C=%d warm %v: %v TEL %v tokens (%s), enumeration %v", xi, c, warm, rs[i].Status, rs[i].TEL, rs[i].Detail, want)
+				}
+			}
 		}
 	}
 }

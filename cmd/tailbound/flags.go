@@ -16,7 +16,7 @@ func addLatency(fs *pflag.FlagSet, s *latency.Settings) {
 	fs.Float64Var(&s.AlphaMs, "alpha-ms", s.AlphaMs, "α: prefill time per uncached token, ms/token")
 	fs.Float64Var(&s.BetaMs, "beta-ms", s.BetaMs, "β: fixed TTFT overhead, ms")
 	fs.Float64Var(&s.XiMs, "xi-ms", s.XiMs, "TEL threshold ξ_s, ms (ξ = (ξ_s − β)/α tokens)")
-	fs.Float64Var(&s.XiTokens, "xi-tokens", s.XiTokens, "TEL threshold ξ in tokens (overrides --xi-ms)")
+	fs.Float64Var(&s.XiTokens, "xi-tokens", s.XiTokens, "TEL threshold ξ in tokens (instead of --xi-ms; not both)")
 }
 
 // progressTo returns w when it is a terminal, so that progress is shown to

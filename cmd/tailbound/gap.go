@@ -32,7 +32,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&c.AlphaMs, "alpha-ms", latency.DefaultAlphaMs, "α: prefill time per uncached token, ms/token (converts TEL tokens to ms)")
 	fs.StringVar(&c.QHat, "qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
 	fs.StringVar(&c.Solver, "solver", solvers.Flow, "solver of the optimum (compact formulation): "+solvers.Help(solvers.IP))
-	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per optimum, seconds (0: none)")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per optimum, seconds (0: none; else 0.001 to 10^6)")
 	fs.StringVar(&c.WarmStart, "warm-start", "auto", "optimum at every capacity of a ξ as one curve, each capacity within 1.5× of its smaller neighbour warm-started from it (solver flow, TEL, turn level; same optima): auto (when some capacity would be), on, off (each solved separately)")
 	fs.IntVar(&c.Workers, "workers", 2, "sweep points solved at once (≥ 1)")
 	fs.StringVar(&c.Format, "format", "table", report.FormatHelp)
@@ -46,8 +46,8 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&c.Seeds, "seeds", "", "with --trace omitted: N seeds (--seed, --seed+1, …) or a range A-B of the embedded workload, --workers at a time; each cell's mean ± 95% Student-t interval")
 	fs.StringVar(&c.Objective, "objective", "tel", "what the policies are measured on: tel (gap to the TEL optimum), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, e.g. p90), each against the hindsight interval")
 	c.SLO = objective.DefaultSLOSettings()
-	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
-	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -184,7 +184,10 @@ func parseFlagsPositional(fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w (see --help)", err)
 	}
-	return finiteFloats(fs)
+	if err := finiteFloats(fs); err != nil {
+		return err
+	}
+	return outputsNotInputs(fs)
 }
 
 // parseFormat registers --format (the output format), parses args and

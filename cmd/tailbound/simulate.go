@@ -32,7 +32,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	addLatency(fs, &lat)
 	fs.StringVar(&o.QHat, "qhat", "auto", "T-LRU's next-prompt estimate Q̂: auto (running mean of prompts seen) or tokens")
 	fs.Int64Var(&o.Threshold, "threshold", policy.DefaultThreshold, "Threshold-LRU's T: cache only histories ≥ T tokens")
-	fs.Float64Var(&o.SLOMs, "slo-ms", 200, "SLO for violation counts, ms")
+	fs.Float64Var(&o.SLOMs, "slo-ms", 200, "SLO for violation counts, ms ≥ 0")
 	fs.BoolVar(&o.Forced, "forced", false, "forced caching: the served conversation's whole history must be cached")
 	fs.StringVar(&o.Baseline, "baseline", "lru", "baseline policy of the relative-improvement table (\"\" for none)")
 	fs.StringArrayVar(&o.PolicyOpts, "policy-opt", nil, "policy-specific setting key=value (repeatable)")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
@@ -22,6 +23,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs := newFlags("solve", "solve [--trace FILE] --capacity TOKENS --block-size B (--xi-tokens X | --xi-ms X) [flags]", stdout)
 	var c gap.SolveCommand
+	level := fs.String("level", "turn", "turn (conversation cache, TEL or tail optimum) or block (prefix cache over block-hash traces; see solve --level block --help)")
 	fs.StringVar(&c.Trace, "trace", "", "canonical trace (JSON Lines; - for stdin); omitted: the embedded seeded birth–death workload")
 	fs.Uint64Var(&c.Seed, "seed", 1, "with --trace omitted: seed of the embedded birth–death workload")
 	fs.Int64Var(&c.Capacity, "capacity", 0, fmt.Sprintf("cache capacity C, tokens, a multiple of --block-size (default %d with the embedded workload)", defaultWorkloadCapacity))
@@ -32,16 +34,19 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&c.Solver, "solver", solvers.Auto, "solver: "+solvers.Help(solvers.IP|solvers.LP))
 	fs.BoolVar(&c.Relax, "relax", false, "solve only the LP relaxation")
 	fs.BoolVar(&c.Forced, "forced", false, "forced caching: the served conversation keeps its whole history")
-	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per solve, seconds (0: none)")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per solve, seconds (0: none; else 0.001 to 10^6)")
 	fs.BoolVar(&c.CrossCheck, "cross-check", true, "also solve with flow and report any difference from the chosen solver")
 	fs.StringVar(&c.Schedule, "schedule", "", "write the optimum's cache schedule (CSV, tokens per turn) to this file (with slo|pQ: the schedule attaining the upper bound)")
 	fs.StringVar(&c.Objective, "objective", "tel", "what to minimise: tel (tail excess latency), slo (SLO violations, turns) or pQ (Q-th percentile of uncached tokens, Q in (0,100), e.g. p90, p99.9)")
 	c.SLO = objective.DefaultSLOSettings()
-	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
-	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
+	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
+	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
+	}
+	if *level != "turn" { // "block" went to runSolveBlock
+		return option.Errorf("level", "want turn or block, got %q", *level)
 	}
 	c.CapacityGiven = fs.Changed("capacity")
 	c.Given = fs.Changed

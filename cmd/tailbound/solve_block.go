@@ -50,11 +50,11 @@ func blockTailFlags(fs *pflag.FlagSet, c *blocktail.Command, lat *latency.Settin
 	fs.StringVar(&c.Objective, "objective", "tel", "tail metric minimised: tel (Σ max(b − ξ, 0), tokens) or slo (requests with b > SLO)")
 	addLatency(fs, lat)
 	*slo = objective.DefaultSLOSettings()
-	fs.Float64Var(&slo.SLOMs, "slo-ms", slo.SLOMs, "SLO on TTFT, ms (objective slo; converted with α, β)")
-	fs.Float64Var(&slo.SLOTokens, "slo-tokens", slo.SLOTokens, "SLO on uncached tokens, tokens (overrides --slo-ms)")
+	fs.Float64Var(&slo.SLOMs, "slo-ms", slo.SLOMs, "SLO on TTFT, ms ≥ 0 (objective slo; converted with α, β)")
+	fs.Float64Var(&slo.SLOTokens, "slo-tokens", slo.SLOTokens, "SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "LP relaxation (lower bound) solver, auto|clp|gonum|none")
 	fs.StringVar(&c.IPSolver, "ip-solver", "none", "integer program (exact) solver, auto|cbc|gonum|none")
-	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none)")
+	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none; else 0.001 to 10^6)")
 }
 
 // resolveBlockTail reads the latency and SLO settings into c.

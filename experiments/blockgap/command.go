@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/experiments/report"
@@ -80,8 +79,9 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	if err != nil {
 		return nil, nil, option.Wrap("policies", err)
 	}
-	if c.TimeLimit < 0 {
-		return nil, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
+	if err != nil {
+		return nil, nil, err
 	}
 	want := c.Block // canonical traces are chained in --block-size blocks; others carry their own
 	if c.TraceFormat != "canonical" && !c.BlockGiven {
@@ -97,7 +97,7 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 		return nil, nil, err
 	}
 	rows, bounds, err := Run(ctx, s, Config{Capacities: capacities, Policies: entries,
-		LPSolver: c.LPSolver, IPSolver: c.IPSolver, TimeLimit: time.Duration(c.TimeLimit * float64(time.Second)),
+		LPSolver: c.LPSolver, IPSolver: c.IPSolver, TimeLimit: limit,
 		Replay: blocksim.Options{Params: instance.Params{Xi: xi}, Model: model, SLOMs: latency.DefaultSLOMs}, Progress: c.Progress})
 	if err != nil {
 		return nil, nil, err

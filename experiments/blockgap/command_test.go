@@ -47,7 +47,7 @@ func TestCommandRefusals(t *testing.T) {
 		{"bad capacity", func(c *Command) { c.Capacities = "1k" }, []string{"capacities"}, `flag --capacities: "1k" is not an integer`},
 		{"alpha 0", func(c *Command) { c.AlphaMs = 0 }, []string{"alpha-ms"}, "flag --alpha-ms: alpha must be a finite number > 0 ms/token, got 0"},
 		{"two xis", func(c *Command) { c.Xis = []float64{1, 2} }, []string{"xis"}, "flag --xis: one threshold at block level (the tail-aware policies' ξ, tokens)"},
-		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
+		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be 0 (no limit) or between 0.001 and 1e+06 seconds, got -1"},
 	} {
 		c := validBlock(tr)
 		tc.edit(&c)

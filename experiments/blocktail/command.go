@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/option"
@@ -89,8 +88,9 @@ func (c Command) config() (*Trace, Config, error) {
 	default:
 		return nil, cfg, option.Errorf("objective", "block level: tel or slo, got %q", c.Objective)
 	}
-	if c.TimeLimit < 0 {
-		return nil, cfg, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
+	if err != nil {
+		return nil, cfg, err
 	}
 	switch c.Policies {
 	case "none":
@@ -115,7 +115,7 @@ func (c Command) config() (*Trace, Config, error) {
 	}
 	cfg.Capacities, cfg.XiTokens, cfg.SLOTokens, cfg.Model = caps, c.XiTokens, c.SLOTokens, c.Model
 	cfg.LPSolver, cfg.IPSolver, cfg.Progress = c.LPSolver, c.IPSolver, c.Progress
-	cfg.TimeLimit = time.Duration(c.TimeLimit * float64(time.Second))
+	cfg.TimeLimit = limit
 	return tr, cfg, nil
 }
 

@@ -82,7 +82,7 @@ func TestGapCommandRefusals(t *testing.T) {
 		{"exec timeout 0", func(c *Command) { c.ExecTimeout = 0 }, []string{"exec-timeout"}, "flag --exec-timeout: must be between 0.001 and 86400 seconds, got 0"},
 		{"qhat 0", func(c *Command) { c.QHat = "0" }, []string{"qhat"}, `flag --qhat: want auto or a number of tokens > 0, got "0"`},
 		{"no workers", func(c *Command) { c.Workers = 0 }, []string{"workers"}, "flag --workers: must be ≥ 1, got 0"},
-		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
+		{"negative time limit", func(c *Command) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be 0 (no limit) or between 0.001 and 1e+06 seconds, got -1"},
 		{"alpha 0", func(c *Command) { c.AlphaMs = 0 }, []string{"alpha-ms"}, "flag --alpha-ms: alpha must be a finite number > 0 ms/token, got 0"},
 		{"block level, two xis", func(c *Command) { c.Level, c.Xis = "block", "1,2" }, []string{"xis"},
 			"flag --xis: one threshold at block level (the tail-aware policies' ξ, tokens)"},

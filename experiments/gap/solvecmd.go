@@ -146,13 +146,14 @@ func (c SolveCommand) spec() (Spec, error) {
 	if err != nil {
 		return Spec{}, option.Wrap("formulation", err)
 	}
-	if c.TimeLimit < 0 {
-		return Spec{}, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
+	if err != nil {
+		return Spec{}, err
 	}
 	if c.Schedule != "" && c.Relax {
 		return Spec{}, option.Errorf("schedule", "needs the integer optimum; drop --relax")
 	}
-	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: seconds(c.TimeLimit),
+	return Spec{Formulation: f, Solver: c.Solver, Relax: c.Relax, TimeLimit: limit,
 		CrossCheck: c.CrossCheck, Model: c.Model}, nil
 }
 
@@ -196,11 +197,11 @@ func (c SolveCommand) runTail(ctx context.Context, obj objective.Objective) (any
 	} else if c.given("slo-ms") || c.given("slo-tokens") {
 		return nil, nil, option.Errorf(c.sloFlag(), "for --objective slo only (a percentile needs no SLO)")
 	}
-	tr, err := trace.ReadFile(c.Trace)
+	tr, label, err := c.read()
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.Capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.capacity(), BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,8 +215,8 @@ func (c SolveCommand) runTail(ctx context.Context, obj objective.Objective) (any
 			return nil, nil, option.Wrap("schedule", err)
 		}
 	}
-	settings := map[string]any{"trace": c.Trace, "turns": in.K(), "conversations": in.Conversations,
-		"capacity_tokens": c.Capacity, "block_size_tokens": c.Block, "forced": c.Forced,
+	settings := map[string]any{"trace": label, "turns": in.K(), "conversations": in.Conversations,
+		"capacity_tokens": c.capacity(), "block_size_tokens": c.Block, "forced": c.Forced,
 		"alpha_ms_per_token": c.Model.AlphaMs, "beta_ms": c.Model.BetaMs, "time_limit_seconds": c.TimeLimit}
 	return tailDoc{TailReport: rep, Settings: settings}, rep.Tables(in), nil
 }

@@ -2,12 +2,16 @@ package gap
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailbound/tailbound/experiments/sim"
+	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 )
 
 // validSolve solves the split-block instance (C = 2, B = 2, ξ = 2 tokens);
@@ -35,7 +39,7 @@ func TestSolveCommandRefusals(t *testing.T) {
 			"flag --capacity: -2 tokens must be ≥ 0 and a multiple of --block-size 2"},
 		{"unknown formulation", func(c *SolveCommand) { c.Formulation = "nope" }, []string{"formulation"},
 			`flag --formulation: unknown formulation "nope" (want compact|paper|paper-as-written)`},
-		{"negative time limit", func(c *SolveCommand) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be ≥ 0 seconds, got -1"},
+		{"negative time limit", func(c *SolveCommand) { c.TimeLimit = -1 }, []string{"time-limit"}, "flag --time-limit: must be 0 (no limit) or between 0.001 and 1e+06 seconds, got -1"},
 		{"schedule of a relaxation", func(c *SolveCommand) { c.Relax, c.Solver, c.Schedule = true, "gonum", "s.csv" }, []string{"schedule"},
 			"flag --schedule: needs the integer optimum; drop --relax"},
 	} {
@@ -87,6 +91,36 @@ func TestSolveCommandSplitBlock(t *testing.T) {
 		b, err := os.ReadFile(c.Schedule)
 		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err != nil || len(lines) != 5 {
 			t.Errorf("%s: schedule %q, %v", solver, b, err)
+		}
+	}
+}
+
+// TestSolveTailEmbedded: solve --objective slo|pQ without --trace reads the
+// embedded birth–death workload of --seed, as its help says; it failed
+// with "trace: open : no such file or directory" and ignored the seed
+// (issue 35 item 4). The turns and conversations solved are those of the
+// workload generated here for each seed, at the embedded workload's
+// default capacity; a 1 s time limit keeps the solve short (the interval
+// it reports is not checked).
+func TestSolveTailEmbedded(t *testing.T) {
+	for _, obj := range []string{"p90", "slo"} {
+		for _, seed := range []uint64{1, 2} {
+			want, err := birthdeath.Trace(birthdeath.Default(), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := SolveCommand{Seed: seed, Block: 16, Model: latency.Default(), Xi: 1900, Formulation: "compact",
+				Solver: "flow", Objective: obj, TimeLimit: 1, SLO: objective.DefaultSLOSettings()}
+			doc, _, err := c.Run(context.Background())
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", obj, seed, err)
+			}
+			td := doc.(tailDoc)
+			s := td.Settings.(map[string]any)
+			if s["turns"] != len(want.Turns) || s["conversations"] != want.Conversations() || s["capacity_tokens"] != int64(sim.DefaultWorkloadCapacity) ||
+				s["trace"] != fmt.Sprintf("embedded birth–death workload (seed %d)", seed) {
+				t.Errorf("%s seed %d: settings %v; want %d turns, %d conversations, %d tokens", obj, seed, s, len(want.Turns), want.Conversations(), sim.DefaultWorkloadCapacity)
+			}
 		}
 	}
 }

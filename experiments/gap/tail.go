@@ -140,7 +140,7 @@ func SolveTail(ctx context.Context, in *lp.Instance, spec TailSpec) (*TailReport
 		r.ByBounds, r.ByIP = ptr(res.ProvenByBounds), ptr(res.ProvenByIP)
 		r.Detail, r.Schedule = res.Detail, res.Schedule
 	case objective.Percentile:
-		res, err := slo.Percentile(ctx, in, spec.Objective.Q, opt)
+		res, err := slo.PercentileOf(ctx, in, spec.Objective, opt)
 		if err != nil {
 			return nil, err
 		}

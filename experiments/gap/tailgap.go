@@ -92,7 +92,7 @@ func RunTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec) ([
 				if spec.Objective.Kind == objective.SLO {
 					row.Value = o.Metrics.Exceeding(spec.SLOTokens)
 				} else {
-					row.Value = o.Metrics.UncachedAtRank(int64(objective.Rank(in.K(), spec.Objective.Q)))
+					row.Value = o.Metrics.UncachedAtRank(int64(spec.Objective.Rank(in.K())))
 					row.ValueTTFTMs = ptr(spec.Model.TTFTMs(float64(row.Value)))
 				}
 				if row.Value < rep.LowerBound {

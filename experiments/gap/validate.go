@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
@@ -52,8 +51,9 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 	default:
 		return Config{}, nil, option.Errorf("warm-start", "must be auto, on or off, got %q", c.WarmStart)
 	}
-	if c.TimeLimit < 0 {
-		return Config{}, nil, option.Errorf("time-limit", "must be ≥ 0 seconds, got %v", c.TimeLimit)
+	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
+	if err != nil {
+		return Config{}, nil, err
 	}
 	cfg.Model = latency.Default()
 	cfg.Model.AlphaMs = c.AlphaMs
@@ -61,7 +61,7 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 		return Config{}, nil, option.Wrap("alpha-ms", err)
 	}
 	cfg.Block, cfg.Forced, cfg.Solver, cfg.Workers, cfg.Progress = c.Block, c.Forced, c.Solver, c.Workers, c.Progress
-	cfg.TimeLimit = seconds(c.TimeLimit)
+	cfg.TimeLimit = limit
 	if !c.embedded() {
 		return cfg, nil, nil
 	}
@@ -134,6 +134,3 @@ func (c Command) measured(ctx context.Context) ([]policies.Entry, []*schedule.Sc
 	}
 	return entries, scheds, nil
 }
-
-// seconds converts a flag's seconds to a duration.
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

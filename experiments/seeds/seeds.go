@@ -92,7 +92,8 @@ func Note(seeds []uint64) string {
 // Run calls f once per seed, at most workers at a time (workers < 1 means
 // 1), and returns the results in the order of seeds, so that the output
 // does not depend on scheduling. The first error (in seed order) is
-// returned.
+// returned, prefixed "seed N:" when there are several seeds (with one,
+// often a trace file's run, no seed was asked for: issue 35 item 8).
 func Run[T any](seeds []uint64, workers int, f func(seed uint64) (T, error)) ([]T, error) {
 	if workers < 1 {
 		workers = 1
@@ -112,6 +113,9 @@ func Run[T any](seeds []uint64, workers int, f func(seed uint64) (T, error)) ([]
 	}
 	wg.Wait()
 	for i, err := range errs {
+		if err != nil && len(seeds) == 1 {
+			return nil, err // no seed was asked for: a trace file, or the one --seed
+		}
 		if err != nil {
 			return nil, fmt.Errorf("seed %d: %w", seeds[i], err)
 		}

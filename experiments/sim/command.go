@@ -88,6 +88,9 @@ func (c *Command) Resolve() error {
 		c.Baseline = ""
 	}
 	c.Baseline = ResolveBaseline(c.Baseline, c.Policies, c.changed("baseline"))
+	if err := latency.CheckSLOMs(c.SLOMs); err != nil {
+		return option.Wrap("slo-ms", err)
+	}
 	if _, err := execpolicy.Timeout(c.ExecTimeout); err != nil {
 		return option.Wrap("exec-timeout", err)
 	}

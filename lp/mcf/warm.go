@@ -16,13 +16,23 @@ func (g *Network) SolveWindowsPrices(ctx context.Context, plan Plan) (flow, pric
 // SolveWarmWindows is SolveWindowsPrices started from node prices pi
 // (whole cost units, one per node), typically the optimal prices of a
 // neighbouring line network with the same nodes, arcs and costs and other
-// capacities and supplies (lp.SolveFlowCurve). Each window's cost scaling
-// starts from pi over the window (shifted so that its smallest is 0) with
-// its first phase at ε = 1/1,024 of a cost unit instead of the largest
-// cost, so two phases remain of the four a window needs from scratch; a
-// window whose prices span too much for int64 starts from scratch (the
-// statistics count the warm ones). g must be a line network (see
-// SolveWindows).
+// capacities and supplies (lp.SolveFlowCurve). unit (≥ 1) is the cost of
+// one token (or whatever whole unit the costs measure) at the network's
+// cost scale: lp.SolveFlow multiplies savings in tokens by 2^s, s up to 30
+// for a ξ that is not a dyadic fraction. Each window's cost scaling starts
+// from pi over the window (shifted so that its smallest is 0) with its
+// first phase at ε = 1/1,024 of a unit instead of the largest cost, so
+// two phases remain of the four a window needs from scratch (integer
+// tokens); a window whose prices span too much for int64 starts from
+// scratch, and so does one whose warm solve spends warmBudget relabels
+// per node (the statistics count the warm ones that finished). g must be a
+// line network (see SolveWindows).
+//
+// The first phase is relative to a token, not to a cost unit, because a
+// neighbour's prices are off by whole tokens where nothing ties them, and
+// a phase at ε needs about (that distance)/ε relabels (see refine): with ε
+// at 1/1,024 of a cost unit and a cost unit of 2^−30 token, a 4-node
+// window took 5.4·10^9 relabels in one call of augment (issue 35).
 //
 // Exactness does not depend on pi: each phase's refine starts by
 // saturating every arc of negative reduced cost, which makes the
@@ -38,9 +48,12 @@ func (g *Network) SolveWindowsPrices(ctx context.Context, plan Plan) (flow, pric
 // over a 10^5-step line): a capacity step moves the optimum at every step of
 // the line, and the primal–dual rounds that repair it grew with the line
 // (docs/speed.md).
-func (g *Network) SolveWarmWindows(ctx context.Context, pi []int64, plan Plan) (flow, prices []int64, stats string, err error) {
+func (g *Network) SolveWarmWindows(ctx context.Context, pi []int64, unit int64, plan Plan) (flow, prices []int64, stats string, err error) {
 	if len(pi) != g.n {
 		return nil, nil, "", fmt.Errorf("min-cost flow: warm start with %d prices for %d nodes", len(pi), g.n)
 	}
-	return g.solveWindowsFrom(ctx, plan, pi)
+	if unit < 1 {
+		return nil, nil, "", fmt.Errorf("min-cost flow: warm start with cost unit %d (want ≥ 1)", unit)
+	}
+	return g.solveWindowsFrom(ctx, plan, pi, unit)
 }

@@ -2,7 +2,9 @@ package mcf
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -50,7 +52,7 @@ func TestSolveWarmNeighbours(t *testing.T) {
 		nums := rapid.SliceOfN(rapid.Int64Range(0, 8), 1, 6).Draw(rt, "scales")
 		for _, num := range nums {
 			g := scaledLine(base, num, 4)
-			f, p, _, err := g.SolveWarmWindows(context.Background(), pi, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
+			f, p, _, err := g.SolveWarmWindows(context.Background(), pi, 1, Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)})
 			if err != nil {
 				rt.Fatalf("warm start at %d/4: %v", num, err)
 			}
@@ -63,7 +65,7 @@ func TestSolveWarmNeighbours(t *testing.T) {
 			pi = p
 		}
 	})
-	if _, _, _, err := NewNetwork(3).SolveWarmWindows(context.Background(), make([]int64, 2), Plan{Size: 1}); err == nil {
+	if _, _, _, err := NewNetwork(3).SolveWarmWindows(context.Background(), make([]int64, 2), 1, Plan{Size: 1}); err == nil {
 		t.Fatal("prices of the wrong length accepted")
 	}
 }
@@ -78,7 +80,7 @@ func TestSolveWarmNeighbours(t *testing.T) {
 // capacities.
 func TestSolveWarmWindowsAnyPrices(t *testing.T) {
 	check := func(fail func(string, ...any), g *Network, pi []int64, plan Plan) {
-		f, _, stats, err := g.SolveWarmWindows(context.Background(), pi, plan)
+		f, _, stats, err := g.SolveWarmWindows(context.Background(), pi, 1, plan)
 		if err != nil {
 			fail("%v (%s)", err, stats)
 			return
@@ -137,4 +139,106 @@ func longLine(r *rand.Rand, n int) *Network {
 		}
 	}
 	return g
+}
+
+// stalledWarm is the network and start prices of issue 35's first hang
+// (gap --trace h3.jsonl --block-size 1 --capacities 16,20 --xis 0.1
+// --forced: the window at 20 tokens, warm from the optimum at 16): costs
+// are savings times 2^30 (ξ = 0.1 token is no dyadic fraction), and nothing
+// ties the prices of nodes 0 and 1 to node 2's at the smaller capacity, so
+// they start 2^30 cost units (one token) too high. Its optimum, by hand:
+// node 1 must pass 5 units to node 2, 2 of them over the arc of cost −2^30,
+// cost −2^31.
+func stalledWarm() (*Network, []int64) {
+	g := NewNetwork(4)
+	for _, a := range []struct {
+		u, v int
+		c, w int64
+	}{{0, 1, 18, 0}, {1, 2, 5, 0}, {2, 3, 0, 0}, {1, 2, 2, -1 << 30}} {
+		g.AddArc(a.u, a.v, a.c, a.w)
+	}
+	for v, s := range []int64{18, -13, -5, 0} {
+		g.AddSupply(v, s)
+	}
+	return g, []int64{-71582856, -71582788, -1145324612, -138691720}
+}
+
+// TestWarmStallEnds reproduces issue 35's hang: from stalledWarm's prices
+// with its first phase at ε = 1/1,024 of a cost unit, cost scaling's
+// augment relabelled nodes 0 and 1 in turn, one ε each, 5.4·10^9 times in
+// one call (365 s measured), checking neither the relabel budget nor the
+// context, which were only looked at between augments. Now the budget
+// stops it at its count, a done context within 1,024 relabels, and
+// SolveWarmWindows falls back to a cold solve (unit 1) or, with the
+// token as unit (2^30), finishes warm; both reach the hand-worked optimum
+// and the network simplex's.
+func TestWarmStallEnds(t *testing.T) {
+	g, pi := stalledWarm()
+	const want = -2 << 30
+	if got := simplexCost(t, g); got != want {
+		t.Fatalf("network simplex %d, by hand %d", got, want)
+	}
+	budget := int64(warmBudget * g.n)
+	cs := &costScaling{Network: g, start: warmStart(pi, int64(g.n+1)), unit: 1, budget: budget}
+	if err := cs.solve(context.Background()); !errors.Is(err, errOverBudget) || cs.relabels > budget+1 {
+		t.Fatalf("budget %d: %v after %d relabels", budget, err, cs.relabels)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cs = &costScaling{Network: g, start: warmStart(pi, int64(g.n+1)), unit: 1}
+	if err := cs.solve(ctx); !errors.Is(err, context.Canceled) || cs.relabels > 1024 {
+		t.Fatalf("done context: %v after %d relabels", err, cs.relabels)
+	}
+	for _, tc := range []struct {
+		unit int64
+		warm string
+	}{{1, "(0 warm-started)"}, {1 << 30, "(1 warm-started)"}} {
+		f, p, stats, err := g.SolveWarmWindows(context.Background(), pi, tc.unit, DefaultPlan())
+		if err != nil {
+			t.Fatalf("unit %d: %v", tc.unit, err)
+		}
+		if got := g.Cost(f); got != want {
+			t.Fatalf("unit %d: cost %d, want %d (%s)", tc.unit, got, want, stats)
+		}
+		if err := certify(g, f, p); err != nil {
+			t.Fatalf("unit %d: %v", tc.unit, err)
+		}
+		if !strings.Contains(stats, tc.warm) {
+			t.Errorf("unit %d: %s, want %s", tc.unit, stats, tc.warm)
+		}
+	}
+	if _, _, _, err := g.SolveWarmWindows(context.Background(), pi, 0, DefaultPlan()); err == nil {
+		t.Error("cost unit 0 accepted")
+	}
+}
+
+// TestSolveWarmScaledCosts: TestSolveWarmNeighbours with every cost
+// multiplied by 2^s (s = 10, 20, 30, as lp.SolveFlow scales savings for a
+// fractional ξ) and the warm start told that unit: every warm solve ends
+// at the network simplex's optimum.
+func TestSolveWarmScaledCosts(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 3))
+		unit := int64(1) << rapid.SampledFrom([]int{10, 20, 30}).Draw(rt, "shift")
+		base := randomLine(r)
+		for i := range base.cost {
+			base.cost[i] = base.cost[i]*unit + r.Int64N(unit) // not multiples of unit, as ξ·2^s rounds
+		}
+		plan := Plan{Size: 1 + r.IntN(20), Overlap: r.IntN(6)}
+		_, pi, _, err := base.SolveWindowsPrices(context.Background(), plan)
+		if err != nil {
+			rt.Fatalf("windows: %v", err)
+		}
+		for _, num := range rapid.SliceOfN(rapid.Int64Range(0, 8), 1, 4).Draw(rt, "scales") {
+			g := scaledLine(base, num, 4)
+			f, p, stats, err := g.SolveWarmWindows(context.Background(), pi, unit, plan)
+			if err != nil {
+				rt.Fatalf("warm start at %d/4: %v (%s)", num, err, stats)
+			}
+			if got, want := g.Cost(f), simplexCost(t, g); got != want {
+				rt.Fatalf("warm start at %d/4: cost %d, network simplex %d (%s)", num, got, want, stats)
+			}
+			pi = p
+		}
+	})
 }

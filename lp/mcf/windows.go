@@ -59,13 +59,14 @@ func (g *Network) SolveWindows(ctx context.Context, plan Plan) ([]int64, string,
 // solveWindows is SolveWindows that also returns the final prices, which
 // certify the flow (SolveWindowsPrices, warm.go).
 func (g *Network) solveWindows(ctx context.Context, plan Plan) ([]int64, []int64, string, error) {
-	return g.solveWindowsFrom(ctx, plan, nil)
+	return g.solveWindowsFrom(ctx, plan, nil, 1)
 }
 
 // solveWindowsFrom is solveWindows whose windows' cost scaling starts from
-// prices start (whole cost units, one per node of g; see warmStart) when
-// start is not nil.
-func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64) ([]int64, []int64, string, error) {
+// prices start (whole cost units, one per node of g; see warmStart), with
+// its first phase relative to unit (see SolveWarmWindows), when start is
+// not nil.
+func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64, unit int64) ([]int64, []int64, string, error) {
 	n := g.n
 	count := 0
 	if n > 1 {
@@ -96,6 +97,7 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 		cs := &costScaling{Network: h}
 		if start != nil {
 			cs.start = warmStart(start[wlo:whi+1], int64(h.n+1))
+			cs.unit = unit
 			cs.budget = warmBudget * int64(h.n)
 			p.warm = cs.start != nil
 		}

@@ -40,14 +40,21 @@ type PercentileResult struct {
 // between the largest τ proven too low and the smallest proven
 // achievable; a probe that proves neither splits the search in two.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
-	K := in.K()
+	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
+}
+
+// PercentileOf is Percentile of objective o (a percentile, as
+// objective.Parse reads it), its rank from o's decimal exactly
+// (Objective.Rank), also when float64 cannot hold that decimal.
+func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
+	K, q := in.K(), o.Q
 	if K == 0 {
 		return nil, fmt.Errorf("slo: percentile of an empty trace")
 	}
-	if !(q > 0 && q < 100) {
+	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
 		return nil, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
 	}
-	rank := objective.Rank(K, q)
+	rank := o.Rank(K)
 	M := K - rank
 	r := &PercentileResult{Q: q, Rank: rank, MaxExceeding: M}
 	var maxD int64

@@ -108,7 +108,9 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 func (l *lines) checkChain(field string, rule ChainRule, input int64, n, block int) error {
 	want, ok := rule.want(input, block)
 	if ok && int64(n) != want {
-		return l.fail(field, "%d blocks for an input of %d tokens, want %d (%s(%d/%d); see --chain-length)",
+		// Not "see --chain-length": only import and characterize have it,
+		// and simulate, gap and solve read such traces too (issue 35 item 8).
+		return l.fail(field, "%d blocks for an input of %d tokens, want %d (%s(%d/%d)); import and characterize take --chain-length floor|any for such traces",
 			n, input, want, rule, input, block)
 	}
 	return nil

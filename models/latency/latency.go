@@ -24,6 +24,25 @@ const (
 	DefaultSLOMs = 200
 )
 
+// CheckSLOMs refuses an SLO on TTFT that is not a finite number of ms
+// ≥ 0 (--slo-ms in every command: one rule, issue 35 item 6). An SLO
+// below β is allowed: every turn violates it.
+func CheckSLOMs(ms float64) error {
+	if !(ms >= 0) || math.IsInf(ms, 0) {
+		return fmt.Errorf("must be a finite number of ms ≥ 0, got %v", ms)
+	}
+	return nil
+}
+
+// CheckSLOTokens refuses an SLO on uncached tokens that is not a finite
+// number of tokens ≥ 0 (--slo-tokens) or is beyond 10^15 tokens.
+func CheckSLOTokens(tokens float64) error {
+	if !(tokens >= 0 && tokens <= 1e15) {
+		return fmt.Errorf("must be a finite number of tokens ≥ 0 (at most 1e15), got %v", tokens)
+	}
+	return nil
+}
+
 // Model is TTFT = BetaMs + AlphaMs·b milliseconds for b uncached tokens.
 type Model struct {
 	AlphaMs float64 // ms per uncached token, > 0

@@ -108,3 +108,15 @@ func TestRMSE(t *testing.T) {
 		t.Errorf("RMSE of no points = %v, want 0", got)
 	}
 }
+
+// ExampleCheckSLOMs: the one SLO rule every command applies to --slo-ms
+// and --slo-tokens.
+func ExampleCheckSLOMs() {
+	fmt.Println(CheckSLOMs(200), CheckSLOMs(5))
+	fmt.Println(CheckSLOMs(-5))
+	fmt.Println(CheckSLOTokens(-5))
+	// Output:
+	// <nil> <nil>
+	// must be a finite number of ms ≥ 0, got -5
+	// must be a finite number of tokens ≥ 0 (at most 1e15), got -5
+}

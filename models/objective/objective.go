@@ -32,6 +32,11 @@ const (
 type Objective struct {
 	Kind Kind
 	Q    float64 // percent, in (0, 100); only for Percentile
+	// dec is Q as the decimal Parse read, when float64 cannot hold it
+	// exactly as its shortest decimal ("33.3333333333333333" is not
+	// 33.333333333333336); "" otherwise. Rank and String use it, so the
+	// documented exact-decimal rule holds for every Q typed.
+	dec string
 }
 
 // Parse reads "tel", "slo" or "pQ" (Q a decimal in (0, 100): "p90",
@@ -48,13 +53,37 @@ func Parse(s string) (Objective, error) {
 		return Objective{}, fmt.Errorf("objective %q: want tel, slo or pQ with Q in (0, 100), e.g. p90", s)
 	}
 	q, err := strconv.ParseFloat(t[1:], 64)
-	if err != nil || strings.ContainsAny(t[1:], "eExXpP_+-") {
+	typed, ok := new(big.Rat).SetString(t[1:])
+	if err != nil || !ok || strings.ContainsAny(t[1:], "eExXpP_+-") {
 		return Objective{}, fmt.Errorf("objective %q: %q is not a decimal percentile", s, t[1:])
 	}
-	if !(q > 0 && q < 100) {
-		return Objective{}, fmt.Errorf("objective %q: percentile %v is not in (0, 100)", s, q)
+	// The range is the exact decimal's: 99.99999999999999999999 is in
+	// (0, 100) though float64 rounds it to 100.
+	if typed.Sign() <= 0 || typed.Cmp(big.NewRat(100, 1)) >= 0 {
+		return Objective{}, fmt.Errorf("objective %q: percentile %s is not in (0, 100)", s, t[1:])
 	}
-	return Objective{Kind: Percentile, Q: q}, nil
+	o := Objective{Kind: Percentile, Q: min(max(q, math.SmallestNonzeroFloat64), math.Nextafter(100, 0))}
+	if short, _ := new(big.Rat).SetString(strconv.FormatFloat(o.Q, 'f', -1, 64)); typed.Cmp(short) != 0 {
+		o.dec = typed.FloatString(decimals(t[1:]))
+	}
+	return o, nil
+}
+
+// decimals is the number of digits after the point of decimal d.
+func decimals(d string) int {
+	if _, frac, ok := strings.Cut(d, "."); ok {
+		return len(frac)
+	}
+	return 0
+}
+
+// Rank is the nearest rank of o's percentile among n values (see the
+// function Rank), from the decimal Q as Parse read it, exactly.
+func (o Objective) Rank(n int) int {
+	if o.dec == "" {
+		return Rank(n, o.Q)
+	}
+	return rankOf(n, o.dec)
 }
 
 // String is the name Parse reads: "tel", "slo", or "p" followed by Q in
@@ -66,6 +95,9 @@ func (o Objective) String() string {
 	case SLO:
 		return "slo"
 	case Percentile:
+		if o.dec != "" {
+			return "p" + o.dec
+		}
 		return "p" + strconv.FormatFloat(o.Q, 'f', -1, 64)
 	}
 	return fmt.Sprintf("objective(%d)", int(o.Kind))
@@ -78,9 +110,15 @@ func (o Objective) String() string {
 // percentiles simulate reports (p50, p90, p95, p99) this is the rank
 // models/metrics uses. n must be ≥ 1.
 func Rank(n int, q float64) int {
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(q, 'f', -1, 64))
+	return rankOf(n, strconv.FormatFloat(q, 'f', -1, 64))
+}
+
+// rankOf is Rank of the percentile written as decimal q (percent).
+func rankOf(n int, q string) int {
+	r, ok := new(big.Rat).SetString(q)
 	if !ok {
-		return max(1, int(math.Ceil(q/100*float64(n))))
+		f, _ := strconv.ParseFloat(q, 64)
+		return max(1, int(math.Ceil(f/100*float64(n))))
 	}
 	r.Mul(r, big.NewRat(int64(n), 100))
 	c := new(big.Int).Quo(r.Num(), r.Denom()) // r ≥ 0, so this is ⌊r⌋

@@ -112,7 +112,9 @@ func TestMaxExceedingAgainstSorting(t *testing.T) {
 // (200 − 10)/0.1 = 1900 tokens; α = 0.5, β = 0: 100 ms is 200 tokens;
 // α = 0.1, β = 0: 0.3 ms is 3 tokens on paper, but 0.1·3 evaluates to
 // 0.30000000000000004 > 0.3, so (as simulate counts) b = 3 violates and the
-// threshold is 2.
+// threshold is 2. A negative SLO, in ms or tokens, is refused (one rule
+// for every command, issue 35 item 6); an SLO in ms below β is not (every
+// turn violates it).
 func TestSLOResolve(t *testing.T) {
 	given := func(flags ...string) func(string) bool {
 		return func(f string) bool { return slices.Contains(flags, f) }
@@ -127,7 +129,9 @@ func TestSLOResolve(t *testing.T) {
 		flags []string // nil: no error
 	}{
 		{"tokens", SLOSettings{SLOMs: 200, SLOTokens: 512.7}, d, []string{"slo-tokens"}, 512, nil},
-		{"tokens negative", SLOSettings{SLOTokens: -3.5}, d, []string{"slo-tokens"}, -4, nil},
+		{"tokens negative", SLOSettings{SLOTokens: -3.5}, d, []string{"slo-tokens"}, 0, []string{"slo-tokens"}},
+		{"tokens zero", SLOSettings{SLOTokens: 0}, d, []string{"slo-tokens"}, 0, nil},
+		{"ms negative", SLOSettings{SLOMs: -5}, d, []string{"slo-ms"}, 0, []string{"slo-ms"}},
 		{"ms exact", SLOSettings{SLOMs: 100}, latency.Model{AlphaMs: 0.5}, nil, 200, nil},
 		{"ms default", SLOSettings{SLOMs: 200}, d, nil, 1900, nil},
 		{"ms rounding", SLOSettings{SLOMs: 0.3}, latency.Model{AlphaMs: 0.1}, nil, 2, nil},
@@ -171,6 +175,46 @@ func TestRankMatchesMetrics(t *testing.T) {
 			if got, want := Rank(n, c.q), max(1, int(math.Ceil(c.p*float64(n)))); got != want {
 				t.Fatalf("Rank(%d, %v) = %d, metrics' rank %d", n, c.q, got, want)
 			}
+		}
+	}
+}
+
+// TestParseExactDecimal: a percentile typed with more digits than float64
+// holds follows the documented exact-decimal rule (issue 35 item 7):
+// p33.3333333333333333 of 300 values is rank ⌈99.9999999999999999⌉ = 100
+// by hand, where the float64 nearest to it, 33.333333333333336, gives
+// ⌈100.0000000000000008⌉ = 101 (and still does when typed as such). The
+// name reads back as typed.
+func TestParseExactDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		rank int
+		name string
+	}{
+		{"p33.3333333333333333", 300, 100, "p33.3333333333333333"},
+		{"p33.333333333333336", 300, 101, "p33.333333333333336"},
+		{"p66.66666666666666666", 3, 2, "p66.66666666666666666"}, // 1.99999999999999999998 → 2
+		{"p99.9", 1000, 999, "p99.9"},
+		{"p90", 300, 270, "p90"},
+		{"P12.50000000000000000001", 8, 2, "p12.50000000000000000001"}, // 1.00000000000000000000008 → 2
+	} {
+		o, err := Parse(tc.s)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.s, err)
+		}
+		if got := o.Rank(tc.n); got != tc.rank {
+			t.Errorf("%s: rank %d of %d, want %d", tc.s, got, tc.n, tc.rank)
+		}
+		if o.String() != tc.name {
+			t.Errorf("%s: name %q, want %q", tc.s, o.String(), tc.name)
+		}
+	}
+	for _, bad := range []string{"p99.99999999999999999999", "p0.000000000000000000001"} {
+		// float64 rounds them to 100 and 1e-21 (> 0); the exact rule
+		// keeps them inside (0, 100), so they are accepted
+		if _, err := Parse(bad); err != nil {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }

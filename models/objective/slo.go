@@ -27,20 +27,23 @@ func DefaultSLOSettings() SLOSettings {
 // m.TTFTMs(b) ≤ slo-ms, i.e. ⌊(slo_ms − β)/α⌋ decided by the same
 // floating-point comparison models/metrics uses to count violations, so a
 // bound and simulate's count classify every turn alike. Both flags at once
-// or a value that is not finite is an *option.Error naming the flags; m
-// must be valid (latency.Settings.Resolve checks it).
+// (neither overrides the other), or a value that is negative or not finite
+// (latency.CheckSLOMs, latency.CheckSLOTokens) is an *option.Error naming
+// the flags; m must be valid (latency.Settings.Resolve checks it). Every
+// command with an SLO resolves it here or checks --slo-ms with
+// latency.CheckSLOMs: one rule.
 func (s SLOSettings) Resolve(m latency.Model, changed func(flag string) bool) (int64, error) {
 	if changed("slo-tokens") {
 		if changed("slo-ms") {
 			return 0, option.Both("slo-ms", "slo-tokens", "give one SLO, not both")
 		}
-		if math.IsNaN(s.SLOTokens) || math.Abs(s.SLOTokens) > 1e15 {
-			return 0, option.Errorf("slo-tokens", "must be a finite number of tokens")
+		if err := latency.CheckSLOTokens(s.SLOTokens); err != nil {
+			return 0, option.Wrap("slo-tokens", err)
 		}
 		return int64(math.Floor(s.SLOTokens)), nil
 	}
-	if math.IsNaN(s.SLOMs) || math.IsInf(s.SLOMs, 0) {
-		return 0, option.Errorf("slo-ms", "must be a finite number of ms")
+	if err := latency.CheckSLOMs(s.SLOMs); err != nil {
+		return 0, option.Wrap("slo-ms", err)
 	}
 	if err := m.Validate(); err != nil {
 		return 0, &option.Error{Flags: []string{"alpha-ms", "beta-ms"}, Err: err}

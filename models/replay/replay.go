@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/cache"
@@ -93,8 +92,8 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
 	}
-	if !(opt.SLOMs >= 0) || math.IsInf(opt.SLOMs, 0) {
-		return nil, fmt.Errorf("SLO (--slo-ms) %v ms must be a finite number ≥ 0", opt.SLOMs)
+	if err := latency.CheckSLOMs(opt.SLOMs); err != nil {
+		return nil, fmt.Errorf("SLO (--slo-ms): %w", err)
 	}
 	states := make([]*cache.State, len(runs))
 	for i := range runs {

@@ -3,9 +3,9 @@ package stackcurve
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/tailbound/tailbound/internal/fanout"
+	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/trace"
@@ -27,8 +27,8 @@ func LRU(src replay.Source, name string, caps []int64, opt replay.Options, worke
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
 	}
-	if !(opt.SLOMs >= 0) || math.IsInf(opt.SLOMs, 0) {
-		return nil, fmt.Errorf("SLO (--slo-ms) %v ms must be a finite number ≥ 0", opt.SLOMs)
+	if err := latency.CheckSLOMs(opt.SLOMs); err != nil {
+		return nil, fmt.Errorf("SLO (--slo-ms): %w", err)
 	}
 	for _, c := range caps {
 		p := opt.Params

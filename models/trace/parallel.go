@@ -124,7 +124,7 @@ func (p *pipeline) split(in io.Reader, jobs chan<- *chunk) {
 		var rerr error
 		for {
 			if len(buf) == cap(buf) {
-				if bytes.IndexByte(buf, '\n') >= 0 || len(buf) > maxLine {
+				if bytes.IndexByte(buf, '\n') >= 0 || len(buf) > maxLine+1 { // a line may end "\r\n"
 					break
 				}
 				buf = slices.Grow(buf, p.size)
@@ -187,7 +187,7 @@ func (r *Reader) parseChunk(c *chunk) {
 		} else {
 			l, b = b[:i], b[i+1:]
 		}
-		if len(l) >= maxLine {
+		if len(bytes.TrimSuffix(l, []byte("\r"))) > maxLine {
 			c.end = &ParseError{File: r.name, Line: n, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
 			c.lines = n - c.first
 			return

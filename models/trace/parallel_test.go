@@ -75,13 +75,33 @@ func TestParallelReader(t *testing.T) {
 	}
 }
 
-// TestParallelLongLine: a line of maxLine bytes is refused at its line
-// number by both readers, after the turns before it.
+// TestParallelLongLine: a line of maxLine + 1 bytes is refused at its
+// line number by both readers, after the turns before it, as "longer than
+// maxLine bytes"; a line of exactly maxLine bytes (1 MiB), ended by "\n",
+// "\r\n" or the end of the input, is read by both (it was refused as
+// "longer than 1048576 bytes": issue 35 item 8).
 func TestParallelLongLine(t *testing.T) {
-	data := []byte("{\"t\": 1, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n\n" + strings.Repeat(" ", maxLine) + "\n{\"t\": 2, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n")
+	const first = "{\"t\": 1, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}\n\n"
+	turn := "{\"t\": 2, \"conv\": \"a\", \"prompt\": 1, \"response\": 0}"
+	full := turn + strings.Repeat(" ", maxLine-len(turn)) // exactly maxLine bytes
 	for _, size := range []int{100, chunkBytes} {
-		if err := sameReads(data, size, 2); err != nil {
+		long := []byte(first + strings.Repeat(" ", maxLine+1) + "\n" + turn + "\n")
+		if err := sameReads(long, size, 2); err != nil {
 			t.Errorf("chunks of %d bytes: %v", size, err)
+		}
+		_, err := ReadAll(bytes.NewReader(long), "long.jsonl")
+		if want := "long.jsonl:3: line longer than 1048576 bytes"; err == nil || err.Error() != want {
+			t.Errorf("error %v, want %s", err, want)
+		}
+		for _, end := range []string{"\n", "\r\n", ""} {
+			data := []byte(first + full + end)
+			if err := sameReads(data, size, 2); err != nil {
+				t.Errorf("chunks of %d bytes, end %q: %v", size, end, err)
+			}
+			tr, err := ReadAll(bytes.NewReader(data), "full.jsonl")
+			if err != nil || len(tr.Turns) != 2 {
+				t.Errorf("line of exactly %d bytes, end %q: %v", maxLine, end, err)
+			}
 		}
 	}
 }

@@ -37,8 +37,9 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: field %q: %s", e.File, e.Line, e.Field, e.Msg)
 }
 
-// maxLine bounds one trace line (bytes); longer lines are rejected rather
-// than buffered without limit.
+// maxLine bounds one trace line (bytes, without its "\n" and a "\r"
+// before it): a line of exactly maxLine bytes is read, a longer one is
+// rejected rather than buffered without limit.
 const maxLine = 1 << 20
 
 // Bounds on lengths, so that every sum the engines form (a history, a
@@ -84,7 +85,7 @@ type Reader struct {
 // (normally the file path).
 func NewReader(r io.Reader, name string) *Reader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxLine)
+	sc.Buffer(make([]byte, 64*1024), maxLine+2) // the line, "\r", "\n"
 	return &Reader{name: name, sc: sc, ids: make(map[string]int), cats: make(map[string]string), last: math.Inf(-1)}
 }
 
@@ -98,6 +99,9 @@ func (r *Reader) Next() (Turn, error) {
 		return r.nextParallel()
 	}
 	for r.sc.Scan() {
+		if len(r.sc.Bytes()) > maxLine { // without its "\n" and a "\r" before it
+			return Turn{}, &ParseError{File: r.name, Line: r.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+		}
 		r.line++
 		b := bytes.TrimSpace(jsonscan.StripBOM(r.sc.Bytes(), r.line))
 		if len(b) == 0 {

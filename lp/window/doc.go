@@ -1,0 +1,78 @@
+// Package window bounds the hindsight TEL optimum of a trace too long to
+// solve in one piece: the horizon is cut into windows of consecutive steps,
+// each window is solved twice on its own (a relaxation and an admissible
+// restriction, both exact min-cost flows on the window's line network, as
+// lp.SolveFlow builds for the whole trace), and the sums are a certified
+// interval [Lower, Upper] around TEL_opt. Windows are independent: they can
+// be solved in any order, on different machines, and merged by summing.
+//
+// Notation as in lp: step t is turn t's arrival, the cache state "at step
+// t" is the one right after turn t's update; a pair (p, n) of consecutive
+// turns of a conversation carries z_n blocks, which occupy the steps
+// p..n−1 (optional caching) or p+1..n−1 (forced caching, where turn p's
+// conversation also holds F_p = min(⌊H/B⌋, C/B) blocks at step p and z_n =
+// F_p when n = p+1). A window W = [a, b) is a range of steps; turn n
+// belongs to the window of step n. The TEL is Σ_n max(D_n − B·z_n − ξ, 0),
+// each turn counted in exactly one window.
+//
+// # Lower bound: each window starts from any cache state for free
+//
+// Window W's relaxation R_W has the variables z_n of the pairs ending in W
+// (n ∈ W) and only the capacity rows of W's steps: for every t ∈ W,
+//
+//	Σ_{pairs (p,n), n ∈ W, t in the pair's steps} z_n ≤ cap_t,
+//
+// with cap_t = C/B (optional) or C/B − F_t (forced), the same caps 0 ≤ z_n
+// ≤ min(⌊H_n/B⌋, C/B) and the same fixed z_n = F_{n−1} for forced pairs
+// with n = p+1. A pair that starts before a occupies only its steps in W
+// (it is cached at a for free); one that ends at n = a occupies no step of
+// W at all and carries its cap for free. Its value L_W is the least
+// Σ_{n∈W} max(D_n − B·z_n − ξ, 0) over R_W.
+//
+// Claim: Σ_W L_W ≤ TEL_opt. Let z* be a global optimum and z*|W its pairs
+// ending in W. z*|W is feasible for R_W: its caps and fixed amounts are the
+// global ones; at a step t ∈ W the left side above sums the z*_n of the
+// pairs that end in W and occupy t, a subset of all the pairs that occupy
+// t in the global schedule (those ending after b are left out, and a pair
+// is never counted at a step it does not occupy, since its steps in R_W are
+// its global steps intersected with W), so it is at most the global
+// occupancy at t, which z* keeps ≤ cap_t. This holds for optional and
+// forced caching alike: forced caching changes only which steps a pair
+// occupies (p+1..n−1) and cap_t (C/B − F_t), both taken from the global
+// problem unchanged, and the fixed pairs are fixed to the same values.
+// Hence L_W ≤ Σ_{n∈W} max(D_n − B·z*_n − ξ, 0), and summing over the
+// windows, which partition the turns, Σ_W L_W ≤ TEL(z*) = TEL_opt. Each
+// R_W is the line network of lp.SolveFlow on W's steps, where a pair
+// starting before a starts at W's first node (and one ending at a, which
+// spans no step of W, is taken at its cap), so it is solved exactly by
+// lp/mcf with the same integer piece costs.
+//
+// # Upper bound: the windows' restrictions, stitched
+//
+// Window W's restriction S_W has the pairs with both turns in W, plus the
+// fixed forced pair (a−1, a); every other pair that crosses a boundary
+// carries nothing (z_n = 0; and the first turn of a conversation finds
+// nothing, as always). Its value U_W is the least Σ_{n∈W} TEL term over
+// S_W. The schedule that takes each window's optimum of S_W is admissible
+// for the whole trace: the occupancy at a step t ∈ W is made only of pairs
+// inside W (a pair crossing a boundary carries 0, the fixed forced pair
+// occupies no step) plus the forced hold F_t, exactly what S_W keeps ≤ C/B.
+// So Σ_W U_W is the TEL of one admissible global schedule, ≥ TEL_opt. The
+// windows need nothing from one another (each starts from an empty cache,
+// less the fixed forced hold), so the stitching costs no second pass and
+// no order: that is the design choice, paid for by the savings of the
+// pairs that cross a boundary, which the lower bound gets for free and the
+// upper bound forgoes. Each window's schedule is checked as every schedule
+// is (lp.Instance.CheckSchedule on the window's turns and the one before
+// it, and its TEL recomputed turn by turn); since occupancy at W's steps
+// involves only W's pairs, the windows' checks together check the global
+// schedule, which the tests also check whole.
+//
+// # Streaming
+//
+// A Splitter reads the trace turn by turn and hands out one window at a
+// time, with each turn's history H_n and the global index of its previous
+// turn: what a window needs from the turns before it is one int64 and one
+// index per conversation. Memory follows the window (and the number of
+// conversations), not the trace.
+package window

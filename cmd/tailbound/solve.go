@@ -39,6 +39,12 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.SLO = objective.DefaultSLOSettings()
 	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
+	fs.IntVar(&c.Window.Windows, "windows", 0, "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time (0: solve whole)")
+	fs.IntVar(&c.Window.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
+	fs.Float64Var(&c.Window.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
+	fs.IntVar(&c.Window.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
+	fs.BoolVar(&c.Window.PerWindow, "per-window", false, "with --windows: report each window's bounds")
+	fs.StringVar(&c.Window.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1), for merge")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err

@@ -28,9 +28,11 @@ type Bounds struct {
 	// RelativeWidth is (Upper − Lower)/Upper (0 when Upper is 0).
 	RelativeWidth float64 `json:"relative_width"`
 	// Windows is the number of windows, WindowTurns their size in steps
-	// (the last may be shorter), Turns the steps in all.
+	// (the last may be shorter), SeamTurns the half-width of the seams
+	// re-solved between them (steps), Turns the steps in all.
 	Windows     int `json:"windows"`
 	WindowTurns int `json:"window_turns"`
+	SeamTurns   int `json:"seam_turns"`
 	Turns       int `json:"turns"`
 	// BaseTEL is the TEL with nothing cached, tokens.
 	BaseTEL float64 `json:"base_tel_tokens"`
@@ -44,50 +46,101 @@ type Options struct {
 	Params instance.Params
 	// WindowTurns is the window size, steps (≥ 1).
 	WindowTurns int
+	// SeamTurns is the half-width of the seams re-solved between windows,
+	// steps (0: none; at most half of either window is used).
+	SeamTurns int
 	// PerWindow keeps each window's figures in Bounds.PerWindow.
 	PerWindow bool
 	// Mine, when not nil, picks the windows to solve by index (a shard's
-	// share); the others are read past and not solved, and Bounds holds
-	// the figures of the chosen ones only.
+	// share); the others are read past and not solved (but for the
+	// restriction of the one after each chosen window, which its seam
+	// needs), and Bounds holds the figures of the chosen ones only.
 	Mine func(index int) bool
-	// Schedule, when not nil, receives each solved window's upper-bound
-	// schedule (x_n, tokens, for its turns from step start on).
+	// Schedule, when not nil, receives each window's stitched schedule
+	// (x_n, tokens, for its turns from step start on), seams included; it
+	// needs every window (Mine nil).
 	Schedule func(start int, x []int64) error
 }
 
-// Run reads src once, a window at a time, solves each window chosen and
-// returns the summed interval.
+// Run reads src once, a window at a time, and returns the summed interval.
+// Each window chosen is solved twice (relaxation and restriction) and the
+// seam after it re-solved, which needs the next window's restriction: the
+// windows are read one ahead, so at most two are held.
 func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
+	if opt.Schedule != nil && opt.Mine != nil {
+		return nil, fmt.Errorf("window: a stitched schedule needs every window")
+	}
 	sp, err := NewSplitter(src, opt.WindowTurns)
 	if err != nil {
 		return nil, err
 	}
-	figs := []Figures{}
-	for {
+	next := func() (*Window, error) {
 		w, err := sp.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil, nil
 		}
+		return w, err
+	}
+	mine := func(w *Window) bool { return w != nil && (opt.Mine == nil || opt.Mine(w.Index)) }
+	figs := []Figures{}
+	cur, err := next()
+	if err != nil {
+		return nil, err
+	}
+	var curR *Restricted // cur's restriction, when already solved
+	var head []int64     // cur's schedule with the seam before it applied
+	for cur != nil {
+		nxt, err := next()
 		if err != nil {
 			return nil, err
 		}
-		if opt.Mine != nil && !opt.Mine(w.Index) {
+		if !mine(cur) {
+			cur, curR, head = nxt, nil, nil
 			continue
 		}
 		start := time.Now()
-		s, err := Solve(ctx, w, opt.Params)
-		if err != nil {
+		f := Figures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
+		if f.Lower, err = SolveLower(ctx, cur, opt.Params); err != nil {
 			return nil, err
 		}
-		s.Seconds = time.Since(start).Seconds()
-		if opt.Schedule != nil {
-			if err := opt.Schedule(w.Start, s.Schedule); err != nil {
+		if curR == nil {
+			if curR, err = SolveRestricted(ctx, cur, opt.Params); err != nil {
 				return nil, err
 			}
 		}
-		figs = append(figs, s.Figures)
+		if head == nil {
+			head = curR.X
+		}
+		f.Restricted = curR.TEL
+		var nxtR *Restricted
+		var nxtHead []int64
+		if nxt != nil {
+			if nxtR, err = SolveRestricted(ctx, nxt, opt.Params); err != nil {
+				return nil, err
+			}
+			var xl []int64
+			if f.SeamGain, xl, nxtHead, err = Seam(ctx, curR, nxtR, opt.Params, opt.SeamTurns); err != nil {
+				return nil, err
+			}
+			// cur's stitched schedule: the seam before it on its head,
+			// this seam on its tail (they share no step, nor turn).
+			h := SeamSteps(opt.SeamTurns, cur.Len(), nxt.Len())
+			head = append(head[:cur.Len()-h:cur.Len()-h], xl[cur.Len()-h:]...)
+		}
+		f.Upper = f.Restricted + f.SeamGain
+		lc, _ := newLocal(cur, opt.Params)
+		f.BaseTEL = lc.base()
+		f.Seconds = time.Since(start).Seconds()
+		if opt.Schedule != nil {
+			if err := opt.Schedule(cur.Start, head); err != nil {
+				return nil, err
+			}
+		}
+		figs = append(figs, f)
+		cur, curR, head = nxt, nxtR, nxtHead
 	}
 	b := Sum(figs, opt.WindowTurns)
+	b.SeamTurns = opt.SeamTurns
 	if !opt.PerWindow {
 		b.PerWindow = nil
 	}

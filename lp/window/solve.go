@@ -20,32 +20,28 @@ type Figures struct {
 	Start int `json:"start_step"`
 	Turns int `json:"turns"`
 	// Lower is the optimum of the window's relaxation (every pair ending
-	// in the window, the cache at its start free), Upper the optimum of
-	// its restriction (pairs inside the window only), both tokens of TEL
-	// over the window's turns; BaseTEL the window's TEL with nothing
-	// cached.
-	Lower   float64 `json:"lower_bound_tokens"`
-	Upper   float64 `json:"upper_bound_tokens"`
+	// in the window, the cache at its start free), tokens of TEL over the
+	// window's turns.
+	Lower float64 `json:"lower_bound_tokens"`
+	// Restricted is the optimum of its restriction (pairs inside the
+	// window only), tokens; SeamGain the TEL the re-solve of the seam
+	// after the window removed (≤ 0, tokens; 0 for the last window).
+	// Upper = Restricted + SeamGain is this window's share of the stitched
+	// schedule's TEL.
+	Restricted float64 `json:"restricted_tokens"`
+	SeamGain   float64 `json:"seam_gain_tokens"`
+	Upper      float64 `json:"upper_bound_tokens"`
+	// BaseTEL is the window's TEL with nothing cached, tokens.
 	BaseTEL float64 `json:"base_tel_tokens"`
-	// Exact says the piece costs were exact (else frac(ξ) was rounded;
-	// Detail says by how much).
-	Exact bool `json:"exact_costs"`
-	// Seconds is the time the window's two solves took.
+	// Seconds is the time the window's solves took.
 	Seconds float64 `json:"seconds"`
-	Detail  string  `json:"detail"`
-}
-
-// Solved is a window's figures and the upper bound's schedule: x_n,
-// tokens, cached for each of the window's turns.
-type Solved struct {
-	Figures
-	Schedule []int64
 }
 
 // local is a window as an lp.Instance: the turn before the window (when
 // there is one) at index 0 and the window's turns after it, conversations
-// renumbered densely, histories and previous turns from the whole trace
-// (a previous turn before the window, other than the first, is −1).
+// renumbered densely, histories from the whole trace; a previous turn
+// before the window, other than the one at index 0, is −1 (gp holds the
+// global one).
 type local struct {
 	in *lp.Instance
 	o  int   // index in in of the window's first turn (0 or 1)
@@ -54,6 +50,12 @@ type local struct {
 }
 
 func newLocal(w *Window, p instance.Params) (*local, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("window: %w", err)
+	}
+	if math.Abs(p.Xi) > 1<<50 {
+		return nil, fmt.Errorf("window: threshold ξ = %v tokens must be below 2^50 in magnitude", p.Xi)
+	}
 	o := 0
 	if w.HasBefore {
 		o = 1
@@ -83,7 +85,7 @@ func newLocal(w *Window, p instance.Params) (*local, error) {
 	for j, t := range w.Turns {
 		k := j + o
 		pl := -1
-		if g := w.Prev[j]; g >= w.Start-o && g >= 0 {
+		if g := w.Prev[j]; g >= 0 && g >= w.Start-o {
 			pl = g - w.Start + o
 			if l, ok := lastLocal[t.Conv]; !ok || l != pl {
 				return nil, fmt.Errorf("window %d: turn %d's previous turn %d is not its conversation's last", w.Index, w.Start+j, g)
@@ -93,51 +95,48 @@ func newLocal(w *Window, p instance.Params) (*local, error) {
 		lastLocal[t.Conv] = k
 	}
 	in.Conversations = len(ids)
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("window: %w", err)
-	}
-	if math.Abs(p.Xi) > 1<<50 {
-		return nil, fmt.Errorf("window: threshold ξ = %v tokens must be below 2^50 in magnitude", p.Xi)
-	}
 	return &local{in: in, o: o, gp: w.Prev, a: w.Start}, nil
 }
 
-// Solve computes window w's lower and upper bounds (see the package doc)
-// under p, and the upper bound's schedule, checked.
-func Solve(ctx context.Context, w *Window, p instance.Params) (*Solved, error) {
-	l, err := newLocal(w, p)
-	if err != nil {
-		return nil, err
-	}
-	s := &Solved{Figures: Figures{Index: w.Index, Start: w.Start, Turns: w.Len()}}
+// base is the TEL of the window's turns with nothing cached, tokens.
+func (l *local) base() float64 {
+	s := 0.0
 	for k := l.o; k < l.in.K(); k++ {
-		s.BaseTEL += l.in.Excess(k, 0)
+		s += l.in.Excess(k, 0)
 	}
-	lo, _, dl, err := l.solve(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	up, x, du, err := l.solve(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	_, _, _, exact := lp.PieceCosts(l.in)
-	s.Lower, s.Upper, s.Exact, s.Schedule = lo, up, exact, x
-	s.Detail = "lower: " + dl + "; upper: " + du
-	if lo > up+1e-9*math.Max(1, up) {
-		return nil, fmt.Errorf("window %d: lower bound %g above upper bound %g tokens: a solver bug", w.Index, lo, up)
-	}
-	return s, nil
+	return s
 }
 
-// solve solves the window's relaxation (lower) or restriction and returns
-// its optimal TEL over the window's turns, tokens, the schedule of the
-// window's turns (tokens), checked for the restriction, and a detail line.
-func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, string, error) {
-	in, o := l.in, l.o
-	L := in.K() - o
-	phi := in.Blocks()
-	scale, hs, _, exact := lp.PieceCosts(in)
+// capAt is the capacity of window step j, blocks: C/B, less the forced
+// hold of the turn of that step under forced caching.
+func (l *local) capAt(j int) int64 {
+	if l.in.Forced {
+		return l.in.Blocks() - l.in.MaxKeep(j+l.o)
+	}
+	return l.in.Blocks()
+}
+
+// capz is the cap on the blocks carried into window turn j: min(⌊H/B⌋,
+// C/B), the previous turn's MaxKeep.
+func (l *local) capz(j int) int64 {
+	return min(l.in.History[j+l.o]/l.in.BlockSize, l.in.Blocks())
+}
+
+// forcedFixed reports whether window turn j's pair is forced caching's
+// fixed pair (n−1, n).
+func (l *local) forcedFixed(j int) bool { return l.in.Forced && l.gp[j] == l.a+j-1 }
+
+// pair is a variable pair of a line network: the blocks carried into
+// window turn j over the network's nodes from .. to (to − from steps).
+type pair struct{ j, from, to int }
+
+// line solves the line network of steps s0 .. s0+len(caps)−1 of the
+// window, step s0+i of capacity caps[i] blocks, with the variable pairs
+// given (nodes relative to s0): it returns the blocks carried by each pair
+// and the savings of the flow, tokens.
+func (l *local) line(ctx context.Context, caps []int64, pairs []pair) ([]int64, float64, error) {
+	in := l.in
+	scale, hs, _, _ := lp.PieceCosts(in)
 	weight := func(sg lp.Segment) int64 {
 		w := sg.Tokens * scale
 		if sg.PlusH {
@@ -145,97 +144,135 @@ func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, string
 		}
 		return w
 	}
-	g := mcf.NewNetwork(L + 1)
+	S := len(caps)
+	g := mcf.NewNetwork(S + 1)
 	var prev int64
-	for j := 0; j < L; j++ {
-		c := phi
-		if in.Forced {
-			c = phi - in.MaxKeep(j+o)
-		}
-		g.AddSupply(j, c-prev)
+	for i, c := range caps {
+		g.AddSupply(i, c-prev)
 		prev = c
-		g.AddArc(j, j+1, c, 0)
+		g.AddArc(i, i+1, c, 0)
 	}
-	g.AddSupply(L, -prev)
-	fixed := make([]int64, L) // blocks carried without using the window's capacity
-	arcFirst := make([]int, L)
-	arcN := make([]int, L)
+	g.AddSupply(S, -prev)
+	first := make([]int, len(pairs))
+	count := make([]int, len(pairs))
 	var base []int64
+	for i, pr := range pairs {
+		first[i] = g.Arcs()
+		for _, sg := range in.SavingsCapped(pr.j+l.o, l.capz(pr.j)) {
+			g.AddArc(pr.from, pr.to, sg.Blocks, -weight(sg))
+			base = append(base, weight(sg))
+			count[i]++
+		}
+	}
+	flow, _, err := g.SolveWindows(ctx, mcf.DefaultPlan())
+	if err != nil {
+		if errors.Is(err, mcf.ErrInfeasible) {
+			return nil, 0, fmt.Errorf("window: the step network is infeasible, which the construction rules out: %w", err)
+		}
+		return nil, 0, fmt.Errorf("window: %w", err)
+	}
+	var cost int64
+	for i, f := range flow[S:] {
+		cost -= base[i] * f
+	}
+	z := make([]int64, len(pairs))
+	for i := range pairs {
+		for e := first[i]; e < first[i]+count[i]; e++ {
+			z[i] += flow[e]
+		}
+	}
+	return z, float64(-cost) / float64(scale), nil
+}
+
+// solve solves the window's relaxation (lower) or restriction and returns
+// its optimal TEL over the window's turns, tokens, and the schedule of the
+// window's turns (x_n, tokens), checked for the restriction.
+func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, error) {
+	in, o := l.in, l.o
+	L := in.K() - o
+	caps := make([]int64, L)
+	for j := range caps {
+		caps[j] = l.capAt(j)
+	}
+	z := make([]int64, L) // blocks carried without using the window's capacity, then all
+	var pairs []pair
 	for j := 0; j < L; j++ {
 		gp := l.gp[j]
-		if gp < 0 {
-			continue
-		}
-		k := j + o
-		capz := min(in.History[k]/in.BlockSize, phi) // = MaxKeep(previous turn)
-		var from int
 		switch {
-		case in.Forced && gp == l.a+j-1:
-			fixed[j] = capz // forced pair (n−1, n): fixed, spans no step
-			continue
+		case gp < 0:
+		case l.forcedFixed(j):
+			z[j] = l.capz(j) // forced pair (n−1, n): fixed, spans no step
 		case gp >= l.a: // inside the window
-			from = gp - l.a
+			from := gp - l.a
 			if in.Forced {
 				from++
 			}
+			pairs = append(pairs, pair{j, from, j})
 		case !lower: // crosses the window's start: carries nothing
-			continue
+		case j == 0: // relaxation, spans no step of the window: at its cap, free
+			z[j] = l.capz(j)
 		default: // relaxation: starts at the window's first node
-			from = 0
-			if j == 0 { // spans no step of the window: at its cap, free
-				fixed[j] = capz
-				continue
-			}
-		}
-		arcFirst[j] = g.Arcs()
-		for _, sg := range in.SavingsCapped(k, capz) {
-			g.AddArc(from, j, sg.Blocks, -weight(sg))
-			base = append(base, weight(sg))
-			arcN[j]++
+			pairs = append(pairs, pair{j, 0, j})
 		}
 	}
-	flow, stats, err := g.SolveWindows(ctx, mcf.DefaultPlan())
+	zp, saved, err := l.line(ctx, caps, pairs)
 	if err != nil {
-		if errors.Is(err, mcf.ErrInfeasible) {
-			return 0, nil, "", fmt.Errorf("window: the step network is infeasible, which the construction rules out: %w", err)
-		}
-		return 0, nil, "", fmt.Errorf("window: %w", err)
+		return 0, nil, err
 	}
-	var cost int64
-	for i, f := range flow[L:] {
-		cost -= base[i] * f
+	for i, pr := range pairs {
+		z[pr.j] = zp[i]
 	}
 	x := make([]int64, L)
-	tel, saved := 0.0, float64(-cost)/float64(scale)
-	for j := 0; j < L; j++ {
-		z := fixed[j]
-		for e := arcFirst[j]; e < arcFirst[j]+arcN[j]; e++ {
-			z += flow[e]
-		}
-		x[j] = z * in.BlockSize
+	tel := 0.0
+	for j := range x {
+		x[j] = z[j] * in.BlockSize
 		tel += in.Excess(j+o, x[j])
-		if fixed[j] > 0 {
-			saved += in.Excess(j+o, 0) - in.Excess(j+o, x[j])
-		}
 	}
-	baseTEL := 0.0
-	for k := o; k < in.K(); k++ {
-		baseTEL += in.Excess(k, 0)
-	}
-	if exact {
-		if d := math.Abs(baseTEL - saved - tel); d > 1e-6*math.Max(1, tel) {
-			return 0, nil, "", fmt.Errorf("window: flow cost and schedule TEL differ by %g tokens (a solver bug)", d)
-		}
+	if err := l.consistent(tel, saved, x, pairs); err != nil {
+		return 0, nil, err
 	}
 	if !lower {
-		full := make([]int64, in.K())
-		copy(full[o:], x)
-		if err := in.CheckSchedule(full); err != nil {
-			return 0, nil, "", fmt.Errorf("window: the stitched schedule is not admissible (a bug): %w", err)
-		}
-		if t := in.TEL(full) - in.Excess(0, 0)*float64(o); math.Abs(t-tel) > 1e-6*math.Max(1, tel) {
-			return 0, nil, "", fmt.Errorf("window: schedule TEL %g ≠ %g tokens", t, tel)
+		if err := l.check(x, tel); err != nil {
+			return 0, nil, err
 		}
 	}
-	return tel, x, stats, nil
+	return tel, x, nil
+}
+
+// consistent checks, when the piece costs are exact, that the base TEL
+// less the flow's savings (and the savings of the amounts fixed outside
+// the flow) is the TEL of schedule x, recomputed turn by turn.
+func (l *local) consistent(tel, saved float64, x []int64, pairs []pair) error {
+	if _, _, _, exact := lp.PieceCosts(l.in); !exact {
+		return nil
+	}
+	inFlow := make(map[int]bool, len(pairs))
+	for _, pr := range pairs {
+		inFlow[pr.j] = true
+	}
+	for j := range x {
+		if !inFlow[j] {
+			saved += l.in.Excess(j+l.o, 0) - l.in.Excess(j+l.o, x[j])
+		}
+	}
+	if d := math.Abs(l.base() - saved - tel); d > 1e-6*math.Max(1, tel) {
+		return fmt.Errorf("window: flow cost and schedule TEL differ by %g tokens (a solver bug)", d)
+	}
+	return nil
+}
+
+// check checks schedule x of the window's turns as every schedule is
+// (lp.Instance.CheckSchedule; the turn before the window finds nothing
+// here, and a turn whose previous turn is further back must find
+// nothing), and that its TEL over the window's turns is tel.
+func (l *local) check(x []int64, tel float64) error {
+	full := make([]int64, l.in.K())
+	copy(full[l.o:], x)
+	if err := l.in.CheckSchedule(full); err != nil {
+		return fmt.Errorf("window: the stitched schedule is not admissible (a bug): %w", err)
+	}
+	if t := l.in.TEL(full) - l.in.Excess(0, 0)*float64(l.o); math.Abs(t-tel) > 1e-6*math.Max(1, tel) {
+		return fmt.Errorf("window: schedule TEL %g ≠ %g tokens", t, tel)
+	}
+	return nil
 }

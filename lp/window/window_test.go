@@ -26,9 +26,9 @@ func near(a, b float64) bool {
 
 // run windows tr under p in windows of size steps, and returns the bounds
 // and the stitched upper-bound schedule.
-func run(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size int) (*window.Bounds, []int64) {
+func run(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int) (*window.Bounds, []int64) {
 	x := make([]int64, len(tr.Turns))
-	b, err := window.Run(context.Background(), window.NewTurns(tr.Turns), window.Options{Params: p, WindowTurns: size, PerWindow: true,
+	b, err := window.Run(context.Background(), window.NewTurns(tr.Turns), window.Options{Params: p, WindowTurns: size, SeamTurns: seam, PerWindow: true,
 		Schedule: func(start int, s []int64) error { copy(x[start:], s); return nil }})
 	if err != nil {
 		fatalf("%v", err)
@@ -62,7 +62,7 @@ func TestHandWorked(t *testing.T) {
 		{6, 1, 12, 22, 16}, // both pairs end at their window's start: carried free at their cap, 5
 	} {
 		p := instance.Params{Capacity: c.capacity, BlockSize: 1}
-		b, _ := run(t.Fatalf, tr, p, c.size)
+		b, _ := run(t.Fatalf, tr, p, c.size, 0)
 		if !near(b.Lower, c.lower) || !near(b.Upper, c.upper) {
 			t.Errorf("C=%d, windows of %d: [%v, %v], want [%v, %v]", c.capacity, c.size, b.Lower, b.Upper, c.lower, c.upper)
 		}
@@ -74,8 +74,8 @@ func TestHandWorked(t *testing.T) {
 
 // check asserts lower ≤ opt ≤ upper, the stitched schedule admissible for
 // the whole trace with TEL equal to the upper bound, and one window exact.
-func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size int, opt float64) {
-	b, x := run(fatalf, tr, p, size)
+func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, opt float64) {
+	b, x := run(fatalf, tr, p, size, seam)
 	if !leq(b.Lower, opt) || !leq(opt, b.Upper) {
 		fatalf("%v, windows of %d: [%v, %v] does not contain the optimum %v", p, size, b.Lower, b.Upper, opt)
 	}
@@ -92,7 +92,7 @@ func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size
 	if !near(b.BaseTEL, in.BaseTEL()) {
 		fatalf("base TEL %v ≠ %v", b.BaseTEL, in.BaseTEL())
 	}
-	one, _ := run(fatalf, tr, p, len(tr.Turns))
+	one, _ := run(fatalf, tr, p, len(tr.Turns), seam)
 	if !near(one.Lower, opt) || !near(one.Upper, opt) || !one.ProvenOptimal {
 		fatalf("%v, one window: [%v, %v], optimum %v", p, one.Lower, one.Upper, opt)
 	}
@@ -114,7 +114,9 @@ func TestBrute(t *testing.T) {
 		p := instance.Params{Capacity: block * r.Int64N(5), BlockSize: block, Xi: xis[r.IntN(len(xis))], Forced: i%2 == 1}
 		opt := exhaustive.Optimum(tr, p)
 		for size := 1; size <= len(tr.Turns); size++ {
-			check(func(f string, a ...any) { t.Fatalf("case %d: "+f, append([]any{i}, a...)...) }, tr, p, size, opt)
+			for _, seam := range []int{0, 1, 3} {
+				check(func(f string, a ...any) { t.Fatalf("case %d: "+f, append([]any{i}, a...)...) }, tr, p, size, seam, opt)
+			}
 		}
 	}
 }
@@ -145,6 +147,15 @@ func TestBoundsRapid(t *testing.T) {
 		if err != nil || res.Status != lp.Optimal {
 			rt.Fatalf("flow: %v %v", res, err)
 		}
-		check(rt.Fatalf, tr, p, size, res.TEL)
+		seam := rapid.IntRange(0, 60).Draw(rt, "seam")
+		check(rt.Fatalf, tr, p, size, seam, res.TEL)
+		// The seams can only lower the upper bound.
+		if seam > 0 {
+			b0, _ := run(rt.Fatalf, tr, p, size, 0)
+			b1, _ := run(rt.Fatalf, tr, p, size, seam)
+			if !leq(b1.Upper, b0.Upper) || !near(b1.Lower, b0.Lower) {
+				rt.Fatalf("seam %d: [%v, %v], without [%v, %v]", seam, b1.Lower, b1.Upper, b0.Lower, b0.Upper)
+			}
+		}
 	})
 }

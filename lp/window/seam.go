@@ -1,0 +1,131 @@
+package window
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tailbound/tailbound/models/instance"
+)
+
+// Restricted is a window with the optimum of its restriction (the pairs
+// inside it only): TEL over its turns (tokens) and schedule (x_n, tokens).
+type Restricted struct {
+	W   *Window
+	TEL float64
+	X   []int64
+}
+
+// SolveLower returns the optimum of window w's relaxation under p: a lower
+// bound on the TEL of w's turns in any admissible schedule of the whole
+// trace, tokens (see the package doc).
+func SolveLower(ctx context.Context, w *Window, p instance.Params) (float64, error) {
+	l, err := newLocal(w, p)
+	if err != nil {
+		return 0, err
+	}
+	tel, _, err := l.solve(ctx, true)
+	return tel, err
+}
+
+// SolveRestricted returns the optimum of window w's restriction under p,
+// its schedule checked.
+func SolveRestricted(ctx context.Context, w *Window, p instance.Params) (*Restricted, error) {
+	l, err := newLocal(w, p)
+	if err != nil {
+		return nil, err
+	}
+	tel, x, err := l.solve(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Restricted{W: w, TEL: tel, X: x}, nil
+}
+
+// SeamSteps returns the half-width of the seam between windows of left
+// and right steps for a half-width of half steps asked: at most half of
+// either window, so that the seams on a window's two sides never share a
+// step.
+func SeamSteps(half, left, right int) int { return max(0, min(half, left/2, right/2)) }
+
+// Seam re-solves the seam between consecutive windows left and right
+// (their restrictions solved), as a second stage of the upper bound: every
+// pair whose steps lie in the seam's steps [b − h, b + h) (b right's first
+// step, h = SeamSteps) and whose turn is in the seam becomes free again,
+// those crossing b included, with the capacity the restrictions' other
+// pairs leave at each step; the rest of the two schedules is kept. The
+// restrictions' own amounts are feasible for it, so the seam's TEL can
+// only fall: gain ≤ 0 tokens. It returns the gain and the two windows'
+// schedules with the seam re-solved (new slices), checked together as one
+// schedule of the two windows. Seams of a window's two sides share no
+// step, so a step's occupancy in the stitched schedule is that of its
+// windows' restrictions changed by at most one seam, which is what the
+// check sees: the checks of all seams and windows check every step.
+func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half int) (float64, []int64, []int64, error) {
+	nl, nr := left.W.Len(), right.W.Len()
+	if right.W.Start != left.W.Start+nl {
+		return 0, nil, nil, fmt.Errorf("window: seam between windows %d and %d that do not touch", left.W.Index, right.W.Index)
+	}
+	h := SeamSteps(half, nl, nr)
+	xl, xr := append([]int64(nil), left.X...), append([]int64(nil), right.X...)
+	if h == 0 {
+		return 0, xl, xr, nil
+	}
+	m := &Window{Index: left.W.Index, Start: left.W.Start, Before: left.W.Before, BeforeHistory: left.W.BeforeHistory, HasBefore: left.W.HasBefore,
+		Turns:   append(left.W.Turns[:nl:nl], right.W.Turns...),
+		History: append(left.W.History[:nl:nl], right.W.History...),
+		Prev:    append(left.W.Prev[:nl:nl], right.W.Prev...)}
+	l, err := newLocal(m, p)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	x := append(append([]int64(nil), xl...), xr...)
+	r0, r1 := nl-h, nl+h
+	B := p.BlockSize
+	occ := make([]int64, r1-r0) // blocks held at the seam's steps by the pairs kept
+	var pairs []pair
+	for j := range m.Turns {
+		gp := l.gp[j]
+		if gp < l.a || l.forcedFixed(j) {
+			continue // crosses the two windows' start: as the restriction left it
+		}
+		from := gp - l.a
+		if p.Forced {
+			from++
+		}
+		if from >= r0 && j < r1 {
+			pairs = append(pairs, pair{j, from - r0, j - r0})
+			continue
+		}
+		for t := max(from, r0); t < min(j, r1); t++ {
+			occ[t-r0] += x[j] / B
+		}
+	}
+	caps := make([]int64, r1-r0)
+	for i := range caps {
+		caps[i] = l.capAt(r0+i) - occ[i]
+		if caps[i] < 0 {
+			return 0, nil, nil, fmt.Errorf("window: seam after window %d: step %d over capacity before the re-solve (a bug)", left.W.Index, m.Start+r0+i)
+		}
+	}
+	z, _, err := l.line(ctx, caps, pairs)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	gain := 0.0
+	for i, pr := range pairs {
+		nx := z[i] * B
+		gain += l.in.Excess(pr.j+l.o, nx) - l.in.Excess(pr.j+l.o, x[pr.j])
+		x[pr.j] = nx
+	}
+	if gain > 0 {
+		return 0, nil, nil, fmt.Errorf("window: seam after window %d raised the TEL by %g tokens (a solver bug)", left.W.Index, gain)
+	}
+	tel := 0.0
+	for j := range x {
+		tel += l.in.Excess(j+l.o, x[j])
+	}
+	if err := l.check(x, tel); err != nil {
+		return 0, nil, nil, fmt.Errorf("seam after window %d: %w", left.W.Index, err)
+	}
+	return gain, x[:nl], x[nl:], nil
+}

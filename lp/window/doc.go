@@ -59,14 +59,32 @@
 // occupies no step) plus the forced hold F_t, exactly what S_W keeps ≤ C/B.
 // So Σ_W U_W is the TEL of one admissible global schedule, ≥ TEL_opt. The
 // windows need nothing from one another (each starts from an empty cache,
-// less the fixed forced hold), so the stitching costs no second pass and
-// no order: that is the design choice, paid for by the savings of the
-// pairs that cross a boundary, which the lower bound gets for free and the
-// upper bound forgoes. Each window's schedule is checked as every schedule
-// is (lp.Instance.CheckSchedule on the window's turns and the one before
-// it, and its TEL recomputed turn by turn); since occupancy at W's steps
-// involves only W's pairs, the windows' checks together check the global
-// schedule, which the tests also check whole.
+// less the fixed forced hold), at the price of the savings of the pairs
+// that cross a boundary, which the lower bound gets for free and the
+// restrictions forgo.
+//
+// Those pairs are won back by a second stage, the seams: the seam after
+// window W re-solves every pair whose steps and turn lie within h steps of
+// the boundary b (h = SeamSteps, at most half of either window), those
+// crossing b included, on the capacity the restrictions' other pairs leave
+// at each step (Seam). The restrictions' own amounts are feasible for it,
+// so the TEL only falls; the seams of a window's two sides share no step,
+// so at each step the stitched schedule's occupancy is that of the
+// restrictions changed by at most one seam, which the seam's network keeps
+// within capacity. Upper is the restrictions' TELs plus the seams'
+// (negative) gains: the TEL of one admissible global schedule, ≥ TEL_opt.
+//
+// Parallel tasks: the seam after W needs the restrictions of W and W+1
+// only, which are deterministic; so the task of window W solves W's
+// relaxation and restriction, W+1's restriction (the one extra solve a
+// task pays) and the seam, and reports Lower_W and Restricted_W plus the
+// seam's gain. Tasks need nothing from one another and their figures add
+// up: no order, no second pass. Each window's and each seam's schedule is
+// checked as every schedule is (lp.Instance.CheckSchedule on the turns
+// concerned and the one before them, the TEL recomputed turn by turn);
+// since a step's occupancy involves only its window's pairs and at most
+// one seam's, those checks together check the global schedule, which the
+// tests also check whole.
 //
 // # Streaming
 //

@@ -7,8 +7,11 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
@@ -39,12 +42,15 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.SLO = objective.DefaultSLOSettings()
 	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
-	fs.IntVar(&c.Window.Windows, "windows", 0, "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time (0: solve whole)")
-	fs.IntVar(&c.Window.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
-	fs.Float64Var(&c.Window.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
-	fs.IntVar(&c.Window.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
-	fs.BoolVar(&c.Window.PerWindow, "per-window", false, "with --windows: report each window's bounds")
-	fs.StringVar(&c.Window.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1), for merge")
+	var w windows.Command
+	fs.IntVar(&w.Windows, "windows", 0, "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time (0: solve whole)")
+	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
+	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
+	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
+	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds")
+	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1) and write its result file for merge")
+	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
+	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
@@ -54,6 +60,20 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.Model, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}
+	if windowed(fs) {
+		for _, f := range []string{"objective", "relax", "schedule", "solver", "formulation", "cross-check", "time-limit", "slo-ms", "slo-tokens"} {
+			if fs.Changed(f) {
+				return fmt.Errorf("flag --%s: not with --windows (each window is solved exactly by flow, TEL objective)", f)
+			}
+		}
+		w.Trace, w.Seed, w.Capacity, w.CapacityGiven, w.Block = c.Trace, c.Seed, c.Capacity, c.CapacityGiven, c.Block
+		w.Xi, w.Forced, w.Model, w.Given, w.Format = c.Xi, c.Forced, c.Model, givenFlags(fs), format
+		doc, tables, err := w.Run(ctx, stdout)
+		if err != nil || doc == nil {
+			return err
+		}
+		return report.Emit(stdout, format, doc, tables...)
+	}
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(solveGCPercent))
 	}
@@ -62,6 +82,16 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return report.Emit(stdout, format, doc, tables...)
+}
+
+// windowed reports whether a flag of the windowed interval was given.
+func windowed(fs *pflag.FlagSet) bool {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "per-window", "shard", "out", "slurm"} {
+		if fs.Changed(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // solveGCPercent is the garbage collector's target (GOGC) while the solve command works,

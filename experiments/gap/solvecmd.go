@@ -57,9 +57,6 @@ type SolveCommand struct {
 	Objective string
 	SLO       objective.SLOSettings
 	Given     func(flag string) bool
-	// Window, when its Windows or WindowTurns is set, asks for the
-	// windowed interval (lp/window) instead of the optimum.
-	Window WindowSpec
 }
 
 // solveDoc is solve's JSON document: the report's fields plus settings.
@@ -71,12 +68,6 @@ type solveDoc struct {
 // Run validates c, reads the trace, solves and writes the schedule when
 // asked: it returns the JSON document and the tables the command prints.
 func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
-	if c.Window.Windows != 0 || c.Window.WindowTurns != 0 || c.Window.TargetWidth != 0 || c.Window.Shard != "" || c.Window.PerWindow {
-		if c.Objective != "" && c.Objective != "tel" {
-			return nil, nil, option.Errorf("objective", "--windows bounds the TEL objective only (slo and pQ are not windowed yet)")
-		}
-		return c.windowed(ctx)
-	}
 	obj := objective.Objective{}
 	if c.Objective != "" {
 		var err error

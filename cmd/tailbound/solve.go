@@ -47,6 +47,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
 	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
+	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds")
 	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1) and write its result file for merge")
 	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
@@ -86,7 +87,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // windowed reports whether a flag of the windowed interval was given.
 func windowed(fs *pflag.FlagSet) bool {
-	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "per-window", "shard", "out", "slurm"} {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "shard", "out", "slurm"} {
 		if fs.Changed(f) {
 			return true
 		}

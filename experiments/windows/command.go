@@ -51,6 +51,10 @@ type Command struct {
 	// SeamTurns is the half-width of the seams re-solved between windows
 	// for the upper bound, steps (--seam-turns; 0: none).
 	SeamTurns int
+	// LowerOverlap is how far back each window's relaxation reaches into
+	// the window before, its turns' TEL shared between the two by a ramp
+	// of weights, steps (--lower-overlap; 0: not).
+	LowerOverlap int
 	// TargetWidth, when > 0, is the relative width (Upper − Lower)/Upper
 	// wanted (--target-width, a fraction): the windows are doubled until
 	// the interval is that narrow or one window remains.
@@ -104,6 +108,8 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("window-turns", "give --windows or --window-turns, not both")
 	case c.Windows == 0 && c.WindowTurns == 0:
 		return nil, nil, option.Errorf("windows", "give --windows N or --window-turns W")
+	case c.LowerOverlap < 0:
+		return nil, nil, option.Errorf("lower-overlap", "must be ≥ 0 steps, got %d", c.LowerOverlap)
 	case c.SeamTurns < 0:
 		return nil, nil, option.Errorf("seam-turns", "must be ≥ 0 steps, got %d", c.SeamTurns)
 	case c.TargetWidth < 0 || c.TargetWidth >= 1:
@@ -163,7 +169,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 	}
 	settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
 		"block_size_tokens": strconv.FormatInt(c.Block, 10), "xi_tokens": strconv.FormatFloat(c.Xi, 'g', -1, 64),
-		"forced": strconv.FormatBool(c.Forced), "seam_turns": strconv.Itoa(c.SeamTurns)}
+		"forced": strconv.FormatBool(c.Forced), "seam_turns": strconv.Itoa(c.SeamTurns), "lower_overlap_turns": strconv.Itoa(c.LowerOverlap)}
 	if c.Shard != "" {
 		settings["window_turns"], settings["turns"] = strconv.Itoa(size), strconv.Itoa(turns)
 		f, err := c.shard(ctx, mem, p, size, turns, sh, settings)
@@ -204,7 +210,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 // solve solves the windows of size steps that mine picks (nil: all),
 // reading the trace once.
 func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params, size int, mine func(int) bool) (*window.Bounds, error) {
-	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, PerWindow: true, Mine: mine}
+	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, PerWindow: true, Mine: mine}
 	if mem != nil {
 		return window.Run(ctx, window.NewTurns(mem.Turns), opt)
 	}
@@ -277,6 +283,8 @@ func Render(w io.Writer, f *suite.File, format string) error {
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
 	b := window.Sum(figs, size)
 	b.SeamTurns, _ = strconv.Atoi(f.Options.Params["seam_turns"])
+	lo, _ := strconv.Atoi(f.Options.Params["lower_overlap_turns"])
+	b.LowerOverlap = max(0, min(lo, size))
 	settings := map[string]string{}
 	for k, v := range f.Options.Params {
 		if k != "turns" {
@@ -355,7 +363,7 @@ func countTurns(path string) (int, error) {
 // Tables returns the interval as a table (and the windows' figures when
 // kept).
 func (r *Report) Tables() []report.Table {
-	t := report.Table{Title: fmt.Sprintf("windowed TEL bounds: %d turns in %d windows of %d steps, seams ±%d steps", r.Turns, r.Windows, r.WindowTurns, r.SeamTurns),
+	t := report.Table{Title: fmt.Sprintf("windowed TEL bounds: %d turns in %d windows of %d steps, seams ±%d steps, lower overlap %d steps", r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, r.LowerOverlap),
 		Header: []string{"quantity", "value"}}
 	add := func(name string, v report.Cell) { t.Add(report.CellText(name), v) }
 	add("lower bound (tokens)", report.CellF(r.Lower, 3))

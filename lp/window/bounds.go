@@ -33,7 +33,10 @@ type Bounds struct {
 	Windows     int `json:"windows"`
 	WindowTurns int `json:"window_turns"`
 	SeamTurns   int `json:"seam_turns"`
-	Turns       int `json:"turns"`
+	// LowerOverlap is how far back each window's relaxation reached into
+	// the window before, steps (0: not at all).
+	LowerOverlap int `json:"lower_overlap_turns"`
+	Turns        int `json:"turns"`
 	// BaseTEL is the TEL with nothing cached, tokens.
 	BaseTEL float64 `json:"base_tel_tokens"`
 	// PerWindow are the windows' figures, in order (when asked for).
@@ -49,6 +52,10 @@ type Options struct {
 	// SeamTurns is the half-width of the seams re-solved between windows,
 	// steps (0: none; at most half of either window is used).
 	SeamTurns int
+	// LowerOverlap is how far back each window's relaxation is widened
+	// into the window before, steps (SolveLowerOverlap; 0: not; at most
+	// WindowTurns is used).
+	LowerOverlap int
 	// PerWindow keeps each window's figures in Bounds.PerWindow.
 	PerWindow bool
 	// Mine, when not nil, picks the windows to solve by index (a shard's
@@ -74,6 +81,8 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 	if err != nil {
 		return nil, err
 	}
+	back := max(0, min(opt.LowerOverlap, opt.WindowTurns))
+	sp.Lookback = back
 	next := func() (*Window, error) {
 		w, err := sp.Next()
 		if errors.Is(err, io.EOF) {
@@ -100,7 +109,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		}
 		start := time.Now()
 		f := Figures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
-		if f.Lower, err = SolveLower(ctx, cur, opt.Params); err != nil {
+		if f.Lower, err = SolveLowerOverlap(ctx, cur, opt.Params, back, nxt == nil); err != nil {
 			return nil, err
 		}
 		if curR == nil {
@@ -140,7 +149,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		cur, curR, head = nxt, nxtR, nxtHead
 	}
 	b := Sum(figs, opt.WindowTurns)
-	b.SeamTurns = opt.SeamTurns
+	b.SeamTurns, b.LowerOverlap = opt.SeamTurns, back
 	if !opt.PerWindow {
 		b.PerWindow = nil
 	}

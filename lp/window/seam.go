@@ -23,7 +23,7 @@ func SolveLower(ctx context.Context, w *Window, p instance.Params) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	tel, _, err := l.solve(ctx, true)
+	tel, _, err := l.solve(ctx, true, nil, 1)
 	return tel, err
 }
 
@@ -34,7 +34,7 @@ func SolveRestricted(ctx context.Context, w *Window, p instance.Params) (*Restri
 	if err != nil {
 		return nil, err
 	}
-	tel, x, err := l.solve(ctx, false)
+	tel, x, err := l.solve(ctx, false, nil, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half 
 			return 0, nil, nil, fmt.Errorf("window: seam after window %d: step %d over capacity before the re-solve (a bug)", left.W.Index, m.Start+r0+i)
 		}
 	}
-	z, _, err := l.line(ctx, caps, pairs)
+	z, _, err := l.line(ctx, caps, pairs, nil)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -128,4 +128,59 @@ func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half 
 		return 0, nil, nil, fmt.Errorf("seam after window %d: %w", left.W.Index, err)
 	}
 	return gain, x[:nl], x[nl:], nil
+}
+
+// RampDenominator is the denominator of the overlap weights of
+// SolveLowerOverlap: a turn's TEL counts q/RampDenominator in one window
+// and the rest in the other.
+const RampDenominator = 1024
+
+// rampQ is the weight numerator, in the window after boundary b, of turn
+// n ∈ [b − back, b): it rises from about 1/(back+1) to back/(back+1) of
+// RampDenominator across the overlap.
+func rampQ(n, b, back int) int64 {
+	return int64(RampDenominator * (n - (b - back) + 1) / (back + 1))
+}
+
+// SolveLowerOverlap is SolveLower with the relaxation widened back by
+// back steps into the window before (w from a Splitter whose Lookback is
+// at least back, back at most the previous window's length): the pairs
+// ending in the widened window, the capacity rows of its steps, and each
+// turn's TEL weighted — in the overlap before w by rampQ/RampDenominator
+// (rising towards w), in the last back turns of w (unless last, no window
+// after) by the rest, which the next window counts. Every turn's weights
+// over the windows add up to 1, and the global optimum restricted to each
+// widened window is feasible for its relaxation (the package doc's
+// argument, on the widened steps), so the sum of the windows' optima is
+// still at most TEL_opt; the cache at the widened start is free as
+// before, but the turns it serves first weigh little, which is what makes
+// this bound tighter than SolveLower's.
+func SolveLowerOverlap(ctx context.Context, w *Window, p instance.Params, back int, last bool) (float64, error) {
+	if back <= 0 {
+		return SolveLower(ctx, w, p)
+	}
+	e := w.Extended(back)
+	got := w.Start - e.Start
+	if got != min(back, w.Start) {
+		return 0, fmt.Errorf("window %d: %d steps kept before it, %d wanted (Splitter.Lookback too small)", w.Index, got, min(back, w.Start))
+	}
+	b, lb := w.Start+w.Len(), min(back, w.Len())
+	wt := make([]int64, e.Len())
+	for j := range wt {
+		n := e.Start + j
+		switch {
+		case n < w.Start:
+			wt[j] = rampQ(n, w.Start, got)
+		case !last && n >= b-lb:
+			wt[j] = RampDenominator - rampQ(n, b, lb)
+		default:
+			wt[j] = RampDenominator
+		}
+	}
+	l, err := newLocal(e, p)
+	if err != nil {
+		return 0, err
+	}
+	tel, _, err := l.solve(ctx, true, wt, RampDenominator)
+	return tel, err
 }

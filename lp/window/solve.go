@@ -132,15 +132,26 @@ type pair struct{ j, from, to int }
 
 // line solves the line network of steps s0 .. s0+len(caps)−1 of the
 // window, step s0+i of capacity caps[i] blocks, with the variable pairs
-// given (nodes relative to s0): it returns the blocks carried by each pair
-// and the savings of the flow, tokens.
-func (l *local) line(ctx context.Context, caps []int64, pairs []pair) ([]int64, float64, error) {
+// given (nodes relative to s0), the savings of the pair into turn j
+// weighted by wt[j] (nil: 1): it returns the blocks carried by each pair
+// and the weighted savings of the flow, tokens.
+func (l *local) line(ctx context.Context, caps []int64, pairs []pair, wt []int64) ([]int64, float64, error) {
 	in := l.in
 	scale, hs, _, _ := lp.PieceCosts(in)
-	weight := func(sg lp.Segment) int64 {
+	var maxWt int64 = 1
+	for _, w := range wt {
+		maxWt = max(maxWt, w)
+	}
+	if float64(len(caps)+1)*float64(in.BlockSize+1)*float64(scale)*float64(maxWt) >= math.Ldexp(1, 61) {
+		return nil, 0, fmt.Errorf("window: weighted piece costs overflow int64 (%d steps, scale 2^%d, weight %d): use fewer overlap weights or a whole ξ", len(caps), bitsOf(scale), maxWt)
+	}
+	weight := func(sg lp.Segment, j int) int64 {
 		w := sg.Tokens * scale
 		if sg.PlusH {
 			w += hs
+		}
+		if wt != nil {
+			w *= wt[j]
 		}
 		return w
 	}
@@ -159,8 +170,8 @@ func (l *local) line(ctx context.Context, caps []int64, pairs []pair) ([]int64, 
 	for i, pr := range pairs {
 		first[i] = g.Arcs()
 		for _, sg := range in.SavingsCapped(pr.j+l.o, l.capz(pr.j)) {
-			g.AddArc(pr.from, pr.to, sg.Blocks, -weight(sg))
-			base = append(base, weight(sg))
+			g.AddArc(pr.from, pr.to, sg.Blocks, -weight(sg, pr.j))
+			base = append(base, weight(sg, pr.j))
 			count[i]++
 		}
 	}
@@ -184,10 +195,20 @@ func (l *local) line(ctx context.Context, caps []int64, pairs []pair) ([]int64, 
 	return z, float64(-cost) / float64(scale), nil
 }
 
+// bitsOf returns log2 of the power of two s.
+func bitsOf(s int64) int {
+	n := 0
+	for ; s > 1; s >>= 1 {
+		n++
+	}
+	return n
+}
+
 // solve solves the window's relaxation (lower) or restriction and returns
 // its optimal TEL over the window's turns, tokens, and the schedule of the
-// window's turns (x_n, tokens), checked for the restriction.
-func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, error) {
+// window's turns (x_n, tokens), checked for the restriction. With wt (the
+// relaxation only), turn j's TEL counts wt[j]/m times.
+func (l *local) solve(ctx context.Context, lower bool, wt []int64, m int64) (float64, []int64, error) {
 	in, o := l.in, l.o
 	L := in.K() - o
 	caps := make([]int64, L)
@@ -215,7 +236,7 @@ func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, error)
 			pairs = append(pairs, pair{j, 0, j})
 		}
 	}
-	zp, saved, err := l.line(ctx, caps, pairs)
+	zp, saved, err := l.line(ctx, caps, pairs, wt)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -223,14 +244,15 @@ func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, error)
 		z[pr.j] = zp[i]
 	}
 	x := make([]int64, L)
-	tel := 0.0
+	tel := 0.0 // weighted by wt, in units of 1/m
 	for j := range x {
 		x[j] = z[j] * in.BlockSize
-		tel += in.Excess(j+o, x[j])
+		tel += float64(weightOf(wt, j)) * in.Excess(j+o, x[j])
 	}
-	if err := l.consistent(tel, saved, x, pairs); err != nil {
+	if err := l.consistent(tel, saved, x, pairs, wt); err != nil {
 		return 0, nil, err
 	}
+	tel /= float64(m)
 	if !lower {
 		if err := l.check(x, tel); err != nil {
 			return 0, nil, err
@@ -239,10 +261,18 @@ func (l *local) solve(ctx context.Context, lower bool) (float64, []int64, error)
 	return tel, x, nil
 }
 
+// weightOf is wt[j], 1 when wt is nil.
+func weightOf(wt []int64, j int) int64 {
+	if wt == nil {
+		return 1
+	}
+	return wt[j]
+}
+
 // consistent checks, when the piece costs are exact, that the base TEL
 // less the flow's savings (and the savings of the amounts fixed outside
 // the flow) is the TEL of schedule x, recomputed turn by turn.
-func (l *local) consistent(tel, saved float64, x []int64, pairs []pair) error {
+func (l *local) consistent(tel, saved float64, x []int64, pairs []pair, wt []int64) error {
 	if _, _, _, exact := lp.PieceCosts(l.in); !exact {
 		return nil
 	}
@@ -250,12 +280,15 @@ func (l *local) consistent(tel, saved float64, x []int64, pairs []pair) error {
 	for _, pr := range pairs {
 		inFlow[pr.j] = true
 	}
+	base := 0.0
 	for j := range x {
+		w := float64(weightOf(wt, j))
+		base += w * l.in.Excess(j+l.o, 0)
 		if !inFlow[j] {
-			saved += l.in.Excess(j+l.o, 0) - l.in.Excess(j+l.o, x[j])
+			saved += w * (l.in.Excess(j+l.o, 0) - l.in.Excess(j+l.o, x[j]))
 		}
 	}
-	if d := math.Abs(l.base() - saved - tel); d > 1e-6*math.Max(1, tel) {
+	if d := math.Abs(base - saved - tel); d > 1e-6*math.Max(1, tel) {
 		return fmt.Errorf("window: flow cost and schedule TEL differ by %g tokens (a solver bug)", d)
 	}
 	return nil

@@ -34,6 +34,41 @@ type Window struct {
 	Before        trace.Turn
 	BeforeHistory int64
 	HasBefore     bool
+	// lead are the turns before the window the Splitter kept (its
+	// Lookback and one more), oldest first.
+	lead []rec
+}
+
+// rec is a turn with its history and global previous turn.
+type rec struct {
+	t    trace.Turn
+	h    int64
+	prev int
+}
+
+// Extended returns the window widened back by back steps (at most what
+// the Splitter kept, and never before step 0): the same turns preceded by
+// the back turns before them, its Start moved back; Index is kept.
+func (w *Window) Extended(back int) *Window {
+	back = min(back, w.Start, len(w.lead)) // lead: up to back turns and the one before
+	if back < w.Start && back == len(w.lead) {
+		back-- // the turn before the widened window is needed too
+	}
+	if back <= 0 {
+		return w
+	}
+	lead := w.lead[len(w.lead)-back:]
+	e := &Window{Index: w.Index, Start: w.Start - back, Turns: make([]trace.Turn, 0, back+w.Len()),
+		History: make([]int64, 0, back+w.Len()), Prev: make([]int, 0, back+w.Len())}
+	for _, r := range lead {
+		e.Turns, e.History, e.Prev = append(e.Turns, r.t), append(e.History, r.h), append(e.Prev, r.prev)
+	}
+	e.Turns, e.History, e.Prev = append(e.Turns, w.Turns...), append(e.History, w.History...), append(e.Prev, w.Prev...)
+	if e.Start > 0 {
+		b := w.lead[len(w.lead)-back-1]
+		e.Before, e.BeforeHistory, e.HasBefore = b.t, b.h, true
+	}
+	return e
 }
 
 // Len returns the number of steps of the window.
@@ -42,8 +77,12 @@ func (w *Window) Len() int { return len(w.Turns) }
 // Splitter cuts a stream of turns into windows of Size steps (the last may
 // be shorter), reading each turn once.
 type Splitter struct {
-	src  TurnReader
-	size int
+	// Lookback is how many turns before each window it hands out with it
+	// (for Window.Extended).
+	Lookback int
+	src      TurnReader
+	size     int
+	tail     []rec // the last turns read (at least Lookback+1 when there are)
 	// per conversation id: history so far (tokens) and last turn's
 	// global index + 1 (0: none yet)
 	hist []int64
@@ -74,6 +113,7 @@ func (s *Splitter) Next() (*Window, error) {
 	if s.next > 0 {
 		w.Before, w.BeforeHistory, w.HasBefore = s.prev, s.prvH, true
 	}
+	w.lead = append([]rec(nil), s.tail[max(0, len(s.tail)-s.Lookback-1):]...)
 	for len(w.Turns) < s.size {
 		t, err := s.src.Next()
 		if errors.Is(err, io.EOF) {
@@ -101,6 +141,12 @@ func (s *Splitter) Next() (*Window, error) {
 		w.History = append(w.History, s.hist[c])
 		w.Prev = append(w.Prev, s.last[c]-1)
 		s.prev, s.prvH = t, s.hist[c]
+		if s.Lookback > 0 {
+			if keep := s.Lookback + 1; len(s.tail) >= 2*keep { // amortized O(1)
+				s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
+			}
+			s.tail = append(s.tail, rec{t, s.hist[c], s.last[c] - 1})
+		}
 		s.hist[c] += t.Prompt + t.Response
 		s.last[c] = s.next + 1
 		s.next++

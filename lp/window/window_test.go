@@ -26,9 +26,13 @@ func near(a, b float64) bool {
 
 // run windows tr under p in windows of size steps, and returns the bounds
 // and the stitched upper-bound schedule.
-func run(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int) (*window.Bounds, []int64) {
+func run(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, overlap ...int) (*window.Bounds, []int64) {
+	back := 0
+	if len(overlap) > 0 {
+		back = overlap[0]
+	}
 	x := make([]int64, len(tr.Turns))
-	b, err := window.Run(context.Background(), window.NewTurns(tr.Turns), window.Options{Params: p, WindowTurns: size, SeamTurns: seam, PerWindow: true,
+	b, err := window.Run(context.Background(), window.NewTurns(tr.Turns), window.Options{Params: p, WindowTurns: size, SeamTurns: seam, LowerOverlap: back, PerWindow: true,
 		Schedule: func(start int, s []int64) error { copy(x[start:], s); return nil }})
 	if err != nil {
 		fatalf("%v", err)
@@ -74,8 +78,8 @@ func TestHandWorked(t *testing.T) {
 
 // check asserts lower ≤ opt ≤ upper, the stitched schedule admissible for
 // the whole trace with TEL equal to the upper bound, and one window exact.
-func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, opt float64) {
-	b, x := run(fatalf, tr, p, size, seam)
+func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam, back int, opt float64) {
+	b, x := run(fatalf, tr, p, size, seam, back)
 	if !leq(b.Lower, opt) || !leq(opt, b.Upper) {
 		fatalf("%v, windows of %d: [%v, %v] does not contain the optimum %v", p, size, b.Lower, b.Upper, opt)
 	}
@@ -92,7 +96,7 @@ func check(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size
 	if !near(b.BaseTEL, in.BaseTEL()) {
 		fatalf("base TEL %v ≠ %v", b.BaseTEL, in.BaseTEL())
 	}
-	one, _ := run(fatalf, tr, p, len(tr.Turns), seam)
+	one, _ := run(fatalf, tr, p, len(tr.Turns), seam, back)
 	if !near(one.Lower, opt) || !near(one.Upper, opt) || !one.ProvenOptimal {
 		fatalf("%v, one window: [%v, %v], optimum %v", p, one.Lower, one.Upper, opt)
 	}
@@ -115,7 +119,7 @@ func TestBrute(t *testing.T) {
 		opt := exhaustive.Optimum(tr, p)
 		for size := 1; size <= len(tr.Turns); size++ {
 			for _, seam := range []int{0, 1, 3} {
-				check(func(f string, a ...any) { t.Fatalf("case %d: "+f, append([]any{i}, a...)...) }, tr, p, size, seam, opt)
+				check(func(f string, a ...any) { t.Fatalf("case %d: "+f, append([]any{i}, a...)...) }, tr, p, size, seam, seam, opt)
 			}
 		}
 	}
@@ -148,7 +152,8 @@ func TestBoundsRapid(t *testing.T) {
 			rt.Fatalf("flow: %v %v", res, err)
 		}
 		seam := rapid.IntRange(0, 60).Draw(rt, "seam")
-		check(rt.Fatalf, tr, p, size, seam, res.TEL)
+		back := rapid.IntRange(0, 80).Draw(rt, "lower overlap")
+		check(rt.Fatalf, tr, p, size, seam, back, res.TEL)
 		// The seams can only lower the upper bound.
 		if seam > 0 {
 			b0, _ := run(rt.Fatalf, tr, p, size, 0)

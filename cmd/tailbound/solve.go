@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/windows"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
@@ -43,7 +44,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms (converted to uncached tokens by the latency model)")
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens (instead of --slo-ms)")
 	var w windows.Command
-	fs.IntVar(&w.Windows, "windows", 0, "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time (0: solve whole)")
+	var winList string
+	fs.StringVar(&winList, "windows", "", "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time; a list N1,N2,… gives the interval at each")
+	fs.StringVar(&w.Plot, "plot", "", "with --windows N1,N2,…: draw the interval's width against the window size to this .svg/.png file")
 	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
 	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
@@ -67,6 +70,18 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("flag --%s: not with --windows (each window is solved exactly by flow, TEL objective)", f)
 			}
 		}
+		if fs.Changed("windows") {
+			ns, err := option.Ints("windows", winList)
+			if err != nil {
+				return err
+			}
+			for _, n := range ns {
+				w.Curve = append(w.Curve, int(n))
+			}
+			if len(ns) == 1 {
+				w.Windows, w.Curve = int(ns[0]), nil
+			}
+		}
 		w.Trace, w.Seed, w.Capacity, w.CapacityGiven, w.Block = c.Trace, c.Seed, c.Capacity, c.CapacityGiven, c.Block
 		w.Xi, w.Forced, w.Model, w.Given, w.Format = c.Xi, c.Forced, c.Model, givenFlags(fs), format
 		doc, tables, err := w.Run(ctx, stdout)
@@ -87,7 +102,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // windowed reports whether a flag of the windowed interval was given.
 func windowed(fs *pflag.FlagSet) bool {
-	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "shard", "out", "slurm"} {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm"} {
 		if fs.Changed(f) {
 			return true
 		}

@@ -48,6 +48,11 @@ type Command struct {
 	// Windows is the number of windows N (--windows), WindowTurns their
 	// size in steps instead (--window-turns).
 	Windows, WindowTurns int
+	// Curve, when not empty, are several window counts (--windows
+	// N1,N2,…): the interval at each, and its width drawn to Plot when
+	// set (--plot).
+	Curve []int
+	Plot  string
 	// SeamTurns is the half-width of the seams re-solved between windows
 	// for the upper bound, steps (--seam-turns; 0: none).
 	SeamTurns int
@@ -106,7 +111,11 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("window-turns", "must be ≥ 1 steps, got %d", c.WindowTurns)
 	case c.Windows > 0 && c.WindowTurns > 0:
 		return nil, nil, option.Errorf("window-turns", "give --windows or --window-turns, not both")
-	case c.Windows == 0 && c.WindowTurns == 0:
+	case len(c.Curve) > 0 && (c.Shard != "" || c.Slurm > 0 || c.TargetWidth > 0 || c.WindowTurns > 0):
+		return nil, nil, option.Errorf("windows", "a list of window counts is solved in one process, not with --shard, --slurm, --target-width or --window-turns")
+	case c.Plot != "" && len(c.Curve) == 0:
+		return nil, nil, option.Errorf("plot", "with a list of window counts (--windows N1,N2,…)")
+	case c.Windows == 0 && c.WindowTurns == 0 && len(c.Curve) == 0:
 		return nil, nil, option.Errorf("windows", "give --windows N or --window-turns W")
 	case c.LowerOverlap < 0:
 		return nil, nil, option.Errorf("lower-overlap", "must be ≥ 0 steps, got %d", c.LowerOverlap)
@@ -158,10 +167,16 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 	turns := -1 // unknown
 	if mem != nil {
 		turns = len(mem.Turns)
-	} else if c.Windows > 0 || c.Shard != "" {
+	} else if c.Windows > 0 || c.Shard != "" || len(c.Curve) > 0 {
 		if turns, err = countTurns(c.Trace); err != nil {
 			return nil, nil, option.Wrap("trace", err)
 		}
+	}
+	if len(c.Curve) > 0 {
+		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
+			"block_size_tokens": strconv.FormatInt(c.Block, 10), "xi_tokens": strconv.FormatFloat(c.Xi, 'g', -1, 64),
+			"forced": strconv.FormatBool(c.Forced), "seam_turns": strconv.Itoa(c.SeamTurns), "lower_overlap_turns": strconv.Itoa(c.LowerOverlap)}
+		return c.curve(ctx, mem, p, turns, label, settings)
 	}
 	size := c.WindowTurns
 	if size == 0 {

@@ -378,7 +378,7 @@ func countTurns(path string) (int, error) {
 // Tables returns the interval as a table (and the windows' figures when
 // kept).
 func (r *Report) Tables() []report.Table {
-	t := report.Table{Title: fmt.Sprintf("windowed TEL bounds: %d turns in %d windows of %d steps, seams ±%d steps, lower overlap %d steps", r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, r.LowerOverlap),
+	t := report.Table{Title: fmt.Sprintf("windowed TEL bounds: %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), lower overlap %d steps", r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, r.LowerOverlap),
 		Header: []string{"quantity", "value"}}
 	add := func(name string, v report.Cell) { t.Add(report.CellText(name), v) }
 	add("lower bound (tokens)", report.CellF(r.Lower, 3))
@@ -391,10 +391,10 @@ func (r *Report) Tables() []report.Table {
 	}
 	out := []report.Table{t}
 	if len(r.PerWindow) > 0 {
-		p := report.Table{Title: "windows", Header: []string{"window", "first step", "turns", "lower (tokens)", "restricted (tokens)", "seam gain (tokens)", "upper (tokens)", "seconds"}}
+		p := report.Table{Title: "windows (their times, seconds, in the JSON)", Header: []string{"window", "first step", "turns", "lower (tokens)", "restricted (tokens)", "seam gain (tokens)", "upper (tokens)"}}
 		for _, f := range r.PerWindow {
 			p.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellF(f.Lower, 3),
-				report.CellF(f.Restricted, 3), report.CellF(f.SeamGain, 3), report.CellF(f.Upper, 3), report.CellF(f.Seconds, 3))
+				report.CellF(f.Restricted, 3), report.CellF(f.SeamGain, 3), report.CellF(f.Upper, 3))
 		}
 		out = append(out, p)
 	}

@@ -21,7 +21,8 @@ type Figures struct {
 	Turns int `json:"turns"`
 	// Lower is the optimum of the window's relaxation (every pair ending
 	// in the window, the cache at its start free), tokens of TEL over the
-	// window's turns.
+	// window's turns; with an overlap (SolveLowerOverlap), of its share
+	// of the TEL of its turns and of those it reaches back over.
 	Lower float64 `json:"lower_bound_tokens"`
 	// Restricted is the optimum of its restriction (pairs inside the
 	// window only), tokens; SeamGain the TEL the re-solve of the seam

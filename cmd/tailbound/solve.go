@@ -65,10 +65,24 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if windowed(fs) {
-		for _, f := range []string{"objective", "relax", "schedule", "solver", "formulation", "cross-check", "time-limit", "slo-ms", "slo-tokens"} {
+		for _, f := range []string{"relax", "schedule", "solver", "formulation", "cross-check", "time-limit"} {
 			if fs.Changed(f) {
-				return fmt.Errorf("flag --%s: not with --windows (each window is solved exactly by flow, TEL objective)", f)
+				return fmt.Errorf("flag --%s: not with --windows (each window is solved by flow, or lp/slo for --objective slo)", f)
 			}
+		}
+		switch c.Objective {
+		case "tel":
+			if fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
+				return fmt.Errorf("flag --slo-ms/--slo-tokens: for --objective slo only")
+			}
+		case "slo":
+			s, err := c.SLO.Resolve(c.Model, fs.Changed)
+			if err != nil {
+				return err
+			}
+			w.SLO = &s
+		default:
+			return fmt.Errorf("flag --objective: with --windows, tel or slo (pQ is not windowed: a percentile does not add up over windows)")
 		}
 		if fs.Changed("windows") {
 			ns, err := option.Ints("windows", winList)

@@ -17,6 +17,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
+	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -75,6 +76,70 @@ type Command struct {
 	Given []string
 	// Format is the output format of the merged result in the Slurm job.
 	Format string
+	// SLO, when set (--objective slo), bounds the fewest SLO violations
+	// (turns with more than *SLO uncached tokens) instead of TEL, windows
+	// by lp/slo, optional caching only, in one process.
+	SLO *int64
+}
+
+// runSLO is Run for --objective slo.
+func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.Table, error) {
+	switch {
+	case c.Forced:
+		return nil, nil, option.Errorf("forced", "windowed SLO bounds are for optional caching only")
+	case c.Shard != "" || c.Slurm > 0 || len(c.Curve) > 0 || c.TargetWidth > 0:
+		return nil, nil, option.Errorf("objective", "--objective slo with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)")
+	}
+	var mem *trace.Trace
+	var err error
+	turns := -1
+	var src window.TurnReader
+	if c.Trace == "" {
+		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
+			return nil, nil, err
+		}
+		turns, src = len(mem.Turns), window.NewTurns(mem.Turns)
+	} else {
+		if c.Windows > 0 {
+			if turns, err = countTurns(c.Trace); err != nil {
+				return nil, nil, option.Wrap("trace", err)
+			}
+		}
+		f, err := trace.Open(c.Trace)
+		if err != nil {
+			return nil, nil, option.Wrap("trace", err)
+		}
+		defer f.Close()
+		rd := trace.NewParallelReader(f, c.Trace, 1)
+		defer rd.Close()
+		src = rd
+	}
+	size := c.WindowTurns
+	if size == 0 {
+		size = window.Size(turns, c.Windows)
+	}
+	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !c.PerWindow {
+		b.PerWindow = nil
+	}
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns),
+		Header: []string{"quantity", "value"}}
+	t.Add(report.CellText("lower bound (turns)"), report.CellI(int64(b.Lower)))
+	t.Add(report.CellText("upper bound (turns)"), report.CellI(int64(b.Upper)))
+	t.Add(report.CellText("relative width (upper − lower)/upper"), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*b.RelativeWidth), b.RelativeWidth))
+	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(b.ProvenOptimal)))
+	out := []report.Table{t}
+	if len(b.PerWindow) > 0 {
+		pw := report.Table{Title: "windows", Header: []string{"window", "first step", "turns", "lower (turns)", "upper (turns)"}}
+		for _, f := range b.PerWindow {
+			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)), report.CellI(int64(f.Upper)))
+		}
+		out = append(out, pw)
+	}
+	return b, out, nil
 }
 
 // Report is the JSON document of solve --windows: the interval (tokens),
@@ -144,6 +209,9 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 	p := instance.Params{Capacity: capacity, BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced}
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
+	}
+	if c.SLO != nil {
+		return c.runSLO(ctx, p)
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)

@@ -90,55 +90,80 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		}
 		return w, err
 	}
-	mine := func(w *Window) bool { return w != nil && (opt.Mine == nil || opt.Mine(w.Index)) }
-	figs := []Figures{}
-	cur, err := next()
-	if err != nil {
-		return nil, err
+	mine := func(w *Window) bool { return opt.Mine == nil || opt.Mine(w.Index) }
+	// The windows read and not yet done: the current one, the next (its
+	// seam) and the one after (whether the next is the last, which its
+	// relaxation's weights depend on).
+	var ws []*Window
+	eof := false
+	type solved struct {
+		lo float64
+		r  *Restricted
 	}
-	var curR *Restricted // cur's restriction, when already solved
-	var head []int64     // cur's schedule with the seam before it applied
-	for cur != nil {
-		nxt, err := next()
-		if err != nil {
-			return nil, err
+	cache := map[int]solved{}
+	solve := func(i int) (solved, error) {
+		if s, ok := cache[ws[i].Index]; ok {
+			return s, nil
 		}
+		lo, r, err := LowerAndRestricted(ctx, ws[i], opt.Params, back, i+1 >= len(ws))
+		if err != nil {
+			return solved{}, err
+		}
+		cache[ws[i].Index] = solved{lo, r}
+		return cache[ws[i].Index], nil
+	}
+	figs := []Figures{}
+	var head []int64 // the current window's schedule with the seam before it applied
+	for {
+		for len(ws) < 3 && !eof {
+			w, err := next()
+			if err != nil {
+				return nil, err
+			}
+			if w == nil {
+				eof = true
+				break
+			}
+			ws = append(ws, w)
+		}
+		if len(ws) == 0 {
+			break
+		}
+		cur := ws[0]
 		if !mine(cur) {
-			cur, curR, head = nxt, nil, nil
+			ws, head = ws[1:], nil
+			delete(cache, cur.Index)
 			continue
 		}
 		start := time.Now()
 		f := Figures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
-		if f.Lower, err = SolveLowerOverlap(ctx, cur, opt.Params, back, nxt == nil); err != nil {
+		sc, err := solve(0)
+		if err != nil {
 			return nil, err
 		}
-		if curR == nil {
-			if curR, err = SolveRestricted(ctx, cur, opt.Params); err != nil {
-				return nil, err
-			}
-		}
+		f.Lower, f.Restricted = sc.lo, sc.r.TEL
 		if head == nil {
-			head = curR.X
+			head = sc.r.X
 		}
-		f.Restricted = curR.TEL
-		var nxtR *Restricted
 		var nxtHead []int64
-		if nxt != nil {
-			if nxtR, err = SolveRestricted(ctx, nxt, opt.Params); err != nil {
+		if len(ws) > 1 {
+			sn, err := solve(1)
+			if err != nil {
 				return nil, err
 			}
 			var xl []int64
-			if f.SeamGain, xl, nxtHead, err = Seam(ctx, curR, nxtR, opt.Params, opt.SeamTurns); err != nil {
+			if f.SeamGain, xl, nxtHead, err = Seam(ctx, sc.r, sn.r, opt.Params, opt.SeamTurns); err != nil {
 				return nil, err
 			}
 			// cur's stitched schedule: the seam before it on its head,
 			// this seam on its tail (they share no step, nor turn).
-			h := SeamSteps(opt.SeamTurns, cur.Len(), nxt.Len())
+			h := SeamSteps(opt.SeamTurns, cur.Len(), ws[1].Len())
 			head = append(head[:cur.Len()-h:cur.Len()-h], xl[cur.Len()-h:]...)
 		}
 		f.Upper = f.Restricted + f.SeamGain
-		lc, _ := newLocal(cur, opt.Params)
-		f.BaseTEL = lc.base()
+		for j := range cur.Turns {
+			f.BaseTEL += math.Max(float64(cur.History[j]+cur.Turns[j].Prompt)-opt.Params.Xi, 0)
+		}
 		f.Seconds = time.Since(start).Seconds()
 		if opt.Schedule != nil {
 			if err := opt.Schedule(cur.Start, head); err != nil {
@@ -146,7 +171,8 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 			}
 		}
 		figs = append(figs, f)
-		cur, curR, head = nxt, nxtR, nxtHead
+		ws, head = ws[1:], nxtHead
+		delete(cache, cur.Index)
 	}
 	b := Sum(figs, opt.WindowTurns)
 	b.SeamTurns, b.LowerOverlap = opt.SeamTurns, back

@@ -156,17 +156,33 @@ func rampQ(n, b, back int) int64 {
 // before, but the turns it serves first weigh little, which is what makes
 // this bound tighter than SolveLower's.
 func SolveLowerOverlap(ctx context.Context, w *Window, p instance.Params, back int, last bool) (float64, error) {
-	if back <= 0 {
-		return SolveLower(ctx, w, p)
-	}
+	lo, _, err := LowerAndRestricted(ctx, w, p, back, last)
+	return lo, err
+}
+
+// LowerAndRestricted is SolveLowerOverlap that also returns an admissible
+// schedule of w's restriction read off the relaxation's solution: the
+// relaxation's amounts of the pairs inside w (the others, which cross w's
+// start, dropped), feasible for the restriction since dropping pairs only
+// frees capacity at w's steps. It is not the restriction's optimum — near
+// w's start it lacks what the dropped pairs held, near its end (with an
+// overlap) it follows the weights — but the seams re-solve both ends, and
+// it saves the restriction's own solve. Its schedule is checked as
+// SolveRestricted's.
+func LowerAndRestricted(ctx context.Context, w *Window, p instance.Params, back int, last bool) (float64, *Restricted, error) {
+	back = max(back, 0)
 	e := w.Extended(back)
 	got := w.Start - e.Start
 	if got != min(back, w.Start) {
-		return 0, fmt.Errorf("window %d: %d steps kept before it, %d wanted (Splitter.Lookback too small)", w.Index, got, min(back, w.Start))
+		return 0, nil, fmt.Errorf("window %d: %d steps kept before it, %d wanted (Splitter.Lookback too small)", w.Index, got, min(back, w.Start))
 	}
 	b, lb := w.Start+w.Len(), min(back, w.Len())
-	wt := make([]int64, e.Len())
-	for j := range wt {
+	var wt []int64 // nil: every turn weighs 1
+	den := int64(1)
+	if got > 0 || !last && lb > 0 {
+		wt, den = make([]int64, e.Len()), RampDenominator
+	}
+	for j := range wt { // empty when wt is nil
 		n := e.Start + j
 		switch {
 		case n < w.Start:
@@ -179,8 +195,28 @@ func SolveLowerOverlap(ctx context.Context, w *Window, p instance.Params, back i
 	}
 	l, err := newLocal(e, p)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	tel, _, err := l.solve(ctx, true, wt, RampDenominator)
-	return tel, err
+	tel, x, err := l.solve(ctx, true, wt, den)
+	if err != nil {
+		return 0, nil, err
+	}
+	// The restriction's schedule: the window's part, pairs crossing its
+	// start dropped (forced caching's fixed pair kept).
+	wl, err := newLocal(w, p)
+	if err != nil {
+		return 0, nil, err
+	}
+	xr := append([]int64(nil), x[got:]...)
+	rt := 0.0
+	for j := range xr {
+		if gp := wl.gp[j]; gp >= 0 && gp < w.Start && !wl.forcedFixed(j) {
+			xr[j] = 0
+		}
+		rt += wl.in.Excess(j+wl.o, xr[j])
+	}
+	if err := wl.check(xr, rt); err != nil {
+		return 0, nil, err
+	}
+	return tel, &Restricted{W: w, TEL: rt, X: xr}, nil
 }

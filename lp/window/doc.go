@@ -52,12 +52,18 @@
 // Window W's restriction S_W has the pairs with both turns in W, plus the
 // fixed forced pair (a−1, a); every other pair that crosses a boundary
 // carries nothing (z_n = 0; and the first turn of a conversation finds
-// nothing, as always). Its value U_W is the least Σ_{n∈W} TEL term over
-// S_W. The schedule that takes each window's optimum of S_W is admissible
-// for the whole trace: the occupancy at a step t ∈ W is made only of pairs
+// nothing, as always). Run does not solve S_W: it reads a schedule of S_W
+// off the relaxation's solution, dropping the pairs that cross W's start
+// (LowerAndRestricted; dropping pairs only frees capacity at W's steps, so
+// it is feasible for S_W), which saves a second flow per window; the
+// seams below re-solve what that schedule lacks near W's ends.
+// SolveRestricted solves S_W exactly, for comparison. Whatever schedule
+// of S_W each window takes, their stitching is admissible for the whole
+// trace: the occupancy at a step t ∈ W is made only of pairs
 // inside W (a pair crossing a boundary carries 0, the fixed forced pair
 // occupies no step) plus the forced hold F_t, exactly what S_W keeps ≤ C/B.
-// So Σ_W U_W is the TEL of one admissible global schedule, ≥ TEL_opt. The
+// So the sum of their TELs is the TEL of one admissible global schedule,
+// ≥ TEL_opt. The
 // windows need nothing from one another (each starts from an empty cache,
 // less the fixed forced hold), at the price of the savings of the pairs
 // that cross a boundary, which the lower bound gets for free and the
@@ -74,11 +80,11 @@
 // within capacity. Upper is the restrictions' TELs plus the seams'
 // (negative) gains: the TEL of one admissible global schedule, ≥ TEL_opt.
 //
-// Parallel tasks: the seam after W needs the restrictions of W and W+1
-// only, which are deterministic; so the task of window W solves W's
-// relaxation and restriction, W+1's restriction (the one extra solve a
-// task pays) and the seam, and reports Lower_W and Restricted_W plus the
-// seam's gain. Tasks need nothing from one another and their figures add
+// Parallel tasks: the seam after W needs the restrictions' schedules of W
+// and W+1 only, which are deterministic; so the task of window W solves
+// W's relaxation and W+1's (the one extra solve a task pays; in one
+// process it is reused) and the seam, and reports Lower_W and W's
+// restricted TEL plus the seam's gain. Tasks need nothing from one another and their figures add
 // up: no order, no second pass. Each window's and each seam's schedule is
 // checked as every schedule is (lp.Instance.CheckSchedule on the turns
 // concerned and the one before them, the TEL recomputed turn by turn);

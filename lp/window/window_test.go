@@ -164,3 +164,47 @@ func TestBoundsRapid(t *testing.T) {
 		}
 	})
 }
+
+// TestRestrictedOptimal: on random traces, each window's restriction
+// solved exactly (SolveRestricted) is no worse than the schedule read off
+// its relaxation (LowerAndRestricted), and no better than the relaxation
+// without overlap (SolveLower), which relaxes it.
+func TestRestrictedOptimal(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 5))
+		tr := &trace.Trace{}
+		convs := 2 + r.IntN(10)
+		for k := 5 + r.IntN(200); k > 0; k-- {
+			tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(60), r.Int64N(60))
+		}
+		block := rapid.SampledFrom([]int64{1, 4, 16}).Draw(rt, "block")
+		p := instance.Params{Capacity: block * rapid.Int64Range(0, 30).Draw(rt, "blocks"), BlockSize: block,
+			Xi: rapid.SampledFrom([]float64{0, 10.5, 25}).Draw(rt, "xi"), Forced: rapid.Bool().Draw(rt, "forced")}
+		sp, err := window.NewSplitter(window.NewTurns(tr.Turns), rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size"))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		ctx := context.Background()
+		for {
+			w, err := sp.Next()
+			if err != nil {
+				break
+			}
+			exact, err := window.SolveRestricted(ctx, w, p)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			_, read, err := window.LowerAndRestricted(ctx, w, p, 0, true)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			lo, err := window.SolveLower(ctx, w, p)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if !leq(exact.TEL, read.TEL) || !leq(lo, exact.TEL) {
+				rt.Fatalf("window %d: relaxation %v, restriction %v, read off the relaxation %v", w.Index, lo, exact.TEL, read.TEL)
+			}
+		}
+	})
+}

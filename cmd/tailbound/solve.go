@@ -64,6 +64,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if c.Model, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(solveGCPercent))
+	}
 	if windowed(fs) {
 		for _, f := range []string{"relax", "schedule", "solver", "formulation", "cross-check", "time-limit"} {
 			if fs.Changed(f) {
@@ -103,9 +106,6 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		return report.Emit(stdout, format, doc, tables...)
-	}
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(solveGCPercent))
 	}
 	doc, tables, err := c.Run(ctx)
 	if err != nil {

@@ -294,6 +294,17 @@ func costScale(in *Instance) flowCosts {
 	return flowCosts{shift: shift, exact: exact, tie: tie, scale: int64(1) << shift}
 }
 
+// PieceCosts returns the flow network's integer piece costs for in (see
+// SolveFlow): a segment saving s tokens per block costs
+// −(s.Tokens·scale + hs if s.PlusH) scaled units, with scale = 2^shift; exact
+// says H·scale is whole (else frac(ξ) was rounded to shift bits, optimal to
+// within 2^−(shift+1) tokens per turn). Other networks on the same pieces
+// (lp/window's windows) use it to cost them as SolveFlow does.
+func PieceCosts(in *Instance) (scale, hs int64, shift int, exact bool) {
+	fc := costScale(in)
+	return fc.scale, int64(math.Round(math.Ldexp(in.FracH(), fc.shift))), fc.shift, fc.exact
+}
+
 // flowCosts are the flow network's cost rules (costScale): piece costs
 // are savings in tokens times scale = 2^shift, exact when H·2^shift is
 // whole, and multiplied by tie (> 1 only with tieBreak) plus the steps

@@ -48,8 +48,16 @@ func (in *Instance) FracH() float64 {
 // computed in integers from ξ's integral and fractional parts, so no
 // rounding of D_n − ξ can move a block between pieces.
 func (in *Instance) Savings(n int) []Segment {
+	return in.SavingsCapped(n, in.MaxKeep(in.Prev[n]))
+}
+
+// SavingsCapped is Savings with the cap on the carried amount given, capz
+// blocks, instead of read from turn n's previous turn: for a turn whose
+// previous turn is not in this instance (a window of a longer trace, see
+// lp/window), capz = min(⌊H_n/B⌋, C/B), which is MaxKeep(prev) since the
+// previous turn's new history is H_n.
+func (in *Instance) SavingsCapped(n int, capz int64) []Segment {
 	b := in.BlockSize
-	capz := in.MaxKeep(in.Prev[n])
 	xf, fr := in.xiParts()
 	ei := in.Load(n) - xf // E = ei − fr
 	if ei <= 0 || capz == 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/suite"
+	"github.com/tailbound/tailbound/experiments/windows"
 )
 
 // runMerge combines the result files of a suite's shards and prints the
@@ -18,5 +19,6 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o.Files = fs.Args()
+	o.Others = map[string]func(io.Writer, *suite.File, string) error{windows.Name: windows.Render}
 	return suite.MergeFiles(ctx, o, stdout)
 }

@@ -7,8 +7,11 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/solvers"
@@ -41,6 +44,18 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.SLO = objective.DefaultSLOSettings()
 	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
+	var w windows.Command
+	var winList string
+	fs.StringVar(&winList, "windows", "", "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time; a list N1,N2,… gives the interval at each")
+	fs.StringVar(&w.Plot, "plot", "", "with --windows N1,N2,…: draw the interval's width against the window size to this .svg/.png file")
+	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
+	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
+	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
+	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
+	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds")
+	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1) and write its result file for merge")
+	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
+	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
@@ -56,11 +71,61 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(solveGCPercent))
 	}
+	if windowed(fs) {
+		for _, f := range []string{"relax", "schedule", "solver", "formulation", "cross-check", "time-limit"} {
+			if fs.Changed(f) {
+				return fmt.Errorf("flag --%s: not with --windows (each window is solved by flow, or lp/slo for --objective slo)", f)
+			}
+		}
+		switch c.Objective {
+		case "tel":
+			if fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
+				return fmt.Errorf("flag --slo-ms/--slo-tokens: for --objective slo only")
+			}
+		case "slo":
+			s, err := c.SLO.Resolve(c.Model, fs.Changed)
+			if err != nil {
+				return err
+			}
+			w.SLO = &s
+		default:
+			return fmt.Errorf("flag --objective: with --windows, tel or slo (pQ is not windowed: a percentile does not add up over windows)")
+		}
+		if fs.Changed("windows") {
+			ns, err := option.Ints("windows", winList)
+			if err != nil {
+				return err
+			}
+			for _, n := range ns {
+				w.Curve = append(w.Curve, int(n))
+			}
+			if len(ns) == 1 {
+				w.Windows, w.Curve = int(ns[0]), nil
+			}
+		}
+		w.Trace, w.Seed, w.Capacity, w.CapacityGiven, w.Block = c.Trace, c.Seed, c.Capacity, c.CapacityGiven, c.Block
+		w.Xi, w.Forced, w.Model, w.Given, w.Format = c.Xi, c.Forced, c.Model, givenFlags(fs), format
+		doc, tables, err := w.Run(ctx, stdout)
+		if err != nil || doc == nil {
+			return err
+		}
+		return report.Emit(stdout, format, doc, tables...)
+	}
 	doc, tables, err := c.Run(ctx)
 	if err != nil {
 		return err
 	}
 	return report.Emit(stdout, format, doc, tables...)
+}
+
+// windowed reports whether a flag of the windowed interval was given.
+func windowed(fs *pflag.FlagSet) bool {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm"} {
+		if fs.Changed(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // solveGCPercent is the garbage collector's target (GOGC) while the solve command works,

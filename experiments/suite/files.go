@@ -35,6 +35,10 @@ type MergeOptions struct {
 	Format string
 	// Out, when not empty, also receives the merged result file.
 	Out string
+	// Others render the merged files of commands other than the suites
+	// (by the name in their "suite" field, e.g. solve --windows's
+	// "solve-windows"), after the same checks.
+	Others map[string]func(w io.Writer, f *File, format string) error
 }
 
 // MergeFiles merges the result files of o.Files, writes the merged file to
@@ -49,6 +53,14 @@ func MergeFiles(ctx context.Context, o MergeOptions, stdout io.Writer) error {
 	f, err := ReadFiles(o.Files)
 	if err != nil {
 		return err
+	}
+	if render, ok := o.Others[f.Suite]; ok {
+		if o.Out != "" {
+			if err := outfile.Write(ctx, "out", o.Out, stdout, f.Write, o.Files...); err != nil {
+				return err
+			}
+		}
+		return render(stdout, f, o.Format)
 	}
 	s, err := Lookup(f.Suite)
 	if err != nil {

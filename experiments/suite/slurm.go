@@ -24,17 +24,22 @@ import (
 // other arguments (flags), repeated on every shard; bin is the tailbound
 // executable (TAILBOUND=path overrides it).
 func WriteSlurm(w io.Writer, bin, name string, n int, format, out string, args []string) error {
+	return WriteSlurmCommand(w, bin, name, n, format, out, append([]string{"tables", name}, args...))
+}
+
+// WriteSlurmCommand is WriteSlurm for any command that writes shard files
+// merge reads: each array task runs tailbound with the words cmd (the
+// command and its flags, quoted for bash here) and --shard I/n --out
+// FILE; name names the jobs and the default output.
+func WriteSlurmCommand(w io.Writer, bin, name string, n int, format, out string, cmd []string) error {
 	if n < 1 {
 		return fmt.Errorf("flag --slurm: want a number of shards ≥ 1, got %d", n)
 	}
-	quoted := make([]string, len(args))
-	for i, a := range args {
+	quoted := make([]string, len(cmd))
+	for i, a := range cmd {
 		quoted[i] = shellQuote(a)
 	}
-	extra := ""
-	if len(quoted) > 0 {
-		extra = " " + strings.Join(quoted, " ")
-	}
+	extra := strings.Join(quoted, " ")
 	result := `$OUT/` + name + `.` + format
 	if out != "" {
 		result = shellQuote(out)
@@ -71,7 +76,7 @@ if [ "$I" -eq 1 ] && [ "${SLURM_RESTART_COUNT:-0}" -eq 0 ]; then
   sbatch --parsable --job-name=tailbound-%[1]s-merge --dependency="afterok:$SLURM_ARRAY_JOB_ID" \
     --kill-on-invalid-dep=yes --cpus-per-task=1 --output="tailbound-%[1]s-merge-%%j.log" "$RUN/merge.sh"
 fi
-"$BIN" tables %[1]s%[4]s --shard "$I/%[2]d" --out "$RUN/shard-$I.json"
+"$BIN" %[4]s --shard "$I/%[2]d" --out "$RUN/shard-$I.json"
 `, name, n, shellQuote(bin), extra, format, result)
 	return err
 }

@@ -1,0 +1,159 @@
+package windows_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/suite"
+	"github.com/tailbound/tailbound/experiments/windows"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// writeTrace writes a random trace of turns turns to a file in t's temp
+// folder and returns its path and the trace.
+func writeTrace(t *testing.T, turns int, seed uint64) (string, *trace.Trace) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 5))
+	tr := &trace.Trace{}
+	for k := 0; k < turns; k++ {
+		tr.Append(float64(k), fmt.Sprint("c", r.IntN(40)), 1+r.Int64N(400), r.Int64N(300))
+	}
+	var b bytes.Buffer
+	if err := trace.WriteTrace(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, tr
+}
+
+func base(path string) windows.Command {
+	return windows.Command{Trace: path, Capacity: 2048, CapacityGiven: true, Block: 16, Xi: 200, Windows: 5, SeamTurns: 40, LowerOverlap: 60}
+}
+
+// TestShardsMergeToOneProcess: three shards' result files, merged with
+// the suites' checks, print exactly the one-process run's JSON, and that
+// interval contains the optimum SolveFlow finds on the whole trace.
+func TestShardsMergeToOneProcess(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 1500, 1)
+	c := base(path)
+	doc, _, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.(*windows.Report)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := lp.SolveFlow(ctx, in, lp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tol := 1e-9 * opt.TEL; rep.Lower > opt.TEL+tol || rep.Upper < opt.TEL-tol || rep.Windows != 5 {
+		t.Fatalf("interval [%v, %v] over %d windows, optimum %v", rep.Lower, rep.Upper, rep.Windows, opt.TEL)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "json", doc); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		s := c
+		s.Shard, s.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+		if _, _, err := s.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, s.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.Render(&got, f, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
+	}
+	// A shard of other settings is refused, naming the setting.
+	s := c
+	s.SeamTurns, s.Shard, s.Out = 41, "3/3", filepath.Join(t.TempDir(), "other.json")
+	if _, _, err := s.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.ReadFiles([]string{files[0], files[1], s.Out}); err == nil || !strings.Contains(err.Error(), "seam_turns") {
+		t.Fatalf("merge of other settings: %v", err)
+	}
+	if _, err := suite.ReadFiles(files[:2]); err == nil || !strings.Contains(err.Error(), "a shard is missing") {
+		t.Fatalf("merge of 2 of 3 shards: %v", err)
+	}
+}
+
+// TestTargetWidth: a width no interval of several windows reaches doubles
+// the windows until one remains, whose interval is the optimum itself.
+func TestTargetWidth(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 800, 2)
+	c := base(path)
+	c.Windows, c.TargetWidth = 4, 1e-12
+	doc, _, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.(*windows.Report)
+	in, _ := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
+	opt, err := lp.SolveFlow(ctx, in, lp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Windows != 1 || !rep.ProvenOptimal || math.Abs(rep.Upper-opt.TEL) > 1e-9*opt.TEL || len(rep.Tried) != 3 || rep.TargetMet == nil || !*rep.TargetMet {
+		t.Fatalf("%d windows, [%v, %v], tried %v, optimum %v", rep.Windows, rep.Lower, rep.Upper, rep.Tried, opt.TEL)
+	}
+}
+
+// TestBadFlags: each unusable setting is refused naming its flag.
+func TestBadFlags(t *testing.T) {
+	path, _ := writeTrace(t, 50, 3)
+	for _, c := range []struct {
+		flag string
+		edit func(*windows.Command)
+	}{
+		{"windows", func(c *windows.Command) { c.Windows = -1 }},
+		{"windows", func(c *windows.Command) { c.Windows = 0 }},
+		{"window-turns", func(c *windows.Command) { c.WindowTurns = 10 }},
+		{"seam-turns", func(c *windows.Command) { c.SeamTurns = -1 }},
+		{"lower-overlap", func(c *windows.Command) { c.LowerOverlap = -1 }},
+		{"target-width", func(c *windows.Command) { c.TargetWidth = 1 }},
+		{"target-width", func(c *windows.Command) { c.TargetWidth, c.Shard = 0.1, "1/2" }},
+		{"capacity", func(c *windows.Command) { c.CapacityGiven = false }},
+		{"capacity", func(c *windows.Command) { c.Capacity = 2047 }},
+		{"out", func(c *windows.Command) { c.Out = "x.json" }},
+		{"shard", func(c *windows.Command) { c.Shard = "3/2" }},
+		{"slurm", func(c *windows.Command) { c.Slurm = -1 }},
+	} {
+		cmd := base(path)
+		c.edit(&cmd)
+		_, _, err := cmd.Run(context.Background(), nil)
+		var oe *option.Error
+		if err == nil || (!errors.As(err, &oe) && !strings.Contains(err.Error(), "--"+c.flag)) || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%s: got %v", c.flag, err)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+// Package window bounds the hindsight TEL optimum of a trace too long to
+// solve in one piece: the horizon is cut into windows of consecutive steps,
+// each window is solved twice on its own (a relaxation and an admissible
+// restriction, both exact min-cost flows on the window's line network, as
+// lp.SolveFlow builds for the whole trace), and the sums are a certified
+// interval [Lower, Upper] around TEL_opt. Windows are independent: they can
+// be solved in any order, on different machines, and merged by summing.
+//
+// Notation as in lp: step t is turn t's arrival, the cache state "at step
+// t" is the one right after turn t's update; a pair (p, n) of consecutive
+// turns of a conversation carries z_n blocks, which occupy the steps
+// p..n−1 (optional caching) or p+1..n−1 (forced caching, where turn p's
+// conversation also holds F_p = min(⌊H/B⌋, C/B) blocks at step p and z_n =
+// F_p when n = p+1). A window W = [a, b) is a range of steps; turn n
+// belongs to the window of step n. The TEL is Σ_n max(D_n − B·z_n − ξ, 0),
+// each turn counted in exactly one window.
+//
+// # Lower bound: each window starts from any cache state for free
+//
+// Window W's relaxation R_W has the variables z_n of the pairs ending in W
+// (n ∈ W) and only the capacity rows of W's steps: for every t ∈ W,
+//
+//	Σ_{pairs (p,n), n ∈ W, t in the pair's steps} z_n ≤ cap_t,
+//
+// with cap_t = C/B (optional) or C/B − F_t (forced), the same caps 0 ≤ z_n
+// ≤ min(⌊H_n/B⌋, C/B) and the same fixed z_n = F_{n−1} for forced pairs
+// with n = p+1. A pair that starts before a occupies only its steps in W
+// (it is cached at a for free); one that ends at n = a occupies no step of
+// W at all and carries its cap for free. Its value L_W is the least
+// Σ_{n∈W} max(D_n − B·z_n − ξ, 0) over R_W.
+//
+// Claim: Σ_W L_W ≤ TEL_opt. Let z* be a global optimum and z*|W its pairs
+// ending in W. z*|W is feasible for R_W: its caps and fixed amounts are the
+// global ones; at a step t ∈ W the left side above sums the z*_n of the
+// pairs that end in W and occupy t, a subset of all the pairs that occupy
+// t in the global schedule (those ending after b are left out, and a pair
+// is never counted at a step it does not occupy, since its steps in R_W are
+// its global steps intersected with W), so it is at most the global
+// occupancy at t, which z* keeps ≤ cap_t. This holds for optional and
+// forced caching alike: forced caching changes only which steps a pair
+// occupies (p+1..n−1) and cap_t (C/B − F_t), both taken from the global
+// problem unchanged, and the fixed pairs are fixed to the same values.
+// Hence L_W ≤ Σ_{n∈W} max(D_n − B·z*_n − ξ, 0), and summing over the
+// windows, which partition the turns, Σ_W L_W ≤ TEL(z*) = TEL_opt. Each
+// R_W is the line network of lp.SolveFlow on W's steps, where a pair
+// starting before a starts at W's first node (and one ending at a, which
+// spans no step of W, is taken at its cap), so it is solved exactly by
+// lp/mcf with the same integer piece costs.
+//
+// # Upper bound: the windows' restrictions, stitched
+//
+// Window W's restriction S_W has the pairs with both turns in W, plus the
+// fixed forced pair (a−1, a); every other pair that crosses a boundary
+// carries nothing (z_n = 0; and the first turn of a conversation finds
+// nothing, as always). Run does not solve S_W: it reads a schedule of S_W
+// off the relaxation's solution, dropping the pairs that cross W's start
+// (LowerAndRestricted; dropping pairs only frees capacity at W's steps, so
+// it is feasible for S_W), which saves a second flow per window; the
+// seams below re-solve what that schedule lacks near W's ends.
+// SolveRestricted solves S_W exactly, for comparison. Whatever schedule
+// of S_W each window takes, their stitching is admissible for the whole
+// trace: the occupancy at a step t ∈ W is made only of pairs
+// inside W (a pair crossing a boundary carries 0, the fixed forced pair
+// occupies no step) plus the forced hold F_t, exactly what S_W keeps ≤ C/B.
+// So the sum of their TELs is the TEL of one admissible global schedule,
+// ≥ TEL_opt. The
+// windows need nothing from one another (each starts from an empty cache,
+// less the fixed forced hold), at the price of the savings of the pairs
+// that cross a boundary, which the lower bound gets for free and the
+// restrictions forgo.
+//
+// Those pairs are won back by a second stage, the seams: the seam after
+// window W re-solves every pair whose steps and turn lie within h steps of
+// the boundary b (h = SeamSteps, at most half of either window), those
+// crossing b included, on the capacity the restrictions' other pairs leave
+// at each step (Seam). The restrictions' own amounts are feasible for it,
+// so the TEL only falls; the seams of a window's two sides share no step,
+// so at each step the stitched schedule's occupancy is that of the
+// restrictions changed by at most one seam, which the seam's network keeps
+// within capacity. Upper is the restrictions' TELs plus the seams'
+// (negative) gains: the TEL of one admissible global schedule, ≥ TEL_opt.
+//
+// Parallel tasks: the seam after W needs the restrictions' schedules of W
+// and W+1 only, which are deterministic; so the task of window W solves
+// W's relaxation and W+1's (the one extra solve a task pays; in one
+// process it is reused) and the seam, and reports Lower_W and W's
+// restricted TEL plus the seam's gain. Tasks need nothing from one another and their figures add
+// up: no order, no second pass. Each window's and each seam's schedule is
+// checked as every schedule is (lp.Instance.CheckSchedule on the turns
+// concerned and the one before them, the TEL recomputed turn by turn);
+// since a step's occupancy involves only its window's pairs and at most
+// one seam's, those checks together check the global schedule, which the
+// tests also check whole.
+//
+// # Streaming
+//
+// A Splitter reads the trace turn by turn and hands out one window at a
+// time, with each turn's history H_n and the global index of its previous
+// turn: what a window needs from the turns before it is one int64 and one
+// index per conversation. Memory follows the window (and the number of
+// conversations), not the trace.
+package window

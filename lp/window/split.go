@@ -1,0 +1,186 @@
+package window
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tailbound/tailbound/models/trace"
+)
+
+// TurnReader yields a trace's turns in arrival order and io.EOF at its end:
+// trace.Reader does, and so does Turns.
+type TurnReader interface {
+	Next() (trace.Turn, error)
+}
+
+// Window is one window of a trace: the turns of steps Start .. Start +
+// len(Turns) − 1, with what they need from the turns before the window.
+type Window struct {
+	// Index is the window's position (0-based); Start the global index of
+	// its first step.
+	Index, Start int
+	// Turns are the window's turns, Conv the trace's conversation id.
+	Turns []trace.Turn
+	// History is H_n, tokens, of each turn: the sum of p + r over the
+	// earlier turns of its conversation in the whole trace.
+	History []int64
+	// Prev is the global index of each turn's previous turn in its
+	// conversation, −1 if none.
+	Prev []int
+	// Before is the turn of step Start − 1 (its history in BeforeHistory),
+	// when Start > 0 (HasBefore): the one turn outside the window whose
+	// schedule rules (forced caching's fixed pair) reach into it.
+	Before        trace.Turn
+	BeforeHistory int64
+	HasBefore     bool
+	// lead are the turns before the window the Splitter kept (its
+	// Lookback and one more), oldest first.
+	lead []rec
+}
+
+// rec is a turn with its history and global previous turn.
+type rec struct {
+	t    trace.Turn
+	h    int64
+	prev int
+}
+
+// Extended returns the window widened back by back steps (at most what
+// the Splitter kept, and never before step 0): the same turns preceded by
+// the back turns before them, its Start moved back; Index is kept.
+func (w *Window) Extended(back int) *Window {
+	back = min(back, w.Start, len(w.lead)) // lead: up to back turns and the one before
+	if back < w.Start && back == len(w.lead) {
+		back-- // the turn before the widened window is needed too
+	}
+	if back <= 0 {
+		return w
+	}
+	lead := w.lead[len(w.lead)-back:]
+	e := &Window{Index: w.Index, Start: w.Start - back, Turns: make([]trace.Turn, 0, back+w.Len()),
+		History: make([]int64, 0, back+w.Len()), Prev: make([]int, 0, back+w.Len())}
+	for _, r := range lead {
+		e.Turns, e.History, e.Prev = append(e.Turns, r.t), append(e.History, r.h), append(e.Prev, r.prev)
+	}
+	e.Turns, e.History, e.Prev = append(e.Turns, w.Turns...), append(e.History, w.History...), append(e.Prev, w.Prev...)
+	if e.Start > 0 {
+		b := w.lead[len(w.lead)-back-1]
+		e.Before, e.BeforeHistory, e.HasBefore = b.t, b.h, true
+	}
+	return e
+}
+
+// Len returns the number of steps of the window.
+func (w *Window) Len() int { return len(w.Turns) }
+
+// Splitter cuts a stream of turns into windows of Size steps (the last may
+// be shorter), reading each turn once.
+type Splitter struct {
+	// Lookback is how many turns before each window it hands out with it
+	// (for Window.Extended).
+	Lookback int
+	src      TurnReader
+	size     int
+	tail     []rec // the last turns read (at least Lookback+1 when there are)
+	// per conversation id: history so far (tokens) and last turn's
+	// global index + 1 (0: none yet)
+	hist []int64
+	last []int
+	next int // global index of the next turn
+	idx  int // index of the next window
+	done bool
+	prev trace.Turn
+	prvH int64
+}
+
+// NewSplitter returns a Splitter of src into windows of size steps (≥ 1).
+func NewSplitter(src TurnReader, size int) (*Splitter, error) {
+	if size < 1 {
+		return nil, fmt.Errorf("window: window size %d steps must be ≥ 1", size)
+	}
+	return &Splitter{src: src, size: size}, nil
+}
+
+// Next returns the next window, or io.EOF after the last. A trace error is
+// returned as it is (trace.Reader's name file and line).
+func (s *Splitter) Next() (*Window, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	w := &Window{Index: s.idx, Start: s.next, Turns: make([]trace.Turn, 0, s.size),
+		History: make([]int64, 0, s.size), Prev: make([]int, 0, s.size)}
+	if s.next > 0 {
+		w.Before, w.BeforeHistory, w.HasBefore = s.prev, s.prvH, true
+	}
+	w.lead = append([]rec(nil), s.tail[max(0, len(s.tail)-s.Lookback-1):]...)
+	for len(w.Turns) < s.size {
+		t, err := s.src.Next()
+		if errors.Is(err, io.EOF) {
+			s.done = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := t.Conv
+		if c < 0 {
+			return nil, fmt.Errorf("window: turn %d: conversation id %d is negative", s.next, c)
+		}
+		for c >= len(s.hist) {
+			s.hist = append(s.hist, 0)
+			s.last = append(s.last, 0)
+		}
+		if t.Prompt < 1 || t.Response < 0 {
+			return nil, fmt.Errorf("window: turn %d: prompt %d tokens must be ≥ 1 and response %d ≥ 0", s.next, t.Prompt, t.Response)
+		}
+		if s.hist[c] > 1<<50 {
+			return nil, fmt.Errorf("window: turn %d: history over 2^50 tokens", s.next)
+		}
+		w.Turns = append(w.Turns, t)
+		w.History = append(w.History, s.hist[c])
+		w.Prev = append(w.Prev, s.last[c]-1)
+		s.prev, s.prvH = t, s.hist[c]
+		if s.Lookback > 0 {
+			if keep := s.Lookback + 1; len(s.tail) >= 2*keep { // amortized O(1)
+				s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
+			}
+			s.tail = append(s.tail, rec{t, s.hist[c], s.last[c] - 1})
+		}
+		s.hist[c] += t.Prompt + t.Response
+		s.last[c] = s.next + 1
+		s.next++
+	}
+	if len(w.Turns) == 0 {
+		return nil, io.EOF
+	}
+	s.idx++
+	return w, nil
+}
+
+// Turns reads the turns of an in-memory trace as a TurnReader.
+type Turns struct {
+	turns []trace.Turn
+	i     int
+}
+
+// NewTurns returns a TurnReader over turns.
+func NewTurns(turns []trace.Turn) *Turns { return &Turns{turns: turns} }
+
+// Next returns the next turn, io.EOF after the last.
+func (r *Turns) Next() (trace.Turn, error) {
+	if r.i == len(r.turns) {
+		return trace.Turn{}, io.EOF
+	}
+	r.i++
+	return r.turns[r.i-1], nil
+}
+
+// Size returns the steps per window that cut turns steps into n windows
+// (the last possibly shorter): ⌈turns/n⌉, at least 1.
+func Size(turns, n int) int {
+	if n < 1 {
+		n = 1
+	}
+	return max(1, (turns+n-1)/n)
+}

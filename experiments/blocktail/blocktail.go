@@ -42,9 +42,11 @@ type Config struct {
 	Model latency.Model
 	// Policies are the block policies to measure (none: bounds only).
 	Policies []prefixcache.Entry
-	// LPSolver solves the LP relaxation: clp, gonum, auto (clp when built
-	// with coin, else gonum) or none. IPSolver the integer program: cbc,
-	// gonum, auto (cbc with coin, else gonum) or none.
+	// LPSolver computes the lower bound that scales: clp or gonum (the LP
+	// relaxation), lagrangian (prefixtail's Lagrangian bound: min-cost
+	// flows, no LP solver), auto (clp when built with coin, else
+	// lagrangian) or none. IPSolver the integer program: cbc, gonum, auto
+	// (cbc with coin, else gonum) or none.
 	LPSolver, IPSolver string
 	// TimeLimit bounds each solve (0: none).
 	TimeLimit time.Duration
@@ -118,12 +120,29 @@ func Load(path, format string, block int64) (*Trace, error) {
 // Block returns the block size, tokens.
 func (tr *Trace) Block() int64 { return int64(tr.Stream.BlockTokens) }
 
-// Backends returns the LP and IP backends named (nil for none; auto picks
-// the COIN-OR ones when built with coin, else gonum).
+// Lagrangian is the LP-solver name of prefixtail's Lagrangian bound.
+const Lagrangian = "lagrangian"
+
+// lowerName resolves the LP-solver name: auto is clp when built with coin,
+// else lagrangian (gonum's dense simplex cannot take the programs of real
+// traces, and the Lagrangian bound needs no LP solver).
+func lowerName(name string) string {
+	if name == "" || name == solvers.Auto {
+		if solvers.Coin() {
+			return "clp"
+		}
+		return Lagrangian
+	}
+	return name
+}
+
+// Backends returns the LP and IP backends named (nil for none, and for
+// lagrangian, which is no lp.Backend; auto picks the COIN-OR ones when
+// built with coin, else lagrangian for the LP and gonum for the IP).
 func Backends(lpName, ipName string) (lpBe, ipBe lp.Backend, err error) {
 	pick := func(name, coin string) (lp.Backend, error) {
 		switch name {
-		case "none":
+		case "none", Lagrangian:
 			return nil, nil
 		case "", solvers.Auto:
 			name = "gonum"
@@ -133,6 +152,7 @@ func Backends(lpName, ipName string) (lpBe, ipBe lp.Backend, err error) {
 		}
 		return solvers.Backend(name)
 	}
+	lpName = lowerName(lpName)
 	if lpBe, err = pick(lpName, "clp"); err != nil {
 		return nil, nil, fmt.Errorf("LP solver: %w", err)
 	}
@@ -160,7 +180,11 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "%d blocks: %s bounds over %d intervals, %d prefix rows\n", p.CapacityBlocks, cfg.Objective.Kind, len(p.Cols), p.PrecedenceRows)
 	}
-	b, err := p.Bound(ctx, prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit})
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
+	if lowerName(cfg.LPSolver) == Lagrangian {
+		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
+	}
+	b, err := p.Bound(ctx, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}

@@ -16,6 +16,11 @@ type Options struct {
 	// LP solves the LP relaxation, the lower bound that scales (clp,
 	// gonum); nil skips it.
 	LP lp.Backend
+	// Lagrange, when not nil, computes the Lagrangian lower bound
+	// (Problem.Lagrangian: min-cost flows, no LP solver) before any LP;
+	// its Upper is set to the best replay's cost and its TimeLimit to
+	// TimeLimit when zero.
+	Lagrange *LagrangeOptions
 	// TimeLimit bounds each solve (0: none).
 	TimeLimit time.Duration
 }
@@ -48,12 +53,12 @@ type Bounds struct {
 	// Objective is "tel" (tokens) or "slo" (violations).
 	Objective string `json:"objective"`
 	// Lower and Upper bound the optimum: Lower is the IP's optimum when it
-	// was proven, else the LP bound, else (no LP solved, e.g. a program too
-	// large for gonum) the capacity-free bound (Problem.CapacityFree); Upper
-	// is the best replayed schedule's cost.
+	// was proven, else the largest of the LP bound, the Lagrangian bound
+	// and the capacity-free bound (Problem.CapacityFree) among those
+	// computed; Upper is the best replayed schedule's cost.
 	Lower float64 `json:"lower_bound"`
 	Upper float64 `json:"upper_bound"`
-	// LowerFrom names where Lower comes from: "ip", "lp" or
+	// LowerFrom names where Lower comes from: "ip", "lp", "lagrangian" or
 	// "capacity-free".
 	LowerFrom string `json:"lower_from"`
 	// Proven reports Lower = Upper = the optimum (see the package comment).
@@ -64,6 +69,8 @@ type Bounds struct {
 	UpperRule string `json:"upper_rule"`
 	// Heuristics are every schedule's cost.
 	Heuristics []Heuristic `json:"heuristics"`
+	// Lagrangian is the Lagrangian bound's search, nil when skipped.
+	Lagrangian *Lagrange `json:"lagrangian"`
 	// LP and IP are the solves, nil when skipped.
 	LP *Solve `json:"lp"`
 	IP *Solve `json:"ip"`
@@ -114,6 +121,34 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		add(string(r), v)
 	}
+	if opt.Lagrange != nil {
+		lo := *opt.Lagrange
+		lo.Upper = b.Upper
+		if lo.TimeLimit == 0 {
+			lo.TimeLimit = opt.TimeLimit
+		}
+		lg, err := p.Lagrangian(ctx, lo)
+		if err != nil {
+			return nil, err
+		}
+		b.Lagrangian = lg
+		if lg.Lower > b.Lower {
+			b.Lower, b.LowerFrom = lg.Lower, "lagrangian"
+		}
+		if lg.Iterations > 0 {
+			for _, rn := range []struct {
+				rule Rule
+				name string
+			}{{Guided, "lagrangian-rounding"}, {GuidedDensity, "lagrangian-rounding-density"}} {
+				r, name := rn.rule, rn.name
+				_, v, err := p.Replay(r, lg.Guide)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+				add(name, v)
+			}
+		}
+	}
 	var prob *lp.Problem
 	if opt.LP != nil || opt.IP != nil {
 		prob = p.Program()
@@ -125,7 +160,9 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		b.LP = s
 		if s.Status == lp.Optimal.String() {
-			b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
+			if *s.Value > b.Lower || b.LowerFrom == "capacity-free" {
+				b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
+			}
 			for _, r := range []Rule{Guided, GuidedDensity} {
 				_, v, err := p.Replay(r, x)
 				if err != nil {

@@ -107,9 +107,13 @@ func (p *Problem) Lagrangian(ctx context.Context, opt LagrangeOptions) (*Lagrang
 	for j, iv := range p.Cols {
 		wS[j] = int64(math.Ceil(iv.Weight * scale))
 	}
-	// Starts: 0, then the spread multipliers; the search continues from
-	// the better.
+	// Starts: 0, then the spread multipliers (for SLO the other way round:
+	// there the spread one is the better, μ = 0 the capacity-free bound
+	// on the Mooncake traces); the search continues from the better.
 	starts := [][]int64{make([]int64, len(p.prec)), p.spread(scale)}
+	if p.Obj.Kind == SLO {
+		starts[0], starts[1] = starts[1], starts[0]
+	}
 	m := starts[0]
 	bestM := m
 	c := make([]int64, nc)

@@ -50,7 +50,8 @@ type Heuristic struct {
 
 // Bounds is the interval on the optimum of one instance.
 type Bounds struct {
-	// Objective is "tel" (tokens) or "slo" (violations).
+	// Objective is "tel" (tokens), "slo" (violations) or "pQ" (the Q-th
+	// percentile of uncached tokens, tokens; Percentile).
 	Objective string `json:"objective"`
 	// Lower and Upper bound the optimum: Lower is the IP's optimum when it
 	// was proven, else the largest of the LP bound, the Lagrangian bound
@@ -69,6 +70,9 @@ type Bounds struct {
 	UpperRule string `json:"upper_rule"`
 	// Heuristics are every schedule's cost.
 	Heuristics []Heuristic `json:"heuristics"`
+	// Percentile is the τ search of Percentile (nil for TEL and SLO);
+	// Lower and Upper are then the percentile's bounds, tokens.
+	Percentile *PercentileSearch `json:"percentile,omitempty"`
 	// Lagrangian is the Lagrangian bound's search, nil when skipped.
 	Lagrangian *Lagrange `json:"lagrangian"`
 	// LP and IP are the solves, nil when skipped.

@@ -33,6 +33,11 @@ type Config struct {
 	// prefixtail.SLO with SLOTokens (both thresholds are used for the
 	// policies' figures).
 	Objective prefixtail.Objective
+	// PercentileQ, when > 0, bounds the Q-th nearest-rank percentile of
+	// uncached tokens instead (prefixtail.Percentile; Q in percent), and
+	// Objective is ignored. With policies, Q must be 50, 90, 95 or 99
+	// (the percentiles blocksim reports).
+	PercentileQ float64
 	// XiTokens is ξ, tokens: the TEL threshold of the policies' TEL (and of
 	// the tail-aware policies); SLOTokens the SLO s, tokens (violation:
 	// b > s).
@@ -173,6 +178,17 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 		return nil, err
 	}
 	start := time.Now()
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
+	if lowerName(cfg.LPSolver) == Lagrangian {
+		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
+	}
+	if cfg.PercentileQ > 0 {
+		b, err := prefixtail.Percentile(ctx, tr.Reqs, block, int(capacity/block), cfg.PercentileQ, opt)
+		if err != nil {
+			return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+		}
+		return point(capacity, int(capacity/block), b, start), nil
+	}
 	p, err := prefixtail.New(tr.Reqs, block, int(capacity/block), cfg.Objective)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
@@ -180,15 +196,16 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "%d blocks: %s bounds over %d intervals, %d prefix rows\n", p.CapacityBlocks, cfg.Objective.Kind, len(p.Cols), p.PrecedenceRows)
 	}
-	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
-	if lowerName(cfg.LPSolver) == Lagrangian {
-		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
-	}
 	b, err := p.Bound(ctx, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
-	pt := &Point{CapacityTokens: capacity, CapacityBlocks: p.CapacityBlocks, Bounds: *b, Seconds: time.Since(start).Seconds(), OrderHolds: true}
+	return point(capacity, p.CapacityBlocks, b, start), nil
+}
+
+// point is the Point of bounds b at a capacity, timed from start.
+func point(capacity int64, blocks int, b *prefixtail.Bounds, start time.Time) *Point {
+	pt := &Point{CapacityTokens: capacity, CapacityBlocks: blocks, Bounds: *b, Seconds: time.Since(start).Seconds(), OrderHolds: true}
 	pt.Width = b.Upper - b.Lower
 	if b.Proven {
 		pt.Width = 0
@@ -196,7 +213,7 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if b.Upper > 0 {
 		pt.RelWidth = pt.Width / b.Upper
 	}
-	return pt, nil
+	return pt
 }
 
 // Run bounds the optimum at every capacity and replays every policy. It
@@ -224,7 +241,14 @@ func Run(ctx context.Context, tr *Trace, cfg Config) ([]Point, []Row, error) {
 			row := Row{CapacityTokens: c, Policy: r.Name, TELTokens: r.Summary.TELTokens, TELMs: r.Summary.TELMs,
 				Violations: r.Summary.Violations, P90Ms: r.Summary.P90, BlockHitRatio: r.BlockHitRatio}
 			row.Value = row.TELTokens
-			if cfg.Objective.Kind == prefixtail.SLO {
+			switch {
+			case cfg.PercentileQ > 0:
+				ms, ok := map[float64]float64{50: r.Summary.P50, 90: r.Summary.P90, 95: r.Summary.P95, 99: r.Summary.P99}[cfg.PercentileQ]
+				if !ok {
+					return nil, nil, fmt.Errorf("policies beside p%v: blocksim reports p50, p90, p95 and p99 only", cfg.PercentileQ)
+				}
+				row.Value = math.Round(cfg.Model.XiTokens(ms)) // uncached tokens are whole
+			case cfg.Objective.Kind == prefixtail.SLO:
 				row.Value = float64(row.Violations)
 			}
 			row.Gap = row.Value - pt.Upper

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tailbound/tailbound/lp"
@@ -141,11 +142,14 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		if lg.Iterations > 0 {
 			for _, rn := range []struct {
-				rule Rule
-				name string
-			}{{Guided, "lagrangian-rounding"}, {GuidedDensity, "lagrangian-rounding-density"}} {
+				rule  Rule
+				name  string
+				guide []float64
+			}{{Guided, "lagrangian-rounding", lg.Guide}, {GuidedDensity, "lagrangian-rounding-density", lg.Guide},
+				{Guided, "lagrangian-rounding-closed-down", p.closed(lg.Guide, false)},
+				{Guided, "lagrangian-rounding-closed-up", p.closed(lg.Guide, true)}} {
 				r, name := rn.rule, rn.name
-				_, v, err := p.Replay(r, lg.Guide)
+				_, v, err := p.Replay(r, rn.guide)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
@@ -208,6 +212,28 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		b.Optimum = &v
 	}
 	return b, nil
+}
+
+// closed returns guide made to keep the prefix rule, for rounding: down,
+// each interval lowered to its parent intervals' least (parents first);
+// up, each raised to its child intervals' greatest (children first). The
+// inner optimum of the Lagrangian need not keep the rule, and a replay
+// cannot keep a block whose parent it evicts.
+func (p *Problem) closed(guide []float64, up bool) []float64 {
+	x := slices.Clone(guide)
+	rows := slices.Clone(p.prec)
+	slices.SortStableFunc(rows, func(a, b [2]int32) int { return int(p.Cols[a[0]].Depth) - int(p.Cols[b[0]].Depth) })
+	if up {
+		slices.Reverse(rows)
+		for _, r := range rows {
+			x[r[1]] = max(x[r[1]], x[r[0]])
+		}
+		return x
+	}
+	for _, r := range rows {
+		x[r[0]] = min(x[r[0]], x[r[1]])
+	}
+	return x
 }
 
 // solve runs be on prob (its relaxation when relax) and returns the

@@ -173,12 +173,16 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 			}
 		}
 		if guide != nil {
-			for _, r := range []Rule{Guided, GuidedDensity} {
-				hits, v, err := p.Replay(r, guide)
+			for _, g := range []struct {
+				rule  Rule
+				name  string
+				guide []float64
+			}{{Guided, "rounding", guide}, {GuidedDensity, "rounding-density", guide}, {Guided, "rounding-closed-down", p.closed(guide, false)}} {
+				hits, v, err := p.Replay(g.rule, g.guide)
 				if err != nil {
-					return 0, false, fmt.Errorf("%s: %w", r, err)
+					return 0, false, fmt.Errorf("%s: %w", g.name, err)
 				}
-				consider("rounding-at-"+fmt.Sprint(tau)+"-"+string(r), hits)
+				consider(fmt.Sprintf("%s-at-slo-%d-tokens", g.name, tau), hits)
 				bestV = min(bestV, v)
 			}
 		}

@@ -126,7 +126,9 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		add(string(r), v)
 	}
-	if opt.Lagrange != nil {
+	// The Lagrangian is skipped when the replays already meet the
+	// capacity-free bound (the interval is closed without it).
+	if opt.Lagrange != nil && b.Upper-b.Lower > tol*max(1, math.Abs(b.Upper)) {
 		lo := *opt.Lagrange
 		lo.Upper = b.Upper
 		if lo.TimeLimit == 0 {

@@ -29,10 +29,11 @@ type LagrangeOptions struct {
 }
 
 // DefaultLagrangeIterations is the default number of inner solves: the
-// two starts only. On both Mooncake traces at 1,024 blocks the better start
-// gave the LP relaxation's value (CLP's, to its printed digits: 0 for TEL,
-// the spread for SLO) and ten subgradient steps from it found no better
-// bound, at several seconds each.
+// two starts only. On the synthetic Mooncake trace at 1,024 blocks the
+// better start gave the LP relaxation's value (CLP's, to its printed
+// digits: μ = 0 for TEL, the spread for SLO), and ten subgradient steps
+// from it found no better bound, at several seconds each
+// (docs/block-tail-bounds.md has the other traces and capacities).
 const DefaultLagrangeIterations = 2
 
 // lagrangeStall is the number of steps without a better bound after which

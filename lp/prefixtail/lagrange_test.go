@@ -173,3 +173,38 @@ func ExampleProblem_Lagrangian() {
 	fmt.Printf("capacity-free %.0f tokens, Lagrangian %.0f tokens\n", p.CapacityFree(), lg.Lower)
 	// Output: capacity-free 2 tokens, Lagrangian 3 tokens
 }
+
+// TestLagrangianBelowCLP (coin builds): on random traces of 150 requests
+// (beyond gonum's simplex, as the Mooncake programs are), capacity-free ≤
+// Lagrangian ≤ CLP's LP relaxation ≤ the best replayed schedule, for TEL
+// and SLO. Tolerance 10^−6 relative.
+func TestLagrangianBelowCLP(t *testing.T) {
+	if !solvers.Coin() {
+		t.Skip("needs CLP: go test -tags coin")
+	}
+	be := lpBackend(t)
+	r := rand.New(rand.NewPCG(77, 1))
+	for i := 0; i < 20; i++ {
+		block := []int64{4, 16}[r.IntN(2)]
+		reqs := randomTrace(r, 150, 120, block)
+		capacity := longest(reqs) + r.IntN(6)
+		obj := randomObjective(r, []Kind{TEL, SLO}[i%2], block)
+		p, err := New(reqs, block, capacity, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Bound(context.Background(), Options{LP: be})
+		if err != nil || b.LP.Value == nil {
+			t.Fatalf("instance %d: %v, %+v", i, err, b)
+		}
+		lg, err := p.Lagrangian(context.Background(), LagrangeOptions{Upper: b.Upper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lpv, eps := *b.LP.Value, 1e-6*max(1, math.Abs(b.Upper))
+		if lg.Lower < p.CapacityFree()-eps || lg.Lower > lpv+eps || lpv > b.Upper+eps {
+			t.Fatalf("instance %d (%s): capacity-free %v, Lagrangian %v, CLP LP %v, upper %v: want them in that order",
+				i, obj.Kind, p.CapacityFree(), lg.Lower, lpv, b.Upper)
+		}
+	}
+}

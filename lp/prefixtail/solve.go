@@ -22,7 +22,8 @@ type Options struct {
 	// its Upper is set to the best replay's cost and its TimeLimit to
 	// TimeLimit when zero.
 	Lagrange *LagrangeOptions
-	// TimeLimit bounds each solve (0: none).
+	// TimeLimit bounds each solve (0: none): the LP, the IP, and the
+	// Lagrangian search as a whole.
 	TimeLimit time.Duration
 }
 

@@ -2,11 +2,14 @@ package prefixtail
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/objective"
+	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // TestPercentileExhaustive: on random small chain traces, the interval of
@@ -66,4 +69,28 @@ func TestPercentileExhaustive(t *testing.T) {
 		t.Errorf("only %d of %d runs proven: the search decides little", proven, 2*n)
 	}
 	t.Logf("%d of %d runs proven optimal", proven, 2*n)
+}
+
+// ExamplePercentile bounds the lowest p80 of uncached tokens on the
+// worked example of docs/block-tail-bounds.md (B = 512 tokens, 4 blocks):
+// keeping block 4 over request 2 leaves {1536, 100, 100, 0, 100}, p80 (rank
+// 4 of 5) = 100 tokens, where furthest next use keeps block 3 and gets 512.
+func ExamplePercentile() {
+	rs := []blocktrace.Request{
+		{Index: 0, Input: 1536, Hashes: []int64{1, 2, 3}, Conv: -1},
+		{Index: 1, Time: 1, Input: 100, Hashes: []int64{4}, Conv: -1},
+		{Index: 2, Time: 2, Input: 100, Hashes: []int64{5}, Conv: -1},
+		{Index: 3, Time: 3, Input: 100, Hashes: []int64{4}, Conv: -1},
+		{Index: 4, Time: 4, Input: 1536, Hashes: []int64{1, 2, 3}, Conv: -1},
+	}
+	reqs, err := prefixcache.InternAll(rs)
+	if err != nil {
+		panic(err)
+	}
+	b, err := Percentile(context.Background(), reqs, 512, 4, 80, Options{Lagrange: &LagrangeOptions{}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("p80 in [%v, %v] tokens, proven %v\n", b.Lower, b.Upper, b.Proven)
+	// Output: p80 in [100, 100] tokens, proven true
 }

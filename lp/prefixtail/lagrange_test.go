@@ -208,3 +208,20 @@ func TestLagrangianBelowCLP(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLagrangian: the default search (two inner flow solves) on a
+// random trace of 2,000 requests over a forest of 1,500 blocks, SLO.
+func BenchmarkLagrangian(b *testing.B) {
+	r := rand.New(rand.NewPCG(8, 8))
+	reqs := randomTrace(r, 2000, 1500, 16)
+	p, err := New(reqs, 16, longest(reqs)+20, Objective{Kind: SLO, SLOTokens: 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.Lagrangian(context.Background(), LagrangeOptions{Upper: math.Inf(1)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -60,7 +60,8 @@ type PercentileSearch struct {
 // lists the schedules that improved the upper end, in order, each with
 // its P_Q in tokens.
 // opt.TimeLimit bounds each probe's solve; ctx stops the search with the
-// interval found so far, valid.
+// interval found so far, valid. opt.IP is not used (no integer program
+// per probe).
 func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, q float64, opt Options) (*Bounds, error) {
 	n := len(reqs)
 	if n == 0 {

@@ -109,8 +109,9 @@ func (p *Problem) Lagrangian(ctx context.Context, opt LagrangeOptions) (*Lagrang
 		wS[j] = int64(math.Ceil(iv.Weight * scale))
 	}
 	// Starts: 0, then the spread multipliers (for SLO the other way round:
-	// there the spread one is the better, μ = 0 the capacity-free bound
-	// on the Mooncake traces); the search continues from the better.
+	// there the spread one is the better and μ = 0 gave the capacity-free
+	// bound on the Mooncake traces, so a one-solve search, as Percentile's
+	// probes run, takes the spread); the search continues from the better.
 	starts := [][]int64{make([]int64, len(p.prec)), p.spread(scale)}
 	if p.Obj.Kind == SLO {
 		starts[0], starts[1] = starts[1], starts[0]

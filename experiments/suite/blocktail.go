@@ -77,11 +77,7 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 			if pt.Proven {
 				proven = 1
 			}
-			switch pt.LowerFrom {
-			case "capacity-free":
-			case "lagrangian":
-				fromLP = 2 // the Lagrangian bound (pure Go), not an LP
-			default:
+			if pt.LowerFrom != "capacity-free" {
 				fromLP = 1
 			}
 			if k == prefixtail.TEL {
@@ -100,14 +96,11 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 // policy's TEL and violations.
 func tailTable(title string, tail []Record, names []string, cell map[string]map[int64]Record) report.Table {
 	t := report.Table{Title: title + ": hindsight TEL (s) and SLO-violation optimum, [lower, upper] (lp/prefixtail), and each policy's value; " +
-		"lower from: the LP relaxation (lp, CLP), the Lagrangian bound (lagrangian, pure Go), or where neither was computed the cost under a cache that never evicts (no-evict)",
+		"lower from: the LP relaxation (lp), or where no LP was solved (pure Go: too large for gonum) the cost under a cache that never evicts (no-evict)",
 		Header: append([]string{"capacity (tokens) — metric", "optimum lower", "optimum upper", "lower from"}, names...)}
 	from := func(lp float64) report.Cell {
-		switch lp {
-		case 1:
+		if lp == 1 {
 			return report.CellText("lp")
-		case 2:
-			return report.CellText("lagrangian")
 		}
 		return report.CellText("no-evict")
 	}

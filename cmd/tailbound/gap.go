@@ -38,7 +38,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&c.Format, "format", "table", report.FormatHelp)
 	fs.StringVar(&c.Level, "level", "turn", "turn (conversation cache, TEL optimum) or block (prefix cache over block-hash traces, optimum of block hits)")
 	fs.StringVar(&c.TraceFormat, "trace-format", "canonical", "block level: trace format, canonical|mooncake|bailian|blocks")
-	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "block level: LP relaxation solver, auto|clp|gonum|none")
+	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "block level: lower bound solver, clp|gonum (LP relaxation), lagrangian (min-cost flows), auto (clp with -tags coin, else lagrangian) or none")
 	fs.StringVar(&c.IPSolver, "ip-solver", "none", "block level: integer program solver, auto|cbc|gonum|none")
 	fs.StringArrayVar(&c.Schedules, "schedule", nil, "also measure this external schedule (JSON Lines; repeatable); only the schedules run unless --policies is given")
 	fs.Float64Var(&c.ExecTimeout, "exec-timeout", 10, "exec:CMD policies: seconds to wait for one answer before killing the process")

@@ -47,12 +47,12 @@ func blockTailFlags(fs *pflag.FlagSet, c *blocktail.Command, lat *latency.Settin
 	fs.StringVar(&c.Trace, "trace", "", "block-level trace (- for stdin)")
 	fs.StringVar(&c.TraceFormat, "trace-format", "canonical", "trace format, canonical|mooncake|bailian|blocks")
 	fs.Int64Var(&c.Block, "block-size", 16, "block size B, tokens (canonical traces; other formats carry their own)")
-	fs.StringVar(&c.Objective, "objective", "tel", "tail metric minimised: tel (Σ max(b − ξ, 0), tokens) or slo (requests with b > SLO)")
+	fs.StringVar(&c.Objective, "objective", "tel", "tail metric minimised: tel (Σ max(b − ξ, 0), tokens), slo (requests with b > SLO) or pQ (the Q-th nearest-rank percentile of b, tokens, e.g. p90)")
 	addLatency(fs, lat)
 	*slo = objective.DefaultSLOSettings()
 	fs.Float64Var(&slo.SLOMs, "slo-ms", slo.SLOMs, "SLO on TTFT, ms ≥ 0 (objective slo; converted with α, β)")
 	fs.Float64Var(&slo.SLOTokens, "slo-tokens", slo.SLOTokens, "SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
-	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "LP relaxation (lower bound) solver, auto|clp|gonum|none")
+	fs.StringVar(&c.LPSolver, "lp-solver", "auto", "lower bound solver: clp or gonum (LP relaxation), lagrangian (min-cost flows, no LP solver), auto (clp with -tags coin, else lagrangian) or none")
 	fs.StringVar(&c.IPSolver, "ip-solver", "none", "integer program (exact) solver, auto|cbc|gonum|none")
 	fs.Float64Var(&c.TimeLimit, "time-limit", 0, "time limit per LP or IP solve, seconds (0: none; else 0.001 to 10^6)")
 }
@@ -71,7 +71,7 @@ func resolveBlockTail(fs *pflag.FlagSet, c *blocktail.Command, lat latency.Setti
 // runSolveBlock is 'solve --level block': the interval on the hindsight TEL
 // or SLO optimum of a prefix cache (experiments/blocktail, lp/prefixtail).
 func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("solve", "solve --level block --trace FILE --trace-format FMT --capacity TOKENS --objective tel|slo [flags]", stdout)
+	fs := newFlags("solve", "solve --level block --trace FILE --trace-format FMT --capacity TOKENS --objective tel|slo|pQ [flags]", stdout)
 	var c blocktail.Command
 	var lat latency.Settings
 	var slo objective.SLOSettings
@@ -92,11 +92,11 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return report.Emit(stdout, format, doc, tables...)
 }
 
-// runGapBlockTail is 'gap --level block --objective tel|slo': every block
+// runGapBlockTail is 'gap --level block --objective tel|slo|pQ': every block
 // policy's TEL and violations beside the interval on the optimum, per
 // capacity.
 func runGapBlockTail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("gap", "gap --level block --objective tel|slo --trace FILE --trace-format FMT --capacities C1,C2 [flags]", stdout)
+	fs := newFlags("gap", "gap --level block --objective tel|slo|pQ --trace FILE --trace-format FMT --capacities C1,C2 [flags]", stdout)
 	var c blocktail.Command
 	var lat latency.Settings
 	var slo objective.SLOSettings

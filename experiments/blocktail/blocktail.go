@@ -33,6 +33,11 @@ type Config struct {
 	// prefixtail.SLO with SLOTokens (both thresholds are used for the
 	// policies' figures).
 	Objective prefixtail.Objective
+	// PercentileQ, when > 0, bounds the Q-th nearest-rank percentile of
+	// uncached tokens instead (prefixtail.Percentile; Q in percent), and
+	// Objective is ignored. With policies, Q must be 50, 90, 95 or 99
+	// (the percentiles blocksim reports).
+	PercentileQ float64
 	// XiTokens is ξ, tokens: the TEL threshold of the policies' TEL (and of
 	// the tail-aware policies); SLOTokens the SLO s, tokens (violation:
 	// b > s).
@@ -42,9 +47,11 @@ type Config struct {
 	Model latency.Model
 	// Policies are the block policies to measure (none: bounds only).
 	Policies []prefixcache.Entry
-	// LPSolver solves the LP relaxation: clp, gonum, auto (clp when built
-	// with coin, else gonum) or none. IPSolver the integer program: cbc,
-	// gonum, auto (cbc with coin, else gonum) or none.
+	// LPSolver computes the lower bound that scales: clp or gonum (the LP
+	// relaxation), lagrangian (prefixtail's Lagrangian bound: min-cost
+	// flows, no LP solver), auto (clp when built with coin, else
+	// lagrangian) or none. IPSolver the integer program: cbc, gonum, auto
+	// (cbc with coin, else gonum) or none.
 	LPSolver, IPSolver string
 	// TimeLimit bounds each solve (0: none).
 	TimeLimit time.Duration
@@ -118,12 +125,29 @@ func Load(path, format string, block int64) (*Trace, error) {
 // Block returns the block size, tokens.
 func (tr *Trace) Block() int64 { return int64(tr.Stream.BlockTokens) }
 
-// Backends returns the LP and IP backends named (nil for none; auto picks
-// the COIN-OR ones when built with coin, else gonum).
+// Lagrangian is the LP-solver name of prefixtail's Lagrangian bound.
+const Lagrangian = "lagrangian"
+
+// lowerName resolves the LP-solver name: auto is clp when built with coin,
+// else lagrangian (gonum's dense simplex cannot take the programs of real
+// traces, and the Lagrangian bound needs no LP solver).
+func lowerName(name string) string {
+	if name == "" || name == solvers.Auto {
+		if solvers.Coin() {
+			return "clp"
+		}
+		return Lagrangian
+	}
+	return name
+}
+
+// Backends returns the LP and IP backends named (nil for none, and for
+// lagrangian, which is no lp.Backend; auto picks the COIN-OR ones when
+// built with coin, else lagrangian for the LP and gonum for the IP).
 func Backends(lpName, ipName string) (lpBe, ipBe lp.Backend, err error) {
 	pick := func(name, coin string) (lp.Backend, error) {
 		switch name {
-		case "none":
+		case "none", Lagrangian:
 			return nil, nil
 		case "", solvers.Auto:
 			name = "gonum"
@@ -133,6 +157,7 @@ func Backends(lpName, ipName string) (lpBe, ipBe lp.Backend, err error) {
 		}
 		return solvers.Backend(name)
 	}
+	lpName = lowerName(lpName)
 	if lpBe, err = pick(lpName, "clp"); err != nil {
 		return nil, nil, fmt.Errorf("LP solver: %w", err)
 	}
@@ -153,6 +178,17 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 		return nil, err
 	}
 	start := time.Now()
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
+	if lowerName(cfg.LPSolver) == Lagrangian {
+		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
+	}
+	if cfg.PercentileQ > 0 {
+		b, err := prefixtail.Percentile(ctx, tr.Reqs, block, int(capacity/block), cfg.PercentileQ, opt)
+		if err != nil {
+			return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+		}
+		return point(capacity, int(capacity/block), b, start), nil
+	}
 	p, err := prefixtail.New(tr.Reqs, block, int(capacity/block), cfg.Objective)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
@@ -160,11 +196,16 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if cfg.Progress != nil {
 		fmt.Fprintf(cfg.Progress, "%d blocks: %s bounds over %d intervals, %d prefix rows\n", p.CapacityBlocks, cfg.Objective.Kind, len(p.Cols), p.PrecedenceRows)
 	}
-	b, err := p.Bound(ctx, prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit})
+	b, err := p.Bound(ctx, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
-	pt := &Point{CapacityTokens: capacity, CapacityBlocks: p.CapacityBlocks, Bounds: *b, Seconds: time.Since(start).Seconds(), OrderHolds: true}
+	return point(capacity, p.CapacityBlocks, b, start), nil
+}
+
+// point is the Point of bounds b at a capacity, timed from start.
+func point(capacity int64, blocks int, b *prefixtail.Bounds, start time.Time) *Point {
+	pt := &Point{CapacityTokens: capacity, CapacityBlocks: blocks, Bounds: *b, Seconds: time.Since(start).Seconds(), OrderHolds: true}
 	pt.Width = b.Upper - b.Lower
 	if b.Proven {
 		pt.Width = 0
@@ -172,7 +213,7 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if b.Upper > 0 {
 		pt.RelWidth = pt.Width / b.Upper
 	}
-	return pt, nil
+	return pt
 }
 
 // Run bounds the optimum at every capacity and replays every policy. It
@@ -200,7 +241,14 @@ func Run(ctx context.Context, tr *Trace, cfg Config) ([]Point, []Row, error) {
 			row := Row{CapacityTokens: c, Policy: r.Name, TELTokens: r.Summary.TELTokens, TELMs: r.Summary.TELMs,
 				Violations: r.Summary.Violations, P90Ms: r.Summary.P90, BlockHitRatio: r.BlockHitRatio}
 			row.Value = row.TELTokens
-			if cfg.Objective.Kind == prefixtail.SLO {
+			switch {
+			case cfg.PercentileQ > 0:
+				ms, ok := map[float64]float64{50: r.Summary.P50, 90: r.Summary.P90, 95: r.Summary.P95, 99: r.Summary.P99}[cfg.PercentileQ]
+				if !ok {
+					return nil, nil, fmt.Errorf("policies beside p%v: blocksim reports p50, p90, p95 and p99 only", cfg.PercentileQ)
+				}
+				row.Value = math.Round(cfg.Model.XiTokens(ms)) // uncached tokens are whole
+			case cfg.Objective.Kind == prefixtail.SLO:
 				row.Value = float64(row.Violations)
 			}
 			row.Gap = row.Value - pt.Upper

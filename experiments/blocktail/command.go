@@ -85,12 +85,16 @@ func (c Command) config() (*Trace, Config, error) {
 		cfg.Objective.Kind = prefixtail.TEL
 	case objective.SLO:
 		cfg.Objective.Kind = prefixtail.SLO
-	default:
-		return nil, cfg, option.Errorf("objective", "block level: tel or slo, got %q", c.Objective)
+	case objective.Percentile:
+		cfg.Objective.Kind = prefixtail.SLO
+		cfg.PercentileQ = o.Q
 	}
 	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
 	if err != nil {
 		return nil, cfg, err
+	}
+	if q := cfg.PercentileQ; q > 0 && c.Policies != "none" && q != 50 && q != 90 && q != 95 && q != 99 {
+		return nil, cfg, option.Errorf("objective", "block level with policies: p50, p90, p95 or p99 (the percentiles simulate reports), got %q; --policies none bounds any pQ", c.Objective)
 	}
 	switch c.Policies {
 	case "none":
@@ -126,7 +130,10 @@ func (c Command) settings(tr *Trace) map[string]any {
 }
 
 // units explains the values of an objective.
-func units(k prefixtail.Kind) string {
+func units(k prefixtail.Kind, q float64) string {
+	if q > 0 {
+		return fmt.Sprintf("p%v of uncached tokens (nearest rank over requests); bounds on its lowest value over all eviction sequences, tokens", q)
+	}
 	if k == prefixtail.SLO {
 		return "SLO violations (requests with uncached tokens b > slo_tokens); bounds on their fewest number over all eviction sequences"
 	}
@@ -153,8 +160,8 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		Units    string         `json:"units"`
 		Settings map[string]any `json:"settings"`
 		*Point
-	}{units(cfg.Objective.Kind), c.settings(tr), pt}
-	return doc, []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, []Point{*pt})}, nil
+	}{units(cfg.Objective.Kind, cfg.PercentileQ), c.settings(tr), pt}
+	return doc, []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, cfg.PercentileQ, []Point{*pt})}, nil
 }
 
 // Gap runs 'gap --level block --objective': the interval at every
@@ -168,22 +175,26 @@ func (c Command) Gap(ctx context.Context) (any, []report.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := map[string]any{"units": units(cfg.Objective.Kind), "settings": c.settings(tr), "bounds": points, "rows": rows}
-	tables := []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, points)}
+	doc := map[string]any{"units": units(cfg.Objective.Kind, cfg.PercentileQ), "settings": c.settings(tr), "bounds": points, "rows": rows}
+	tables := []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, cfg.PercentileQ, points)}
 	if len(rows) > 0 {
-		tables = append(tables, PolicyTable(cfg.Objective.Kind, rows))
+		tables = append(tables, PolicyTable(cfg.Objective.Kind, cfg.PercentileQ, rows))
 	}
 	return doc, tables, nil
 }
 
 // BoundsTable is the table of the intervals.
-func BoundsTable(trace string, k prefixtail.Kind, points []Point) report.Table {
+func BoundsTable(trace string, k prefixtail.Kind, q float64, points []Point) report.Table {
 	what := "TEL (tokens)"
 	if k == prefixtail.SLO {
 		what = "SLO violations"
 	}
+	fewest := "fewest"
+	if q > 0 {
+		what, fewest = fmt.Sprintf("p%v of uncached tokens (tokens)", q), "lowest"
+	}
 	t := report.Table{
-		Title:  fmt.Sprintf("%s: bounds on the fewest %s over all eviction sequences (lower: IP if solved, else LP, else the cost under a cache that never evicts; upper: best replayed hindsight schedule)", trace, what),
+		Title:  fmt.Sprintf("%s: bounds on the %s %s over all eviction sequences (lower: IP if solved, else LP or Lagrangian, else the cost under a cache that never evicts; upper: best replayed hindsight schedule)", trace, fewest, what),
 		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal", "lower from", "upper from", "order holds"},
 	}
 	for _, p := range points {
@@ -194,9 +205,13 @@ func BoundsTable(trace string, k prefixtail.Kind, points []Point) report.Table {
 }
 
 // PolicyTable is the table of each policy against the interval.
-func PolicyTable(k prefixtail.Kind, rows []Row) report.Table {
+func PolicyTable(k prefixtail.Kind, q float64, rows []Row) report.Table {
+	name := k.String()
+	if q > 0 {
+		name = fmt.Sprintf("p%v (uncached tokens)", q)
+	}
 	t := report.Table{
-		Title: fmt.Sprintf("each policy against the interval of the %s optimum: above lower = value − lower bound, above upper = value − upper bound", k),
+		Title: fmt.Sprintf("each policy against the interval of the %s optimum: above lower = value − lower bound, above upper = value − upper bound", name),
 		Header: []string{"capacity (tokens)", "policy", "TEL (tokens)", "TEL (ms)", "SLO violations", "P90 (ms)", "block hit ratio",
 			"above lower", "above upper"},
 	}

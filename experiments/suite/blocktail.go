@@ -8,6 +8,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/plots"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp/prefixtail"
+	"github.com/tailbound/tailbound/lp/solvers"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/objective"
 )
@@ -58,7 +59,16 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 	for _, c := range caps {
 		v := map[string]Num{"capacity": Num(c)}
 		for _, k := range []prefixtail.Kind{prefixtail.TEL, prefixtail.SLO} {
-			cfg := blocktail.Config{Objective: prefixtail.Objective{Kind: k, XiTokens: lat.XiTokens(xiMs), SLOTokens: float64(s)}, LPSolver: "auto", IPSolver: "none"}
+			// CLP with coin; without it no lower-bound solve (the
+			// capacity-free bound), as before the Lagrangian bound became
+			// blocktail's pure-Go default: it takes minutes per point on
+			// these traces, where this suite takes seconds
+			// (docs/block-tail-bounds.md has its figures).
+			lpSolver := "none"
+			if solvers.Coin() {
+				lpSolver = "clp"
+			}
+			cfg := blocktail.Config{Objective: prefixtail.Objective{Kind: k, XiTokens: lat.XiTokens(xiMs), SLOTokens: float64(s)}, LPSolver: lpSolver, IPSolver: "none"}
 			pt, err := blocktail.BoundOne(ctx, tr, c, cfg)
 			if err != nil {
 				return nil, err

@@ -1,6 +1,8 @@
 // Package gonumlp is the pure-Go backend of package lp: linear programs
-// by gonum's dense simplex and integer programs by branch and bound over
-// them, for small problems. lp/coin holds the COIN-OR backends.
+// by a dense two-phase simplex with Bland's rule (simplex.go; it replaced
+// gonum's lp.Simplex, which could cycle and took no context) over gonum
+// matrices, and integer programs by branch and bound over them, for small
+// problems. lp/coin holds the COIN-OR backends.
 package gonumlp
 
 import (
@@ -11,17 +13,20 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-	glp "gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/tailbound/tailbound/lp"
 )
 
-// Backend solves lp.Problems in pure Go with gonum's simplex method
-// (gonum.org/v1/gonum/optimize/convex/lp.Simplex), and integer programs by a
-// depth-first branch and bound over its LP relaxations.
+// Backend solves lp.Problems in pure Go with a dense tableau simplex
+// (Bland's rule, so it cannot cycle; it checks the context every 16
+// pivots and stops after 50·(rows + columns) pivots with
+// lp.IterationLimit), and integer programs by a depth-first branch and
+// bound over its LP relaxations. A solve ends within its time limit plus
+// the time of 16 pivots (O(rows·columns) each: milliseconds at the size
+// limits below).
 //
-// gonum's simplex works on a dense m×n standard-form matrix and factorizes
-// an m×m basis at every iteration, so it suits small problems only: Solve
+// The simplex works on a dense m×n standard-form tableau, so it suits
+// small problems only: Solve
 // refuses, with status lp.TooLarge, a problem whose standard form has more
 // than MaxRows rows or more than MaxCells matrix entries. The standard form
 // has one row per finite row bound (an equality row becomes two, so that
@@ -35,19 +40,14 @@ import (
 // the best integer point found, if any. Integrality tolerance:
 // lp.IntegralityTol.
 //
-// Magnitudes: gonum's simplex finds its first basis with an artificial
-// column b − Σ(basis columns), and when a problem mixes entries near 1 with
-// right-hand sides or bounds near 2^26 (e.g. a capacity of 2^26 blocks
-// beside prompts of 100 tokens) that basis is numerically singular: gonum
-// then fails with "matrix singular", or panics when the singular basis is
-// the one it supplies to its own phase II. Solve therefore refuses, with
-// status lp.TooLarge and the value found, a problem with any finite
-// coefficient, bound or right-hand side above MaxMagnitude in absolute
-// value, before gonum sees it. Beyond the guard gonum fails loudly or,
-// at 2^34, calls the (always feasible) TEL problem infeasible; an optimal
-// answer is in any case checked (verify) before it is reported, so that
-// one computed from an ill-conditioned basis is lp.Numerical, never a
-// number.
+// Magnitudes: Solve refuses, with status lp.TooLarge and the value found,
+// a problem with any finite coefficient, bound or right-hand side above
+// MaxMagnitude in absolute value. The guard was measured with gonum's
+// simplex, whose first basis became numerically singular when entries
+// near 1 met right-hand sides near 2^26; the tableau simplex that replaced
+// it is no better conditioned, so the guard stays. An optimal answer is in
+// any case checked (verify) before it is reported, so that one computed
+// from an ill-conditioned tableau is lp.Numerical, never a number.
 type Backend struct {
 	// MaxRows and MaxCells bound the standard form (0: DefaultMaxRows
 	// and DefaultMaxCells).
@@ -92,7 +92,7 @@ func (g Backend) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.S
 	defer cancel()
 	var sol lp.Solution
 	if opt.Relax || !p.HasIntegers() {
-		sol = sf.solve(p.ColLo, p.ColUp)
+		sol = sf.solve(ctx, p.ColLo, p.ColUp)
 		sol.Iterations = 1
 	} else {
 		sol = g.branchAndBound(ctx, p, sf)
@@ -180,7 +180,7 @@ func (s *standard) rows() int {
 func (s *standard) cols() int { return 2*s.p.NumCols + s.rows() }
 
 // solve solves the LP with column bounds lo, up.
-func (s *standard) solve(lo, up []float64) lp.Solution {
+func (s *standard) solve(ctx context.Context, lo, up []float64) lp.Solution {
 	p := s.p
 	n := p.NumCols
 	for j := 0; j < n; j++ {
@@ -325,15 +325,19 @@ func (s *standard) solve(lo, up []float64) lp.Solution {
 			Ak.Set(r, jj, A.At(r, j))
 		}
 	}
-	f, yk, err := glp.Simplex(ck, Ak, b, 1e-10, nil)
+	f, yk, err := simplex(ctx, ck, Ak, b)
 	if err != nil {
 		switch {
-		case errors.Is(err, glp.ErrInfeasible):
-			return lp.Solution{Status: lp.Infeasible, Detail: err.Error()}
-		case errors.Is(err, glp.ErrUnbounded):
-			return lp.Solution{Status: lp.Unbounded, Detail: err.Error()}
+		case errors.Is(err, errInfeasible):
+			return lp.Solution{Status: lp.Infeasible, Detail: simplexError(err)}
+		case errors.Is(err, errUnbounded):
+			return lp.Solution{Status: lp.Unbounded, Detail: simplexError(err)}
+		case errors.Is(err, errIterationLimit):
+			return lp.Solution{Status: lp.IterationLimit, Obj: math.NaN(), Detail: simplexError(err)}
+		case ctx.Err() != nil:
+			return lp.Solution{Status: lp.TimeLimit, Obj: math.NaN(), Detail: simplexError(err)}
 		}
-		return lp.Solution{Status: lp.Numerical, Detail: err.Error()}
+		return lp.Solution{Status: lp.Numerical, Detail: simplexError(err)}
 	}
 	y := make([]float64, nc)
 	for jj, j := range keep {
@@ -350,9 +354,9 @@ func (s *standard) solve(lo, up []float64) lp.Solution {
 		return v
 	})
 	if err := verify(p, lo, up, x, f+objOff); err != nil {
-		return lp.Solution{Status: lp.Numerical, Detail: "gonum's answer fails its check (" + err.Error() + ")"}
+		return lp.Solution{Status: lp.Numerical, Detail: "the simplex's answer fails its check (" + err.Error() + ")"}
 	}
-	return lp.Solution{Status: lp.Optimal, Obj: f + objOff, X: x, Detail: "gonum simplex"}
+	return lp.Solution{Status: lp.Optimal, Obj: f + objOff, X: x, Detail: "pure-Go simplex (Bland's rule)"}
 }
 
 func colValues(n int, f func(int) float64) []float64 {
@@ -388,7 +392,7 @@ func (g Backend) branchAndBound(ctx context.Context, p *lp.Problem, s *standard)
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
-		sol := s.solve(nd.lo, nd.up)
+		sol := s.solve(ctx, nd.lo, nd.up)
 		switch sol.Status {
 		case lp.Infeasible:
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tailbound/tailbound/lp"
@@ -16,7 +17,13 @@ type Options struct {
 	// LP solves the LP relaxation, the lower bound that scales (clp,
 	// gonum); nil skips it.
 	LP lp.Backend
-	// TimeLimit bounds each solve (0: none).
+	// Lagrange, when not nil, computes the Lagrangian lower bound
+	// (Problem.Lagrangian: min-cost flows, no LP solver) before any LP;
+	// its Upper is set to the best replay's cost and its TimeLimit to
+	// TimeLimit when zero.
+	Lagrange *LagrangeOptions
+	// TimeLimit bounds each solve (0: none): the LP, the IP, and the
+	// Lagrangian search as a whole.
 	TimeLimit time.Duration
 }
 
@@ -45,15 +52,16 @@ type Heuristic struct {
 
 // Bounds is the interval on the optimum of one instance.
 type Bounds struct {
-	// Objective is "tel" (tokens) or "slo" (violations).
+	// Objective is "tel" (tokens), "slo" (violations) or "pQ" (the Q-th
+	// percentile of uncached tokens, tokens; Percentile).
 	Objective string `json:"objective"`
 	// Lower and Upper bound the optimum: Lower is the IP's optimum when it
-	// was proven, else the LP bound, else (no LP solved, e.g. a program too
-	// large for gonum) the capacity-free bound (Problem.CapacityFree); Upper
-	// is the best replayed schedule's cost.
+	// was proven, else the largest of the LP bound, the Lagrangian bound
+	// and the capacity-free bound (Problem.CapacityFree) among those
+	// computed; Upper is the best replayed schedule's cost.
 	Lower float64 `json:"lower_bound"`
 	Upper float64 `json:"upper_bound"`
-	// LowerFrom names where Lower comes from: "ip", "lp" or
+	// LowerFrom names where Lower comes from: "ip", "lp", "lagrangian" or
 	// "capacity-free".
 	LowerFrom string `json:"lower_from"`
 	// Proven reports Lower = Upper = the optimum (see the package comment).
@@ -64,6 +72,11 @@ type Bounds struct {
 	UpperRule string `json:"upper_rule"`
 	// Heuristics are every schedule's cost.
 	Heuristics []Heuristic `json:"heuristics"`
+	// Percentile is the τ search of Percentile (nil for TEL and SLO);
+	// Lower and Upper are then the percentile's bounds, tokens.
+	Percentile *PercentileSearch `json:"percentile,omitempty"`
+	// Lagrangian is the Lagrangian bound's search, nil when skipped.
+	Lagrangian *Lagrange `json:"lagrangian"`
 	// LP and IP are the solves, nil when skipped.
 	LP *Solve `json:"lp"`
 	IP *Solve `json:"ip"`
@@ -114,6 +127,39 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		add(string(r), v)
 	}
+	// The Lagrangian is skipped when the replays already meet the
+	// capacity-free bound (the interval is closed without it).
+	if opt.Lagrange != nil && b.Upper-b.Lower > tol*max(1, math.Abs(b.Upper)) {
+		lo := *opt.Lagrange
+		lo.Upper = b.Upper
+		if lo.TimeLimit == 0 {
+			lo.TimeLimit = opt.TimeLimit
+		}
+		lg, err := p.Lagrangian(ctx, lo)
+		if err != nil {
+			return nil, err
+		}
+		b.Lagrangian = lg
+		if lg.Lower > b.Lower {
+			b.Lower, b.LowerFrom = lg.Lower, "lagrangian"
+		}
+		if lg.Iterations > 0 {
+			for _, rn := range []struct {
+				rule  Rule
+				name  string
+				guide []float64
+			}{{Guided, "lagrangian-rounding", lg.Guide}, {GuidedDensity, "lagrangian-rounding-density", lg.Guide},
+				{Guided, "lagrangian-rounding-closed-down", p.closed(lg.Guide, false)},
+				{Guided, "lagrangian-rounding-closed-up", p.closed(lg.Guide, true)}} {
+				r, name := rn.rule, rn.name
+				_, v, err := p.Replay(r, rn.guide)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+				add(name, v)
+			}
+		}
+	}
 	var prob *lp.Problem
 	if opt.LP != nil || opt.IP != nil {
 		prob = p.Program()
@@ -125,7 +171,9 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		}
 		b.LP = s
 		if s.Status == lp.Optimal.String() {
-			b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
+			if *s.Value > b.Lower || b.LowerFrom == "capacity-free" {
+				b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
+			}
 			for _, r := range []Rule{Guided, GuidedDensity} {
 				_, v, err := p.Replay(r, x)
 				if err != nil {
@@ -167,6 +215,28 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 		b.Optimum = &v
 	}
 	return b, nil
+}
+
+// closed returns guide made to keep the prefix rule, for rounding: down,
+// each interval lowered to its parent intervals' least (parents first);
+// up, each raised to its child intervals' greatest (children first). The
+// inner optimum of the Lagrangian need not keep the rule, and a replay
+// cannot keep a block whose parent it evicts.
+func (p *Problem) closed(guide []float64, up bool) []float64 {
+	x := slices.Clone(guide)
+	rows := slices.Clone(p.prec)
+	slices.SortStableFunc(rows, func(a, b [2]int32) int { return int(p.Cols[a[0]].Depth) - int(p.Cols[b[0]].Depth) })
+	if up {
+		slices.Reverse(rows)
+		for _, r := range rows {
+			x[r[1]] = max(x[r[1]], x[r[0]])
+		}
+		return x
+	}
+	for _, r := range rows {
+		x[r[0]] = min(x[r[0]], x[r[1]])
+	}
+	return x
 }
 
 // solve runs be on prob (its relaxation when relax) and returns the

@@ -56,6 +56,12 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 	// lo: largest τ proven too low (−1: b ≥ 0 always); hi: smallest τ
 	// proven achievable, with its schedule (nothing cached achieves maxD).
 	lo, hi := int64(-1), maxD
+	// Narrow by bounds before any probe: no schedule gives turn k fewer
+	// uncached tokens than its least possible b_k (D_k on a first turn,
+	// D_k less all its conversation's previous context the cache can
+	// hold), so the rank-th smallest of those is ≤ P_Q of every schedule
+	// (issue 32).
+	lo = max(lo, leastPossible(in, rank)-1)
 	best := make([]int64, K)
 	if in.Forced {
 		// forced pairs with nothing in between keep what they must
@@ -67,16 +73,33 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		best = res.Schedule
 	}
 	// A probe first runs on the bounds alone, and again with the
-	// integer programs only when they do not decide it.
+	// integer programs only when they do not decide it. Each starts from
+	// the previous probe's schedule and state (Warm), and stops improving
+	// its schedule once it shows τ achievable (StopAt).
 	bounds := opt
 	bounds.Backend = nil
+	bounds.StopAt = M // 0 (M = 0): no target, improve fully
+	full := opt
+	full.StopAt = bounds.StopAt
+	var warm *Warm
 	probe := func(tau int64) (*Result, error) {
 		r.Probes++
-		res, err := Violations(ctx, in, tau, bounds)
-		if err != nil || opt.Backend == nil || res.Upper <= M || res.Lower > M {
-			return res, err
+		o := bounds
+		o.Warm = warm
+		res, err := Violations(ctx, in, tau, o)
+		if err != nil {
+			return nil, err
 		}
-		return Violations(ctx, in, tau, opt)
+		warm = res.Warm
+		if opt.Backend == nil || res.Upper <= M || res.Lower > M {
+			return res, nil
+		}
+		o = full
+		o.Warm = warm
+		if res, err = Violations(ctx, in, tau, o); err == nil {
+			warm = res.Warm
+		}
+		return res, err
 	}
 	// Bisect (lo, hi). A probe that decides neither way splits the
 	// search: below it only proofs of P_Q > τ are still to be found (a
@@ -106,7 +129,8 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		}
 		switch {
 		case res.Upper <= M:
-			hi = mid
+			// the schedule's own percentile may be below τ
+			hi = min(mid, Quantile(in, res.Schedule, rank))
 			best = res.Schedule
 			work = append(work, span{a, mid, sp.mode})
 		case res.Lower > M:
@@ -150,6 +174,22 @@ func Quantile(in *lp.Instance, x []int64, rank int) int64 {
 	b := make([]int64, in.K())
 	for k := range b {
 		b[k] = in.Load(k) - x[k]
+	}
+	slices.Sort(b)
+	return b[rank-1]
+}
+
+// leastPossible is the rank-th smallest over the turns of in of the
+// fewest uncached tokens any schedule gives the turn: D_k for a first
+// turn, D_k − B·min(⌊H/B⌋, C/B) blocks carried from its conversation's
+// previous turn (at least 0) otherwise.
+func leastPossible(in *lp.Instance, rank int) int64 {
+	b := make([]int64, in.K())
+	for k := range b {
+		b[k] = in.Load(k)
+		if p := in.Prev[k]; p >= 0 {
+			b[k] = max(0, b[k]-in.MaxKeep(p)*in.BlockSize)
+		}
 	}
 	slices.Sort(b)
 	return b[rank-1]

@@ -82,6 +82,16 @@ type Options struct {
 	// NoLP skips the LP relaxation: every component is then open and goes
 	// to Backend alone (for checking the integer program by itself).
 	NoLP bool
+	// NoLNS skips the large-neighbourhood search after the greedy stages
+	// (lns.go); for measuring it.
+	NoLNS bool
+	// StopAt (> 0) stops improving the schedule once it has at most this
+	// many violations (a percentile probe needs no fewer); 0: improve as
+	// far as the search goes.
+	StopAt int
+	// Warm (nil: none) starts the schedule from a previous solve's (warm.go);
+	// the answer is never worse than without it.
+	Warm *Warm
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
@@ -109,6 +119,12 @@ type Result struct {
 	Detail string
 	// Build, LPTime, Improve and IP are wall times of the stages.
 	Build, LPTime, Improve, IP time.Duration
+	// LNSWindows, LNSExact and LNSGained: windows the large-neighbourhood
+	// search solved, those it solved exactly, and the pairs it gained
+	// (part of Improve).
+	LNSWindows, LNSExact, LNSGained int
+	// Warm is what a next solve at another SLO can start from.
+	Warm *Warm
 }
 
 // pair is a candidate: turn n's carried blocks d over steps a..n−1.
@@ -132,6 +148,9 @@ type problem struct {
 	ncomp   int
 	free    int
 	always  int // turns meeting the SLO whatever the schedule
+	// lpY is the LP relaxation's y_n per candidate (nil before it is
+	// solved); the LNS of lns.go picks its windows by it.
+	lpY []float64
 }
 
 // Violations bounds the fewest turns with more than s uncached tokens
@@ -179,7 +198,11 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		if count(fresh) > count(served) {
 			served = fresh
 		}
+		if w := pr.warmServed(ctx, opt.Warm); count(w) > count(served) {
+			served = w
+		}
 	}
+	pr.improveLNS(ctx, served, ubComp, opt, r)
 	r.Improve = time.Since(start)
 
 	// Components left open: integer program.
@@ -250,6 +273,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 	r.Lower = in.K() - pr.always - best
 	r.Proven = r.Lower == r.Upper
 	r.Schedule = pr.x
+	r.Warm = &Warm{Schedule: r.Schedule}
 	if err := in.CheckSchedule(r.Schedule); err != nil {
 		return nil, fmt.Errorf("slo: internal error: the schedule is not admissible: %w", err)
 	}

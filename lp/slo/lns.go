@@ -56,10 +56,15 @@ type lnsOptions struct {
 	target int
 }
 
-// defaultLNS returns the search's default options: deterministic budgets
-// of windows (a few seconds at 10^4–10^5 turns on this machine).
+// DefaultLNSWindows is Options.LNSWindows's default: the windows the
+// search of Violations solves at most without a time limit (deterministic;
+// about 10 s of CPU at 10^4 turns on this machine).
+const DefaultLNSWindows = 4000
+
+// defaultLNS returns the search's default options: a deterministic budget
+// of windows, stopping early after a quarter of it without gain.
 func defaultLNS() lnsOptions {
-	return lnsOptions{maxFree: 24, stall: 1000, windows: 4000, nodes: 20_000, seed: 1}
+	return lnsOptions{maxFree: 24, stall: DefaultLNSWindows / 4, windows: DefaultLNSWindows, nodes: 20_000, seed: 1}
 }
 
 const (
@@ -306,19 +311,29 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	for _, c := range pr.comp {
 		size[c]++
 	}
+	most := 0 // most candidates any schedule serves, by the bounds
 	for c, u := range ubComp {
 		ub[c] = u
 		if u < 0 {
 			ub[c] = size[c]
 		}
+		most += ub[c]
+	}
+	if opt.StopAt > 0 && pr.in.K()-pr.always-most > opt.StopAt {
+		// the bounds already prove more than StopAt violations: no
+		// schedule can reach the target
+		return
 	}
 	lo := defaultLNS()
+	if opt.LNSWindows > 0 {
+		lo.windows, lo.stall = opt.LNSWindows, max(opt.LNSWindows/4, 1)
+	}
 	if dl, ok := ctx.Deadline(); ok {
-		// Under a time limit, search until half the time left is used
+		// Under a time limit, search until 3/4 of the time left is used
 		// (the integer programs get the rest) or 4 windows per candidate
 		// in a row gain nothing, without a budget in all.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)*3/4)
 		defer cancel()
 		lo.stall, lo.windows = max(lo.stall, 4*len(pr.cands)), 0
 	}

@@ -85,6 +85,10 @@ type Options struct {
 	// NoLNS skips the large-neighbourhood search after the greedy stages
 	// (lns.go); for measuring it.
 	NoLNS bool
+	// LNSWindows is the search's budget of windows without a time limit
+	// (0: DefaultLNSWindows); under a time limit it searches until 3/4
+	// of the time is used or it stalls.
+	LNSWindows int
 	// StopAt (> 0) stops improving the schedule once it has at most this
 	// many violations (a percentile probe needs no fewer); 0: improve as
 	// far as the search goes.
@@ -202,6 +206,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 			served = w
 		}
 	}
+	pr.warmLP(opt.Warm)
 	pr.improveLNS(ctx, served, ubComp, opt, r)
 	r.Improve = time.Since(start)
 
@@ -273,7 +278,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 	r.Lower = in.K() - pr.always - best
 	r.Proven = r.Lower == r.Upper
 	r.Schedule = pr.x
-	r.Warm = &Warm{Schedule: r.Schedule}
+	r.Warm = &Warm{Schedule: r.Schedule, LPServe: pr.lpServe(opt.Warm)}
 	if err := in.CheckSchedule(r.Schedule); err != nil {
 		return nil, fmt.Errorf("slo: internal error: the schedule is not admissible: %w", err)
 	}

@@ -9,6 +9,10 @@ import "context"
 type Warm struct {
 	// Schedule is x_k, tokens cached at each turn's arrival; nil: none.
 	Schedule []int64
+	// LPServe is the LP relaxation's y of the pair ending at each turn
+	// (0 where none, nil when the LP was not solved): a solve without its
+	// own LP steers its search by it (lns.go).
+	LPServe []float64
 	// Bound is state of the lower bound (cuts, multipliers) kept by the
 	// side that computes it, opaque here; nil: none.
 	Bound any
@@ -71,4 +75,32 @@ func (pr *problem) warmServed(ctx context.Context, w *Warm) []bool {
 	s := pr.fromSchedule(w.Schedule)
 	pr.improve(ctx, s)
 	return s
+}
+
+// warmLP sets pr.lpY from w's LP values by turn when pr has none of its
+// own.
+func (pr *problem) warmLP(w *Warm) {
+	if pr.lpY != nil || w == nil || len(w.LPServe) != pr.in.K() {
+		return
+	}
+	pr.lpY = make([]float64, len(pr.cands))
+	for i, c := range pr.cands {
+		pr.lpY[i] = w.LPServe[c.n]
+	}
+}
+
+// lpServe is pr.lpY by turn (see Warm.LPServe), or w's when pr solved no
+// LP.
+func (pr *problem) lpServe(w *Warm) []float64 {
+	if pr.lpY == nil {
+		if w != nil {
+			return w.LPServe
+		}
+		return nil
+	}
+	y := make([]float64, pr.in.K())
+	for i, c := range pr.cands {
+		y[c.n] = pr.lpY[i]
+	}
+	return y
 }

@@ -30,6 +30,7 @@ func defaultFamilies() []Family {
 		flowClaims,        // 10: flow.go
 		tailClaims,        // 12: tailbounds.go (issue 22, SPEC §3b)
 		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
+		lnsClaims,         // lns.go (issue 32)
 	}
 }
 

@@ -159,7 +159,8 @@ func TestDefaultOrder(t *testing.T) {
 		theorem2-forced theorem2-forced-general theorem2-unitpage belief-bayes belief-paper figure1 flow flow-lp
 		slo-ip slo-bounds slo-monotone slo-tel slo-fnu-b1
 		block-tail-ip-tel block-tail-order-tel block-tail-hit-optimal-tel block-tail-policies-tel
-		block-tail-ip-slo block-tail-order-slo block-tail-hit-optimal-slo block-tail-policies-slo`)
+		block-tail-ip-slo block-tail-order-slo block-tail-hit-optimal-slo block-tail-policies-slo
+		slo-lns`)
 	var got []string
 	for _, c := range All() {
 		got = append(got, c.Name)

@@ -39,7 +39,11 @@
 //     loosens the bound by less than one pair per component).
 //   - Upper bound (a feasible schedule): the LP's fully served pairs, then
 //     every other candidate that still fits, smallest demand first
-//     (greedy), then a pass of one-out-two-in exchanges.
+//     (greedy), then a pass of one-out-two-in exchanges, then a
+//     large-neighbourhood search (lns.go: windows of a few tens of pairs
+//     solved exactly with the rest fixed; a window budget, or most of the
+//     time limit). A previous solve's schedule (Options.Warm) is a third
+//     start beside the LP's rounding and the empty set.
 //   - Exact: a component whose two bounds differ is solved as a 0/1 integer
 //     program (one binary per pair, one row per distinct binding step) by
 //     the lp.Backend given (gonum's branch and bound in pure Go, CBC with

@@ -31,8 +31,9 @@ type PercentileResult struct {
 }
 
 // probeLNSWindows is the search's budget of windows per probe of
-// Percentile (a quarter of one SLO solve's: a probe the search does not
-// decide is left to the next probes).
+// Percentile before any probe is undecided (a quarter of one SLO solve's:
+// a probe the search does not decide is left to the next probes); the
+// probes that only search for schedules get a whole SLO solve's.
 const probeLNSWindows = DefaultLNSWindows / 4
 
 // Percentile bounds the lowest Q-th nearest-rank percentile (Q in
@@ -121,7 +122,9 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 		o := greedy
 		o.Warm = warm
 		if mode == schedules {
-			o.NoLNS, o.LNSWindows = false, bounds.LNSWindows
+			// only a schedule can decide these: the search's whole
+			// budget of an SLO solve
+			o.NoLNS, o.LNSWindows = false, opt.LNSWindows
 		}
 		res, err := Violations(ctx, in, tau, o)
 		if err != nil {

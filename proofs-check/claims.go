@@ -31,6 +31,7 @@ func defaultFamilies() []Family {
 		tailClaims,        // 12: tailbounds.go (issue 22, SPEC §3b)
 		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
 		sloCutClaims,      // 12: slocuts.go (issue 32, SPEC §3b)
+		lnsClaims,         // 13: lns.go (issue 32)
 	}
 }
 

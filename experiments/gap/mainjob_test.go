@@ -72,3 +72,37 @@ func TestOptimumTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTailCommandsTable: the commands the main job names carry the
+// workload's seed and settings as gap's flags, written out here by hand
+// for two settings (gap's default latency model, whose flags are left
+// out, and another, whose flags are added to the SLO command only: P90 is
+// in tokens, which α and β do not change).
+func TestTailCommandsTable(t *testing.T) {
+	for _, c := range []struct {
+		doc      map[string]any
+		seed     uint64
+		slo, p90 string
+	}{
+		{
+			map[string]any{"settings": map[string]any{"capacity_tokens": 131072, "block_size_tokens": 16, "xi_tokens": 1900,
+				"forced": false, "slo_ms": 200, "alpha_ms_per_token": 0.1, "beta_ms": 10}}, 1,
+			"tailbound gap --seed 1 --capacities 131072 --block-size 16 --xis 1900 --forced=false --policies lru,tlru,to-belady --objective slo --slo-ms 200",
+			"tailbound gap --seed 1 --capacities 131072 --block-size 16 --xis 1900 --forced=false --policies lru,tlru,to-belady --objective p90",
+		},
+		{
+			map[string]any{"settings": map[string]any{"capacity_tokens": 4096, "block_size_tokens": 4, "xi_tokens": 950,
+				"forced": true, "slo_ms": 150, "alpha_ms_per_token": 0.2, "beta_ms": 5}}, 7,
+			"tailbound gap --seed 7 --capacities 4096 --block-size 4 --xis 950 --forced=true --policies lru,tlru,to-belady --objective slo --slo-ms 150 --alpha-ms 0.2 --beta-ms 5",
+			"tailbound gap --seed 7 --capacities 4096 --block-size 4 --xis 950 --forced=true --policies lru,tlru,to-belady --objective p90",
+		},
+	} {
+		tab, err := TailCommandsTable(c.doc, c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tab.Rows) != 2 || tab.Rows[0][1] != c.slo || tab.Rows[1][1] != c.p90 {
+			t.Errorf("rows %q\nwant %q and %q", tab.Rows, c.slo, c.p90)
+		}
+	}
+}

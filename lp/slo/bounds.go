@@ -70,6 +70,7 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 		return nil, nil, 0, fmt.Errorf("slo: LP relaxation: %w", err)
 	}
 	served = make([]bool, len(pr.cands))
+	pr.lpY = make([]float64, len(pr.cands)) // for the LNS's windows (lns.go)
 	W := make([]*big.Int, pr.ncomp)
 	sumD := make([]int64, pr.ncomp)
 	size := make([]int, pr.ncomp)
@@ -80,6 +81,7 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 	for i, c := range pr.cands {
 		f := flow[K+i]
 		served[i] = f == c.d
+		pr.lpY[i] = float64(f) / float64(c.d)
 		k := pr.comp[i]
 		W[k].Add(W[k], tmp.Mul(big.NewInt(w[i]), big.NewInt(f)))
 		sumD[k] += c.d

@@ -3,6 +3,7 @@ package slo
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -30,15 +31,30 @@ type PercentileResult struct {
 	Detail string
 }
 
+// probeLNSWindows is the search's budget of windows per probe of
+// Percentile before any probe is undecided (a quarter of one SLO solve's:
+// a probe the search does not decide is left to the next probes); the
+// probes that only search for schedules get a whole SLO solve's.
+const probeLNSWindows = DefaultLNSWindows / 4
+
 // Percentile bounds the lowest Q-th nearest-rank percentile (Q in
 // (0, 100), percent) of uncached tokens over all admissible schedules of
 // in, by a search over τ on the SLO problem: P_Q ≤ τ iff at most K −
 // objective.Rank(K, Q) turns exceed τ. The fewest violations V(τ) is
 // non-increasing in τ, so an SLO answer whose upper bound is ≤ K − Rank
 // proves P_Q ≤ τ (its schedule shows it) and one whose lower bound exceeds
-// it proves P_Q > τ and so P_Q > τ' for every τ' ≤ τ. The search bisects
-// between the largest τ proven too low and the smallest proven
-// achievable; a probe that proves neither splits the search in two.
+// it proves P_Q > τ and so P_Q > τ' for every τ' ≤ τ. The search narrows
+// the interval between the largest τ proven too low and the smallest
+// proven achievable; a probe that proves neither splits the search in two.
+//
+// It costs a small multiple of one SLO solve (issue 32): the interval
+// starts from a bound needing no probe (leastPossible), an achievable τ
+// lowers the upper end to its schedule's own percentile, probes alternate
+// midpoints with interpolation of the bounds, each probe tries the greedy
+// schedule before the LP, starts from the previous probe's schedule and
+// LP values (Warm), stops improving its schedule once τ is shown
+// achievable, and once a probe is undecided the probes below it solve
+// only the LP and those above only search for schedules.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
 	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
 }
@@ -64,6 +80,12 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 	// lo: largest τ proven too low (−1: b ≥ 0 always); hi: smallest τ
 	// proven achievable, with its schedule (nothing cached achieves maxD).
 	lo, hi := int64(-1), maxD
+	// Narrow by bounds before any probe: no schedule gives turn k fewer
+	// uncached tokens than its least possible b_k (D_k on a first turn,
+	// D_k less all its conversation's previous context the cache can
+	// hold), so the rank-th smallest of those is ≤ P_Q of every schedule
+	// (issue 32).
+	lo = max(lo, leastPossible(in, rank)-1)
 	best := make([]int64, K)
 	if in.Forced {
 		// forced pairs with nothing in between keep what they must
@@ -74,30 +96,141 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 		r.Probes++
 		best = res.Schedule
 	}
-	// A probe first runs on the bounds alone, and again with the
-	// integer programs only when they do not decide it.
+	// A probe first tries the greedy schedule alone (no LP: a fraction of
+	// its cost), which decides every τ it achieves; then the bounds; and
+	// again with the integer programs only when those do not decide it.
+	// Each starts from the previous probe's schedule and state (Warm),
+	// and stops improving its schedule once it shows τ achievable
+	// (StopAt).
+	greedy := opt
+	greedy.Backend, greedy.NoLP, greedy.NoLNS = nil, true, true
+	greedy.StopAt = M
 	bounds := opt
 	bounds.Backend = nil
-	probe := func(tau int64) (*Result, error) {
-		r.Probes++
-		res, err := Violations(ctx, in, tau, bounds)
-		if err != nil || opt.Backend == nil || res.Upper <= M || res.Lower > M {
-			return res, err
-		}
-		return Violations(ctx, in, tau, probeSearch(ctx, opt))
+	bounds.StopAt = M // 0 (M = 0): no target, improve fully
+	if bounds.LNSWindows == 0 {
+		bounds.LNSWindows = probeLNSWindows
 	}
-	// Bisect (lo, hi). A probe that decides neither way splits the
-	// search: below it only proofs of P_Q > τ are still to be found (a
-	// τ under an undecided one is no easier to achieve), above it only
-	// schedules achieving τ (a τ above it is no easier to rule out).
+	// the rerun with integer programs starts from the first run's
+	// schedule (Warm) and does not search again
+	full := opt
+	full.StopAt = bounds.StopAt
+	full.NoLNS = true
+	// What a probe is for (see the search below): both ways, only proofs
+	// of P_Q > τ (the LP and integer programs, no search for a schedule)
+	// or only schedules (greedy and search, no LP).
 	const (
 		both = iota
 		proofs
 		schedules
 	)
+	var warm *Warm
+	probe := func(tau int64, mode int) (*Result, error) {
+		r.Probes++
+		o := greedy
+		o.Warm = warm
+		if mode == schedules {
+			// only a schedule can decide these: the search's whole
+			// budget of an SLO solve
+			o.NoLNS, o.LNSWindows = false, opt.LNSWindows
+		}
+		res, err := Violations(ctx, in, tau, o)
+		if err != nil {
+			return nil, err
+		}
+		warm = res.Warm
+		if res.Upper <= M || mode == schedules {
+			return res, nil
+		}
+		o = bounds
+		o.Warm = warm
+		o.NoLNS = mode == proofs
+		if res, err = Violations(ctx, in, tau, o); err != nil {
+			return nil, err
+		}
+		warm = res.Warm
+		if opt.Backend == nil || res.Upper <= M || res.Lower > M {
+			return res, nil
+		}
+		o = probeSearch(ctx, full)
+		o.Warm = warm
+		if res, err = Violations(ctx, in, tau, o); err == nil {
+			warm = res.Warm
+		}
+		return res, err
+	}
+	// Bisect (lo, hi). A probe that decides neither way splits the
+	// search: below it only proofs of P_Q > τ are still to be found (a
+	// τ under an undecided one is no easier to achieve), above it only
+	// schedules achieving τ (a τ above it is no easier to rule out).
 	type span struct {
 		a, b int64 // open interval of τ still to decide
 		mode int
+	}
+	// seen holds each probed τ's bounds on violations, for pick.
+	seen := map[int64][2]int{}
+	steps := 0
+	// pick chooses the next τ in (a, b): where the line through the
+	// bounds at a and b (the lower bound's in a search for proofs, the
+	// upper's in one for schedules, their mean in both) crosses M + ½,
+	// on every other step when both ends were probed — the bounds of
+	// thousands of turns move almost linearly in τ over a narrow
+	// interval — and the midpoint otherwise, so that the interval at
+	// least halves every two steps.
+	pick := func(a, b int64, mode int) int64 {
+		mid := a + (b-a)/2
+		steps++
+		if steps%2 == 0 {
+			return mid
+		}
+		// two probed points: the ends, or when only one end was probed
+		// (the first bounds are not), it and the nearest probe beyond it
+		nearest := func(beyond int64, below bool) (int64, bool) {
+			var n int64
+			found := false
+			for t := range seen {
+				if below && t < beyond && (!found || t > n) || !below && t > beyond && (!found || t < n) {
+					n, found = t, true
+				}
+			}
+			return n, found
+		}
+		p, q := a, b
+		_, okp := seen[p]
+		_, okq := seen[q]
+		switch {
+		case okp && okq:
+		case okp:
+			if q, okq = nearest(a, true); !okq {
+				return mid
+			}
+		case okq:
+			if p, okp = nearest(b, false); !okp {
+				return mid
+			}
+		default:
+			return mid
+		}
+		if p > q {
+			p, q = q, p
+		}
+		val := func(f [2]int) float64 {
+			switch mode {
+			case proofs:
+				return float64(f[0])
+			case schedules:
+				return float64(f[1])
+			}
+			return float64(f[0]+f[1]) / 2
+		}
+		// interpolate only: the crossing must lie between the two
+		target := float64(M) + 0.5
+		vp, vq := val(seen[p]), val(seen[q])
+		if !(vp > target && target > vq) {
+			return mid
+		}
+		t := float64(p) + (vp-target)/(vp-vq)*float64(q-p)
+		return min(max(int64(math.Round(t)), a+1), b-1)
 	}
 	work := []span{{lo, hi, both}}
 	for len(work) > 0 && ctx.Err() == nil {
@@ -107,14 +240,21 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 		if b-a <= 1 {
 			continue
 		}
-		mid := a + (b-a)/2
-		res, err := probe(mid)
+		mid := pick(a, b, sp.mode)
+		res, err := probe(mid, sp.mode)
 		if err != nil {
 			return nil, err
 		}
+		seen[mid] = [2]int{res.Lower, res.Upper}
 		switch {
 		case res.Upper <= M:
-			hi = mid
+			// the schedule's own percentile may be below τ: its
+			// violations at that τ are counted, its lower bound is
+			// the one at mid (a guide for pick, not a bound)
+			if q := Quantile(in, res.Schedule, rank); q < mid {
+				seen[q] = [2]int{res.Lower, Count(in, res.Schedule, q)}
+			}
+			hi = min(mid, Quantile(in, res.Schedule, rank))
 			best = res.Schedule
 			work = append(work, span{a, mid, sp.mode})
 		case res.Lower > M:
@@ -171,4 +311,20 @@ func probeSearch(ctx context.Context, opt Options) Options {
 		opt.SearchTimeLimit = max(time.Until(dl)/8, time.Millisecond)
 	}
 	return opt
+}
+
+// leastPossible is the rank-th smallest over the turns of in of the
+// fewest uncached tokens any schedule gives the turn: D_k for a first
+// turn, D_k − B·min(⌊H/B⌋, C/B) blocks carried from its conversation's
+// previous turn (at least 0) otherwise.
+func leastPossible(in *lp.Instance, rank int) int64 {
+	b := make([]int64, in.K())
+	for k := range b {
+		b[k] = in.Load(k)
+		if p := in.Prev[k]; p >= 0 {
+			b[k] = max(0, b[k]-in.MaxKeep(p)*in.BlockSize)
+		}
+	}
+	slices.Sort(b)
+	return b[rank-1]
 }

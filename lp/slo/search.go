@@ -92,7 +92,9 @@ func (pr *problem) nonZeros(members []int) int {
 }
 
 // componentImprover is the improver the branch and bound applies to its
-// starting schedule: none yet (the greedy, exchange and ejection passes
-// of improve have run on every component before); the large neighbourhood
-// search of the upper-bound side plugs in here.
+// starting schedule: none, because that schedule has already been through
+// the greedy, exchange and ejection passes and the large-neighbourhood
+// search (lns.go), which Violations runs on every component before the
+// branch and bound; a second search from the same schedule would repeat
+// the first.
 func (pr *problem) componentImprover(Options) Improver { return nil }

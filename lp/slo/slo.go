@@ -39,7 +39,11 @@
 //     loosens the bound by less than one pair per component).
 //   - Upper bound (a feasible schedule): the LP's fully served pairs, then
 //     every other candidate that still fits, smallest demand first
-//     (greedy), then a pass of one-out-two-in exchanges.
+//     (greedy), then a pass of one-out-two-in exchanges, then a
+//     large-neighbourhood search (lns.go: windows of a few tens of pairs
+//     solved exactly with the rest fixed; a window budget, or most of the
+//     time limit). A previous solve's schedule (Options.Warm) is a third
+//     start beside the LP's rounding and the empty set.
 //   - Exact: a component whose two bounds differ is solved as a 0/1 integer
 //     program (one binary per pair, one row per distinct binding step) by
 //     the lp.Backend given (gonum's branch and bound in pure Go, CBC with
@@ -89,6 +93,20 @@ type Options struct {
 	// SearchTimeLimit bounds the branch and bound of each open component
 	// (0: ComponentTimeLimit, else what is left of TimeLimit, else 10 s).
 	SearchTimeLimit time.Duration
+	// NoLNS skips the large-neighbourhood search after the greedy stages
+	// (lns.go); for measuring it.
+	NoLNS bool
+	// LNSWindows is the search's budget of windows without a time limit
+	// (0: DefaultLNSWindows); under a time limit it searches until 3/4
+	// of the time is used or it stalls.
+	LNSWindows int
+	// StopAt (> 0) stops improving the schedule once it has at most this
+	// many violations (a percentile probe needs no fewer); 0: improve as
+	// far as the search goes.
+	StopAt int
+	// Warm (nil: none) starts the schedule from a previous solve's (warm.go);
+	// the answer is never worse than without it.
+	Warm *Warm
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
@@ -122,6 +140,12 @@ type Result struct {
 	CutBound       float64
 	// Build, LPTime, Improve and IP are wall times of the stages.
 	Build, LPTime, Improve, IP time.Duration
+	// LNSWindows, LNSExact and LNSGained: windows the large-neighbourhood
+	// search solved, those it solved exactly, and the pairs it gained
+	// (part of Improve).
+	LNSWindows, LNSExact, LNSGained int
+	// Warm is what a next solve at another SLO can start from.
+	Warm *Warm
 }
 
 // pair is a candidate: turn n's carried blocks d over steps a..n−1.
@@ -145,6 +169,9 @@ type problem struct {
 	ncomp   int
 	free    int
 	always  int // turns meeting the SLO whatever the schedule
+	// lpY is the LP relaxation's y_n per candidate (nil before it is
+	// solved); the LNS of lns.go picks its windows by it.
+	lpY []float64
 }
 
 // Violations bounds the fewest turns with more than s uncached tokens
@@ -192,7 +219,12 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		if count(fresh) > count(served) {
 			served = fresh
 		}
+		if w := pr.warmServed(ctx, opt.Warm); count(w) > count(served) {
+			served = w
+		}
 	}
+	pr.warmLP(opt.Warm)
+	pr.improveLNS(ctx, served, ubComp, opt, r)
 	r.Improve = time.Since(start)
 
 	// Components left open: integer program.
@@ -273,6 +305,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 	r.Lower = in.K() - pr.always - best
 	r.Proven = r.Lower == r.Upper
 	r.Schedule = pr.x
+	r.Warm = &Warm{Schedule: r.Schedule, LPServe: pr.lpServe(opt.Warm)}
 	if err := in.CheckSchedule(r.Schedule); err != nil {
 		return nil, fmt.Errorf("slo: internal error: the schedule is not admissible: %w", err)
 	}

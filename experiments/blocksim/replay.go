@@ -8,6 +8,7 @@
 package blocksim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +68,10 @@ type Options struct {
 	// ones (s3fifo) can run so; the Ideal returned holds
 	// Requests and RefBlocks only, and HistoryHit has no value (NaN).
 	NoIdeal bool
+
+	// lateFrom, when > 0, replaces stackcurve.DeferFrom (tests: every
+	// request of an LRU sweep through the Late store).
+	lateFrom int64
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -190,7 +195,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 		return results(rs), ideal, nil
 	}
-	consumers, err := stackRuns(rs)
+	consumers, err := stackRuns(rs, cmp.Or(opt.lateFrom, stackcurve.DeferFrom))
 	if err != nil {
 		return nil, Ideal{}, err
 	}
@@ -232,13 +237,23 @@ type consumer struct {
 	runs  []*runner
 	curve *stackcurve.BlockLRU // nil: runs[0] alone, through its cache
 	hits  []int                // scratch: a request's hit per capacity, blocks
+	// late holds, once for all capacities, the requests of at least
+	// stackcurve.DeferFrom input tokens, whose uncached counts would
+	// otherwise be one histogram entry per request and capacity.
+	late     *stackcurve.Late
+	lateFrom int64   // input tokens from which a request goes to late
+	runs64   []int64 // scratch: the request's hit runs (BlockLRU.Runs)
 }
+
+// maxLateRuns bounds the runs of hit positions a request keeps in a Late
+// store; a request with more is accounted per capacity as before.
+const maxLateRuns = 16
 
 // stackRuns returns the consumers of rs: the LRU runs of one name at two
 // or more capacities become one stack pass (models/stackcurve: block-level
 // LRU is a stack algorithm, so one pass gives every capacity's hits and
 // evictions), every other run is replayed through its own cache.
-func stackRuns(rs []*runner) ([]*consumer, error) {
+func stackRuns(rs []*runner, lateFrom int64) ([]*consumer, error) {
 	groups := map[string][]*runner{}
 	for _, r := range rs {
 		if prefixcache.IsLRU(r.policy) {
@@ -265,10 +280,12 @@ func stackRuns(rs []*runner) ([]*consumer, error) {
 		if err != nil {
 			return nil, err
 		}
+		late := stackcurve.NewLate(g[0].blockT)
 		for i, gr := range g {
 			gr.curve, gr.curveAt = curve, i
+			gr.acc.SetLater(late.Uncached(int64(caps[i])))
 		}
-		out = append(out, &consumer{runs: g, curve: curve, hits: make([]int, len(g))})
+		out = append(out, &consumer{runs: g, curve: curve, hits: make([]int, len(g)), late: late, lateFrom: lateFrom})
 	}
 	return out, nil
 }
@@ -284,8 +301,15 @@ func (c *consumer) serve(reqs []prefixcache.Req) error {
 			return fmt.Errorf("request %d: %w", q.Index, err)
 		}
 		h := min(int64(q.Seen)*c.runs[0].blockT, q.Input)
+		late := false
+		if q.Input >= c.lateFrom {
+			c.runs64 = c.curve.Runs(c.runs64[:0])
+			if late = len(c.runs64) <= 2*maxLateRuns; late {
+				c.late.Add(q.Input, c.runs64...)
+			}
+		}
 		for j, r := range c.runs {
-			if err := r.account(q, h, c.hits[j]); err != nil {
+			if err := r.account(q, h, c.hits[j], late); err != nil {
 				return err
 			}
 		}
@@ -344,17 +368,22 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 	if err != nil {
 		return err
 	}
-	return r.account(q, h, hit)
+	return r.account(q, h, hit, false)
 }
 
 // account adds q, of which an infinite cache hits h tokens and the run's
-// cache hit blocks, to the run's figures.
-func (r *runner) account(q *prefixcache.Req, h int64, hit int) error {
+// cache hit blocks, to the run's figures; late when its uncached count is
+// in the Late store of the run's accumulator (metrics.Accumulator.AddLater).
+func (r *runner) account(q *prefixcache.Req, h int64, hit int, late bool) error {
 	r.reqs++
 	r.refs += int64(len(q.Blocks))
 	r.hits += int64(hit)
 	x := min(int64(hit)*r.blockT, q.Input)
-	r.acc.Add(h, x, q.Input)
+	if late {
+		r.acc.AddLater(h, x, q.Input)
+	} else {
+		r.acc.Add(h, x, q.Input)
+	}
 	if r.queue != nil {
 		if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
 			return fmt.Errorf("request %d: %w", q.Index, err)

@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"io"
 
 	"github.com/tailbound/tailbound/internal/fanout"
@@ -49,8 +50,8 @@ type Options struct {
 	QHat float64
 	// PolicyOptions are policy-specific key=value settings.
 	PolicyOptions map[string]string
-	// Progress, when not nil, receives a progress line now and then.
-	Progress io.Writer
+	// Progress, when not nil, is told the requests replayed now and then.
+	Progress progress.Func
 	// Queue turns on queued TTFT (Result.Queued): each run's requests wait
 	// in a FIFO prefill queue of QueueServers servers (package queue) whose service
 	// times are their TTFTs under Model.
@@ -450,7 +451,7 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 		b.arena = arena
 		f.read++
 	}
-	progress(f.opt.Progress, f.read, done)
+	reportProgress(f.opt.Progress, f.read, done)
 	return len(b.reqs), done, nil
 }
 
@@ -462,16 +463,14 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 // wait for (touching it doubled their time).
 const lookahead = 8
 
-// progress writes, to w when not nil, the count of requests read now and
-// then, and at the end (done).
-func progress(w io.Writer, read int64, done bool) {
-	if w == nil {
-		return
-	}
-	if done {
-		fmt.Fprintf(w, "\rreplayed %d requests\n", read)
-	} else if read%(32*batchSize) < batchSize {
-		fmt.Fprintf(w, "\rreplayed %d requests", read)
+// progressEvery is how many requests go between two progress reports.
+const progressEvery = 32 * batchSize
+
+// reportProgress tells f, when not nil, the requests read now and then,
+// and at the end (done).
+func reportProgress(f progress.Func, read int64, done bool) {
+	if done || read%progressEvery < batchSize {
+		f.Report("replay: requests", read, 0)
 	}
 }
 

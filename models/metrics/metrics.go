@@ -160,45 +160,37 @@ func (a *Accumulator) each(f func(b, count int64)) {
 		late = sortInts(a.later(nil))
 	}
 	// Merge the three increasing sources: dense (index order), keys and
-	// late (with repeats), visiting each distinct count once.
-	i, k, l := 0, 0, 0
-	for {
-		for i < len(a.small) && a.small[i] == 0 {
-			i++
-		}
-		var b int64
-		found := false
-		take := func(v int64) {
-			if !found || v < b {
-				b, found = v, true
-			}
-		}
-		if i < len(a.small) {
-			take(int64(i))
-		}
-		if k < len(keys) {
-			take(keys[k])
-		}
-		if l < len(late) {
-			take(late[l])
-		}
-		if !found {
-			return
-		}
+	// late (with repeats), visiting each distinct count once. Dense
+	// counts are below smallLimit and keys at or above it.
+	l := 0
+	lateUpTo := func(b int64) int64 { // late counts equal to b, taken
 		var c int64
-		if i < len(a.small) && int64(i) == b {
-			c += a.small[i]
-			i++
-		}
-		if k < len(keys) && keys[k] == b {
-			c += a.large[b]
-			k++
-		}
 		for l < len(late) && late[l] == b {
 			c++
 			l++
 		}
-		f(b, c)
+		return c
+	}
+	for i, c := range a.small {
+		b := int64(i)
+		for l < len(late) && late[l] < b {
+			v := late[l]
+			f(v, lateUpTo(v))
+		}
+		if c > 0 {
+			f(b, c+lateUpTo(b))
+		}
+	}
+	for _, b := range keys {
+		for l < len(late) && late[l] < b {
+			v := late[l]
+			f(v, lateUpTo(v))
+		}
+		f(b, a.large[b]+lateUpTo(b))
+	}
+	for l < len(late) {
+		v := late[l]
+		f(v, lateUpTo(v))
 	}
 }
 

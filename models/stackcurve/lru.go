@@ -207,6 +207,21 @@ func (e *engine) pushFront(c int32) {
 	e.head = c
 }
 
+// cached returns conversation c's cached blocks at point p at its turn:
+// in tells whether c holds blocks (nOld of them), lastC is the index of
+// its previous turn.
+func (e *engine) cached(p *point, in bool, c int32, lastC int, nOld int64) int64 {
+	switch {
+	case !in || p.b == none:
+		return 0
+	case p.b == c:
+		return p.cb
+	case lastC > p.lastB:
+		return nOld
+	}
+	return 0
+}
+
 // run replays turns at every capacity of the engine.
 func (e *engine) run(turns []trace.Turn) {
 	for _, t := range turns {
@@ -223,23 +238,23 @@ func (e *engine) run(turns []trace.Turn) {
 			pc = e.prev[c]
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
+		d := h + t.Prompt
+		long := d >= e.from // a first pass gathers c's cached blocks at every point
+		late := false
+		if long {
+			for i := range e.points {
+				e.xb[i] = e.cached(&e.points[i], in, c, lastC, nOld)
+			}
+			late = e.deferTurn(d, nOld)
+		}
 		for i := range e.points {
 			p := &e.points[i]
 			var xb int64 // c's cached blocks at the turn
-			switch {
-			case !in || p.b == none:
-			case p.b == c:
-				xb = p.cb
-			case lastC > p.lastB:
-				xb = nOld
+			if long {
+				xb = e.xb[i]
+			} else {
+				xb = e.cached(p, in, c, lastC, nOld)
 			}
-			e.xb[i] = xb
-		}
-		d := h + t.Prompt
-		late := d >= e.from && e.deferTurn(d, nOld)
-		for i := range e.points {
-			p := &e.points[i]
-			xb := e.xb[i]
 			if late {
 				p.acc.AddLater(h, xb*e.block, d)
 			} else {

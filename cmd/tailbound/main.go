@@ -18,6 +18,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/cleanup"
 	"github.com/tailbound/tailbound/internal/lineout"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp/solvers"
 )
 
@@ -123,7 +124,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
-	rest, override, err := progressFlag(args[1:])
+	rest, override, err := progress.ParseFlag(args[1:])
 	if err != nil {
 		fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], err)
 		return 2

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/tailbound/tailbound/internal/progress"
 )
@@ -16,33 +13,6 @@ import (
 type progressStderr struct {
 	io.Writer
 	meter *progress.Meter
-}
-
-// progressFlag removes the global --progress[=true|false] from args (up to
-// a "--") and returns the rest and the override it gives (nil when absent).
-func progressFlag(args []string) ([]string, *bool, error) {
-	var out []string
-	var override *bool
-	for i, a := range args {
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		v, ok := strings.CutPrefix(a, "--progress")
-		if !ok || (v != "" && v[0] != '=') {
-			out = append(out, a)
-			continue
-		}
-		b := true
-		if v != "" {
-			var err error
-			if b, err = strconv.ParseBool(v[1:]); err != nil {
-				return nil, nil, fmt.Errorf("flag --progress: %q is not true or false", v[1:])
-			}
-		}
-		override = &b
-	}
-	return out, override, nil
 }
 
 // withProgress returns stderr with a meter when progress is shown on it:

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,34 @@ func (f Func) Within(prefix string) Func {
 		return nil
 	}
 	return func(what string, done, total int64) { f(prefix+": "+what, done, total) }
+}
+
+// ParseFlag removes the global --progress[=true|false] from a command's
+// args (up to a "--") and returns the rest and the override it gives: nil
+// when absent, and the last one given otherwise.
+func ParseFlag(args []string) ([]string, *bool, error) {
+	var out []string
+	var override *bool
+	for i, a := range args {
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		v, ok := strings.CutPrefix(a, "--progress")
+		if !ok || (v != "" && v[0] != '=') {
+			out = append(out, a)
+			continue
+		}
+		b := true
+		if v != "" {
+			var err error
+			if b, err = strconv.ParseBool(v[1:]); err != nil {
+				return nil, nil, fmt.Errorf("flag --progress: %q is not true or false", v[1:])
+			}
+		}
+		override = &b
+	}
+	return out, override, nil
 }
 
 // Shown reports whether progress goes to w: override when it is not nil

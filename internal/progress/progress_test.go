@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,5 +100,35 @@ func TestShown(t *testing.T) {
 	var b bytes.Buffer
 	if Shown(&b, nil) || !Shown(&b, &yes) || Shown(&b, &no) {
 		t.Error("Shown: buffer without override, with true, with false")
+	}
+}
+
+// TestParseFlag: the flag is taken out wherever it stands before "--",
+// bare means true, the last one wins, --progress-x and arguments after
+// "--" are left alone, and a value that is not a boolean is an error
+// naming the flag.
+func TestParseFlag(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		args []string
+		rest []string
+		want *bool
+	}{
+		{[]string{"--trace", "x"}, []string{"--trace", "x"}, nil},
+		{[]string{"--progress", "--trace", "x"}, []string{"--trace", "x"}, &yes},
+		{[]string{"--trace", "x", "--progress=false"}, []string{"--trace", "x"}, &no},
+		{[]string{"--progress=0", "--progress=true"}, nil, &yes},
+		{[]string{"--progress-x", "--", "--progress"}, []string{"--progress-x", "--", "--progress"}, nil},
+	} {
+		rest, got, err := ParseFlag(c.args)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if !slices.Equal(rest, c.rest) || (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%v: rest %v, override %v; want %v, %v", c.args, rest, got, c.rest, c.want)
+		}
+	}
+	if _, _, err := ParseFlag([]string{"--progress=maybe"}); err == nil || !strings.Contains(err.Error(), "--progress") {
+		t.Errorf("--progress=maybe: error %v", err)
 	}
 }

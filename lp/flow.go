@@ -166,6 +166,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 	var stats string
 	var err error
 	if method == mcf.Windows {
+		plan.Progress = opt.Progress
 		flow, stats, err = g.SolveWindows(ctx, plan)
 	} else {
 		flow, stats, err = g.Solve(ctx, method)

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // Problem is a linear or mixed-integer program in sparse column-major form:
@@ -135,6 +137,9 @@ type Options struct {
 	TimeLimit time.Duration
 	// Relax ignores integrality marks (solve the LP relaxation).
 	Relax bool
+	// Progress, when not nil, is told the solve's phases and how far each
+	// is (the flow solver: its windows, then its primal–dual stage).
+	Progress progress.Func
 }
 
 // Bound returns ctx cancelled after o.TimeLimit (unchanged when it is 0)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"io"
-	"os"
-
 	"github.com/spf13/pflag"
 
 	"github.com/tailbound/tailbound/models/latency"
@@ -17,18 +14,4 @@ func addLatency(fs *pflag.FlagSet, s *latency.Settings) {
 	fs.Float64Var(&s.BetaMs, "beta-ms", s.BetaMs, "β: fixed TTFT overhead, ms")
 	fs.Float64Var(&s.XiMs, "xi-ms", s.XiMs, "TEL threshold ξ_s, ms (ξ = (ξ_s − β)/α tokens)")
 	fs.Float64Var(&s.XiTokens, "xi-tokens", s.XiTokens, "TEL threshold ξ in tokens (instead of --xi-ms; not both)")
-}
-
-// progressTo returns w when it is a terminal, so that progress is shown to
-// people and never written into a redirected log; nil otherwise.
-func progressTo(w io.Writer) io.Writer {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return w
 }

@@ -57,7 +57,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if c.Workload, _, err = wf.params(fs, c.Trace); err != nil {
 		return err
 	}
-	c.WorkloadFlags, c.Given, c.Progress = wf.changed, fs.Changed, progressTo(stderr)
+	c.WorkloadFlags, c.Given, c.Progress = wf.changed, fs.Changed, progressFunc(stderr)
 	doc, tables, err := c.Run(ctx)
 	if err != nil {
 		return err

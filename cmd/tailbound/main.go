@@ -18,6 +18,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/cleanup"
 	"github.com/tailbound/tailbound/internal/lineout"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp/solvers"
 )
 
@@ -123,9 +124,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "tailbound: unknown command %q (run 'tailbound help')\n", args[0])
 		return 2
 	}
+	rest, override, err := progress.ParseFlag(args[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "tailbound %s: %v\n", args[0], err)
+		return 2
+	}
 	lines := lineout.New(ctx, stdout)
 	stamped := &report.Stamped{Writer: lines, Stamp: &report.Stamp{Version: version(), Command: args[0]}, Width: terminalWidth(stdout)}
-	err := c.run(ctx, args[1:], stamped, stderr)
+	perr := withProgress(stderr, override)
+	err = c.run(ctx, rest, stamped, perr)
+	if perr.meter != nil {
+		perr.meter.Clear()
+	}
 	if errors.Is(err, pflag.ErrHelp) {
 		lines.Close()
 		return 0
@@ -146,7 +156,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "tailbound: exact bounds and theorem checks for KV-cache eviction in LLM serving")
-	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags; tailbound --version)\n\nCommands:")
+	fmt.Fprintln(w, "\nUsage: tailbound COMMAND [flags]   (tailbound COMMAND --help for its flags; tailbound --version)")
+	fmt.Fprintln(w, "Every command takes --progress=true|false: show progress on stderr (default: when stderr is a terminal).\n\nCommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)

@@ -58,7 +58,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	o.Changed, o.Progress, o.Context = fs.Changed, progressTo(stderr), ctx
+	o.Changed, o.Progress, o.Context = fs.Changed, progressFunc(stderr), ctx
 	o.Latency = &lat
 	doc, tables, err := gap.Simulate(ctx, &o)
 	if err != nil {

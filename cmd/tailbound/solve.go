@@ -64,7 +64,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return option.Errorf("level", "want turn or block, got %q", *level)
 	}
 	c.CapacityGiven = fs.Changed("capacity")
-	c.Given = fs.Changed
+	c.Given, c.Progress = fs.Changed, progressFunc(stderr)
 	if c.Model, c.Xi, err = lat.Resolve(fs.Changed); err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := resolveBlockTail(fs, &c, lat, slo); err != nil {
 		return err
 	}
-	c.Format, c.Policies, c.Progress = format, "none", progressTo(stderr)
+	c.Format, c.Policies, c.Progress = format, "none", progressFunc(stderr)
 	doc, tables, err := c.Solve(ctx)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func runGapBlockTail(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := resolveBlockTail(fs, &c, lat, slo); err != nil {
 		return err
 	}
-	c.Format, c.Progress = format, progressTo(stderr)
+	c.Format, c.Progress = format, progressFunc(stderr)
 	doc, tables, err := c.Gap(ctx)
 	if err != nil {
 		return err

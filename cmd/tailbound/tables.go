@@ -20,7 +20,7 @@ func addSuiteFlags(fs *pflag.FlagSet, s *suite.Suite, o *suite.Options, stderr i
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of every random draw of the suite")
 	fs.BoolVar(&o.Small, "small", false, "the suite's reduced grid (a quick look; what the tests run)")
 	fs.IntVar(&o.Workers, "workers", 2, "grid points evaluated at once")
-	o.Progress = progressTo(stderr)
+	o.Progress = progressFunc(stderr)
 }
 
 // givenFlags are the flags set on the command line as --name=value, in order.

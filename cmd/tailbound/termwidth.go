@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // terminalWidth returns the width, in columns, of the terminal w writes
@@ -13,10 +15,10 @@ import (
 // tables). The width is the terminal's own (TIOCGWINSZ), or $COLUMNS when
 // the terminal does not say.
 func terminalWidth(w io.Writer) int {
-	if progressTo(w) == nil {
+	f, ok := file(w)
+	if !ok || !progress.IsTerminal(f) {
 		return 0
 	}
-	f := w.(*os.File) // progressTo accepts only terminals, which are files
 	if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
 		return int(ws.Col)
 	}

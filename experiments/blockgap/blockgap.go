@@ -12,7 +12,7 @@ package blockgap
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"math"
 	"time"
 
@@ -45,8 +45,8 @@ type Config struct {
 	TimeLimit time.Duration
 	// Replay holds the replay settings (block size, ξ, latency model, …).
 	Replay blocksim.Options
-	// Progress, when not nil, gets a line per solve.
-	Progress io.Writer
+	// Progress, when not nil, is told which solve runs.
+	Progress progress.Func
 }
 
 // Row is one policy at one capacity. Misses and hits count block
@@ -241,7 +241,7 @@ func solve(ctx context.Context, m *lprefix.Model, name string, relax bool, cfg C
 		if relax {
 			kind = "LP relaxation"
 		}
-		fmt.Fprintf(cfg.Progress, "%d blocks: %s by %s (%d columns, %d rows)\n", m.CapacityBlocks, kind, name, m.Problem.NumCols, m.Problem.NumRows)
+		cfg.Progress.Report(fmt.Sprintf("%d blocks: %s by %s (%d columns, %d rows)", m.CapacityBlocks, kind, name, m.Problem.NumCols, m.Problem.NumRows), 0, 0)
 	}
 	start := time.Now()
 	res, err := m.Solve(ctx, be, relax, lp.Options{TimeLimit: cfg.TimeLimit})

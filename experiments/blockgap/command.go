@@ -3,7 +3,7 @@ package blockgap
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
@@ -46,8 +46,8 @@ type Command struct {
 	// LPSolver and IPSolver solve the LP relaxation and the integer program
 	// (--lp-solver, --ip-solver): see Config.
 	LPSolver, IPSolver string
-	// Progress, when not nil, gets a line per solve.
-	Progress io.Writer
+	// Progress, when not nil, is told which solve runs.
+	Progress progress.Func
 }
 
 // Run validates c, reads the trace and measures: it returns the JSON

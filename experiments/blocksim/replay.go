@@ -8,8 +8,10 @@
 package blocksim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"io"
 
 	"github.com/tailbound/tailbound/internal/fanout"
@@ -48,8 +50,8 @@ type Options struct {
 	QHat float64
 	// PolicyOptions are policy-specific key=value settings.
 	PolicyOptions map[string]string
-	// Progress, when not nil, receives a progress line now and then.
-	Progress io.Writer
+	// Progress, when not nil, is told the requests replayed now and then.
+	Progress progress.Func
 	// Queue turns on queued TTFT (Result.Queued): each run's requests wait
 	// in a FIFO prefill queue of QueueServers servers (package queue) whose service
 	// times are their TTFTs under Model.
@@ -67,6 +69,10 @@ type Options struct {
 	// ones (s3fifo) can run so; the Ideal returned holds
 	// Requests and RefBlocks only, and HistoryHit has no value (NaN).
 	NoIdeal bool
+
+	// lateFrom, when > 0, replaces stackcurve.DeferFrom (tests: every
+	// request of an LRU sweep through the Late store).
+	lateFrom int64
 }
 
 // Result is one run's outcome. Token figures follow SPEC §2 with a request
@@ -190,7 +196,7 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		}
 		return results(rs), ideal, nil
 	}
-	consumers, err := stackRuns(rs)
+	consumers, err := stackRuns(rs, cmp.Or(opt.lateFrom, stackcurve.DeferFrom))
 	if err != nil {
 		return nil, Ideal{}, err
 	}
@@ -232,13 +238,23 @@ type consumer struct {
 	runs  []*runner
 	curve *stackcurve.BlockLRU // nil: runs[0] alone, through its cache
 	hits  []int                // scratch: a request's hit per capacity, blocks
+	// late holds, once for all capacities, the requests of at least
+	// stackcurve.DeferFrom input tokens, whose uncached counts would
+	// otherwise be one histogram entry per request and capacity.
+	late     *stackcurve.Late
+	lateFrom int64   // input tokens from which a request goes to late
+	runs64   []int64 // scratch: the request's hit runs (BlockLRU.Runs)
 }
+
+// maxLateRuns bounds the runs of hit positions a request keeps in a Late
+// store; a request with more is accounted per capacity as before.
+const maxLateRuns = 16
 
 // stackRuns returns the consumers of rs: the LRU runs of one name at two
 // or more capacities become one stack pass (models/stackcurve: block-level
 // LRU is a stack algorithm, so one pass gives every capacity's hits and
 // evictions), every other run is replayed through its own cache.
-func stackRuns(rs []*runner) ([]*consumer, error) {
+func stackRuns(rs []*runner, lateFrom int64) ([]*consumer, error) {
 	groups := map[string][]*runner{}
 	for _, r := range rs {
 		if prefixcache.IsLRU(r.policy) {
@@ -265,10 +281,12 @@ func stackRuns(rs []*runner) ([]*consumer, error) {
 		if err != nil {
 			return nil, err
 		}
+		late := stackcurve.NewLate(g[0].blockT)
 		for i, gr := range g {
 			gr.curve, gr.curveAt = curve, i
+			gr.acc.SetLater(late.Uncached(int64(caps[i])))
 		}
-		out = append(out, &consumer{runs: g, curve: curve, hits: make([]int, len(g))})
+		out = append(out, &consumer{runs: g, curve: curve, hits: make([]int, len(g)), late: late, lateFrom: lateFrom})
 	}
 	return out, nil
 }
@@ -284,8 +302,15 @@ func (c *consumer) serve(reqs []prefixcache.Req) error {
 			return fmt.Errorf("request %d: %w", q.Index, err)
 		}
 		h := min(int64(q.Seen)*c.runs[0].blockT, q.Input)
+		late := false
+		if q.Input >= c.lateFrom {
+			c.runs64 = c.curve.Runs(c.runs64[:0])
+			if late = len(c.runs64) <= 2*maxLateRuns; late {
+				c.late.Add(q.Input, c.runs64...)
+			}
+		}
 		for j, r := range c.runs {
-			if err := r.account(q, h, c.hits[j], min(int64(c.hits[j])*r.blockT, q.Input)); err != nil {
+			if err := r.account(q, h, c.hits[j], min(int64(c.hits[j])*r.blockT, q.Input), late); err != nil {
 				return err
 			}
 		}
@@ -344,16 +369,22 @@ func (r *runner) serveOne(q *prefixcache.Req, h int64) error {
 	if err != nil {
 		return err
 	}
-	return r.account(q, h, hit, x)
+	return r.account(q, h, hit, x, false)
 }
 
 // account adds q, of which an infinite cache hits h tokens and the run's
-// cache hit blocks holding x tokens of the prompt, to the run's figures.
-func (r *runner) account(q *prefixcache.Req, h int64, hit int, x int64) error {
+// cache hit blocks holding x tokens of the prompt, to the run's figures;
+// late when its uncached count is in the Late store of the run's
+// accumulator (metrics.Accumulator.AddLater).
+func (r *runner) account(q *prefixcache.Req, h int64, hit int, x int64, late bool) error {
 	r.reqs++
 	r.refs += int64(len(q.Blocks))
 	r.hits += int64(hit)
-	r.acc.Add(h, x, q.Input)
+	if late {
+		r.acc.AddLater(h, x, q.Input)
+	} else {
+		r.acc.Add(h, x, q.Input)
+	}
 	if r.queue != nil {
 		if _, _, err := r.queue.Serve(q.Time, r.model.TTFTMs(float64(q.Input-x))); err != nil {
 			return fmt.Errorf("request %d: %w", q.Index, err)
@@ -420,7 +451,7 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 		b.arena = arena
 		f.read++
 	}
-	progress(f.opt.Progress, f.read, done)
+	reportProgress(f.opt.Progress, f.read, done)
 	return len(b.reqs), done, nil
 }
 
@@ -432,16 +463,14 @@ func (f *feeder) fill(src *ahead, b *batch) (int, bool, error) {
 // wait for (touching it doubled their time).
 const lookahead = 8
 
-// progress writes, to w when not nil, the count of requests read now and
-// then, and at the end (done).
-func progress(w io.Writer, read int64, done bool) {
-	if w == nil {
-		return
-	}
-	if done {
-		fmt.Fprintf(w, "\rreplayed %d requests\n", read)
-	} else if read%(32*batchSize) < batchSize {
-		fmt.Fprintf(w, "\rreplayed %d requests", read)
+// progressEvery is how many requests go between two progress reports.
+const progressEvery = 32 * batchSize
+
+// reportProgress tells f, when not nil, the requests read now and then,
+// and at the end (done).
+func reportProgress(f progress.Func, read int64, done bool) {
+	if done || read%progressEvery < batchSize {
+		f.Report("replay: requests", read, 0)
 	}
 }
 

@@ -59,6 +59,9 @@ func TestLRUSweepEqualsSeparateReplays(t *testing.T) {
 		opt := opts
 		opt.Queue = rapid.Bool().Draw(rt, "queue")
 		opt.QueueServers = rapid.IntRange(1, 3).Draw(rt, "servers")
+		// From 1 token every request of the sweep goes to the shared
+		// store of late requests; from 10^9 none does.
+		opt = blocksim.WithLateFrom(opt, rapid.SampledFrom([]int64{1, 40, 1e9}).Draw(rt, "late from (tokens)"))
 		if err := sweepEqualsSeparate(t, s, caps, opt); err != nil {
 			rt.Fatal(err)
 		}

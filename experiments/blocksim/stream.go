@@ -75,7 +75,7 @@ func replayStream(src blocktrace.Source, rs []*runner, opt Options) (Ideal, erro
 			ideal.RefBlocks += int64(len(r.Hashes))
 			b.reqs = append(b.reqs, *r)
 		}
-		progress(opt.Progress, ideal.Requests, done)
+		reportProgress(opt.Progress, ideal.Requests, done)
 		return len(b.reqs), done, nil
 	}, func(i int, b *rawBatch) error { return rs[i].serveRaw(b.reqs) })
 	if readErr != nil {

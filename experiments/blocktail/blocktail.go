@@ -11,7 +11,7 @@ package blocktail
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"math"
 	"time"
 
@@ -55,8 +55,8 @@ type Config struct {
 	LPSolver, IPSolver string
 	// TimeLimit bounds each solve (0: none).
 	TimeLimit time.Duration
-	// Progress, when not nil, gets a line per solve.
-	Progress io.Writer
+	// Progress, when not nil, is told which solve runs.
+	Progress progress.Func
 }
 
 // Point is the interval at one capacity.
@@ -193,9 +193,7 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
-	if cfg.Progress != nil {
-		fmt.Fprintf(cfg.Progress, "%d blocks: %s bounds over %d intervals, %d prefix rows\n", p.CapacityBlocks, cfg.Objective.Kind, len(p.Cols), p.PrecedenceRows)
-	}
+	cfg.Progress.Report(fmt.Sprintf("%d blocks: %s bounds over %d intervals, %d prefix rows", p.CapacityBlocks, cfg.Objective.Kind, len(p.Cols), p.PrecedenceRows), 0, 0)
 	b, err := p.Bound(ctx, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)

@@ -3,7 +3,7 @@ package blocktail
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -49,8 +49,8 @@ type Command struct {
 	TimeLimit float64
 	// Format is the output format (--format).
 	Format string
-	// Progress, when not nil, gets a line per solve.
-	Progress io.Writer
+	// Progress, when not nil, is told which solve runs.
+	Progress progress.Func
 
 	one bool // Solve: one capacity, flag --capacity
 }

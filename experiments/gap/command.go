@@ -3,7 +3,7 @@ package gap
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/blockgap"
@@ -77,8 +77,8 @@ type Command struct {
 	// Given reports whether a flag (named without dashes) was on the
 	// command line, as pflag.FlagSet.Changed; nil: none was.
 	Given func(flag string) bool
-	// Progress, when not nil, gets progress lines.
-	Progress io.Writer
+	// Progress, when not nil, is told how far the command is.
+	Progress progress.Func
 	// Objective is tel (default, "": TEL gaps), slo or pQ (every policy
 	// against the hindsight interval) (--objective); SLO is the slo
 	// objective's SLO (--slo-ms, --slo-tokens).

@@ -3,8 +3,8 @@ package gap
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/models/instance"
-	"io"
 	"sync"
 	"time"
 
@@ -47,8 +47,8 @@ type Config struct {
 	Model     latency.Model
 	// Workers is the number of sweep points solved at once (≥ 1).
 	Workers int
-	// Progress, when not nil, gets a line per finished point.
-	Progress io.Writer
+	// Progress, when not nil, is told the points done of all.
+	Progress progress.Func
 }
 
 // Row is one policy at one sweep point. TELs in tokens and ms.
@@ -121,12 +121,10 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 			defer wg.Done()
 			for i := range work {
 				rows[i], errs[i] = runPoint(ctx, tr, cfg, pts[i], opts[pts[i]])
-				if cfg.Progress != nil {
-					mu.Lock()
-					done++
-					fmt.Fprintf(cfg.Progress, "\rgap: %d/%d points", done, len(pts))
-					mu.Unlock()
-				}
+				mu.Lock()
+				done++
+				cfg.Progress.Report("gap: points", int64(done), int64(len(pts)))
+				mu.Unlock()
 			}
 		}()
 	}
@@ -135,9 +133,6 @@ func Run(ctx context.Context, tr *trace.Trace, cfg Config) ([]Row, error) {
 	}
 	close(work)
 	wg.Wait()
-	if cfg.Progress != nil {
-		fmt.Fprintln(cfg.Progress)
-	}
 	var out []Row
 	for i := range pts {
 		if errs[i] != nil {

@@ -7,6 +7,7 @@ package gap
 
 import (
 	"context"
+	"github.com/tailbound/tailbound/internal/progress"
 
 	"fmt"
 	"math"
@@ -37,6 +38,8 @@ type Spec struct {
 	CrossCheck bool
 	// Model converts TEL tokens to ms.
 	Model latency.Model
+	// Progress, when not nil, is told which solve runs and how far it is.
+	Progress progress.Func
 }
 
 // Report is one instance's answer: the JSON document of 'tailbound solve'.
@@ -101,7 +104,7 @@ func ptr[T any](v T) *T { return &v }
 func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Report, error) {
 	r := &Report{Formulation: string(s.Formulation), Relax: s.Relax, IntegralityTolBlocks: lp.IntegralityTol,
 		Disagreements: []string{}, Notes: []string{}, ScheduleCheck: "not computed"}
-	opt := lp.Options{TimeLimit: s.TimeLimit}
+	opt := lp.Options{TimeLimit: s.TimeLimit, Progress: s.Progress.Within("optimum by " + s.Solver)}
 	if s.Solver == solvers.Flow && s.Formulation != lp.Compact {
 		return nil, fmt.Errorf("formulation %s: solver flow solves only the compact formulation (its min-cost flow is the compact integer program); for %s use --solver %s, or drop --formulation", s.Formulation, s.Formulation, ipSolvers())
 	}
@@ -119,9 +122,11 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 			return nil, err
 		}
 	}
+	opt.Progress = s.Progress.Within("LP bound")
 	if err := r.takeLP(ctx, in, s, opt); err != nil {
 		return nil, err
 	}
+	s.Progress.Report("to-belady", 0, 0)
 	bel, err := BeladyTEL(tr, in)
 	if err != nil {
 		return nil, err
@@ -136,6 +141,7 @@ func Solve(ctx context.Context, tr *trace.Trace, in *lp.Instance, s Spec) (*Repo
 			r.Disagreements = append(r.Disagreements, fmt.Sprintf("to-belady TEL %g below the %s optimum %g tokens (%s)", bel, r.Formulation, *r.TELOptTokens, why))
 		}
 		if s.CrossCheck && r.Solver != solvers.Flow {
+			opt.Progress = s.Progress.Within("cross-check by flow")
 			fl, err := solvers.Solve(ctx, in, lp.Compact, solvers.Flow, false, opt)
 			if err != nil {
 				return nil, err

@@ -3,6 +3,7 @@ package gap
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"io"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -57,6 +58,9 @@ type SolveCommand struct {
 	Objective string
 	SLO       objective.SLOSettings
 	Given     func(flag string) bool
+	// Progress, when not nil, is told what the command does and how far
+	// it is.
+	Progress progress.Func
 }
 
 // solveDoc is solve's JSON document: the report's fields plus settings.
@@ -92,10 +96,12 @@ func (c SolveCommand) Run(ctx context.Context) (any, []report.Table, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	c.Progress.Report("building the instance", 0, 0)
 	in, err := lp.NewInstance(tr, instance.Params{Capacity: c.capacity(), BlockSize: c.Block, Xi: c.Xi, Forced: c.Forced})
 	if err != nil {
 		return nil, nil, err
 	}
+	spec.Progress = c.Progress
 	rep, err := Solve(ctx, tr, in, spec)
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +133,12 @@ func (c SolveCommand) capacity() int64 {
 // embedded birth–death workload of seed c.Seed.
 func (c SolveCommand) read() (*trace.Trace, string, error) {
 	if c.Trace != "" {
-		tr, err := trace.ReadFile(c.Trace)
+		f, err := trace.Open(c.Trace)
+		if err != nil {
+			return nil, "", err
+		}
+		defer f.Close()
+		tr, err := trace.ReadAll(&progress.Reader{R: f, What: "reading the trace (bytes)", Total: progress.Size(f), F: c.Progress}, c.Trace)
 		return tr, c.Trace, err
 	}
 	tr, err := birthdeath.Trace(birthdeath.Default(), c.Seed)

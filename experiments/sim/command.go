@@ -3,7 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -54,8 +54,8 @@ type Command struct {
 	// Latency are the latency-model and threshold flags (--alpha-ms,
 	// --beta-ms, --xi-ms, --xi-tokens); nil gives latency.DefaultSettings.
 	Latency *latency.Settings
-	// Progress receives progress lines of single runs; nil for none.
-	Progress io.Writer
+	// Progress is told how far single runs are; nil for none.
+	Progress progress.Func
 	// Context is the run's context; nil means context.Background(). Its
 	// end (a signal) stops the replay, kills exec:CMD clients and leaves
 	// every --emit-schedule file as it was; a clean-up set it carries

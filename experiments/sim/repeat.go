@@ -52,7 +52,6 @@ func (c *Command) sweep(entries []policies.Entry, s Settings, caps []int64) (any
 	if c.Emit != "" || len(s.Schedules) > 0 {
 		return nil, nil, option.Errorf("capacities", "not with --emit-schedule or --schedule (a schedule belongs to one capacity)")
 	}
-	s.Progress = nil
 	list := []uint64{c.Seed}
 	if c.Seeds != "" {
 		var err error
@@ -71,6 +70,7 @@ func (c *Command) sweep(entries []policies.Entry, s Settings, caps []int64) (any
 	workers, label := 2, c.TraceLabel()
 	if len(list) > 1 {
 		workers, label = 1, c.Workload.Label()
+		s.Progress = nil // seeds run two at a time: their counts would mix
 	}
 	var sweeps []Sweep
 	per, err := seeds.Run(list, 2, func(seed uint64) (seeds.Output, error) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -99,6 +100,7 @@ func sweep(src replay.Source, whole func() (*trace.Trace, error), entries []poli
 			src = replay.SliceSource(tr.Turns)
 		}
 		src = replay.WithContext(s.ctx(), src) // a signal stops the pass
+		src = counted(src, s.Progress, fmt.Sprintf("%s curve, %d capacities: turns", e.Name, len(capacities)))
 		var err error
 		if curves[j], err = stackcurve.LRU(src, e.Name, capacities, s.Options, workers); err != nil {
 			return Sweep{}, err // a read error names its file and line
@@ -113,15 +115,21 @@ func sweep(src replay.Source, whole func() (*trace.Trace, error), entries []poli
 		errs := make([]error, len(capacities))
 		sem := make(chan struct{}, workers)
 		var wg sync.WaitGroup
+		var mu sync.Mutex
+		done := 0
 		for i, c := range capacities {
 			sc := s
-			sc.Capacity = c
+			sc.Capacity, sc.Progress = c, nil
 			wg.Add(1)
 			sem <- struct{}{}
 			go func(i int, sc Settings) {
 				defer wg.Done()
 				defer func() { <-sem }()
 				others[i], errs[i] = Trace(tr, rest, sc)
+				mu.Lock()
+				done++
+				s.Progress.Report("sweep: capacities replayed", int64(done), int64(len(capacities)))
+				mu.Unlock()
 			}(i, sc)
 		}
 		wg.Wait()
@@ -145,6 +153,28 @@ func sweep(src replay.Source, whole func() (*trace.Trace, error), entries []poli
 		}
 	}
 	return out, nil
+}
+
+// progressEvery is how many turns go between two progress reports of a
+// curve's pass.
+const progressEvery = 1 << 16
+
+// counted returns src reporting to f, when not nil, the turns it has
+// given, every progressEvery turns, as what.
+func counted(src replay.Source, f progress.Func, what string) replay.Source {
+	if f == nil {
+		return src
+	}
+	var n int64
+	return func() (trace.Turn, error) {
+		t, err := src()
+		if err == nil {
+			if n++; n%progressEvery == 0 {
+				f(what, n, 0)
+			}
+		}
+		return t, err
+	}
 }
 
 // sweepJSON is the JSON document of a capacity sweep.

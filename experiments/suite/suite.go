@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"io"
 	"math"
 	"sort"
@@ -112,8 +113,9 @@ type Options struct {
 	Params map[string]string `json:"params"`
 	// Workers is the number of grid points evaluated at once (≥ 1).
 	Workers int `json:"-"`
-	// Progress, when not nil, receives a line per finished grid point.
-	Progress io.Writer `json:"-"`
+	// Progress, when not nil, is told the grid points done of all and the
+	// point last started.
+	Progress progress.Func `json:"-"`
 }
 
 // Env is what a suite's functions see: the options with defaults filled
@@ -320,13 +322,15 @@ func Run(ctx context.Context, s *Suite, o Options, sh Shard) (*File, error) {
 					errs[j] = err
 					continue
 				}
+				mu.Lock()
+				at := fmt.Sprintf("%s: grid point %d %v; points done", s.Name, idx[j], grid[idx[j]])
+				env.Progress.Report(at, int64(done), int64(len(idx)))
+				mu.Unlock()
 				out[j], errs[j] = s.Eval(ctx, env, idx[j], grid[idx[j]])
-				if env.Progress != nil {
-					mu.Lock()
-					done++
-					fmt.Fprintf(env.Progress, "\r%s: %d/%d grid points", s.Name, done, len(idx))
-					mu.Unlock()
-				}
+				mu.Lock()
+				done++
+				env.Progress.Report(at, int64(done), int64(len(idx)))
+				mu.Unlock()
 			}
 		}()
 	}
@@ -335,9 +339,6 @@ func Run(ctx context.Context, s *Suite, o Options, sh Shard) (*File, error) {
 	}
 	close(work)
 	wg.Wait()
-	if env.Progress != nil && len(idx) > 0 {
-		fmt.Fprintln(env.Progress)
-	}
 	f := &File{Suite: s.Name, Options: env.Options, Shard: sh, Grid: grid, Points: idx}
 	f.Options.Workers, f.Options.Progress = 0, nil
 	if f.Shard.N < 1 {

@@ -1,6 +1,10 @@
 package mcf
 
-import "context"
+import (
+	"context"
+
+	"github.com/tailbound/tailbound/internal/progress"
+)
 
 // primalDual is a min-cost flow problem solved by the primal–dual method
 // (Ford and Fulkerson's, with Dinic's blocking flows for the primal steps)
@@ -18,7 +22,8 @@ import "context"
 // The problem is the same as netSimplex's: minimize Σ cost·flow subject to
 // 0 ≤ flow ≤ cap and outflow − inflow = supply at every node.
 type primalDual struct {
-	n int
+	n        int
+	progress progress.Func // told how far along the line the clusters are
 	residual
 	cost   []int64 // cost of each residual arc
 	excess []int64 // supply − outflow + inflow: > 0 still to send
@@ -136,6 +141,7 @@ func (s *primalDual) solveGap(ctx context.Context, gap int) error {
 			j++
 		}
 		s.clusters++
+		s.progress.Report("primal–dual (line nodes)", int64(src[i]), int64(len(s.excess)))
 		if err := s.repair(ctx, src[i:j]); err != nil {
 			return err
 		}

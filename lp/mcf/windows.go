@@ -8,12 +8,18 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // Plan is how the Windows method cuts the line: windows of Size steps
 // (≥ 1), each solved with Overlap (≥ 0) more steps on either side.
 type Plan struct {
 	Size, Overlap int
+	// Progress, when not nil, is told the windows solved of all, then how
+	// far along the line (nodes) the primal–dual stage is.
+	Progress progress.Func
 }
 
 // DefaultPlan returns the plan of the Windows method. It was chosen by measurement in one run on a birth–death
@@ -88,7 +94,10 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 	pi := make([]int64, n)
 	hint := make([]int64, len(g.src))
 	first, arcs := g.bySource()
+	var solved atomic.Int64
+	plan.Progress.Report("windows", 0, int64(count))
 	workers := inParallel(count, func(k int) {
+		defer func() { plan.Progress.Report("windows", solved.Add(1), int64(count)) }()
 		p := &parts[k]
 		lo, hi := k*plan.Size, min(n-1, (k+1)*plan.Size)
 		wlo := max(0, lo-plan.Overlap)
@@ -163,6 +172,7 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 		}
 	}
 	s := newPrimalDual(g, pi, hint)
+	s.progress = plan.Progress
 	err := s.solve(ctx)
 	stats := fmt.Sprintf("%d windows of %d steps, overlap %d, %s on %d cores (%d phases, %d relabels); primal–dual: %d clusters, %d rounds settling %d nodes, %d level graphs, %d augmentations",
 		count, plan.Size, plan.Overlap, how, workers, phases, relabels, s.clusters, s.rounds, s.settled, s.levels, s.augments)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp/mcf"
 )
 
@@ -24,8 +24,8 @@ type LagrangeOptions struct {
 	// TimeLimit bounds the search (0: none); the bound found so far is
 	// valid when it stops.
 	TimeLimit time.Duration
-	// Progress, when not nil, gets a line per step.
-	Progress io.Writer
+	// Progress (nil: none) is told of every step: its bound so far.
+	Progress progress.Func
 }
 
 // DefaultLagrangeIterations is the default number of inner solves: the
@@ -155,10 +155,8 @@ func (p *Problem) Lagrangian(ctx context.Context, opt LagrangeOptions) (*Lagrang
 			theta, stall = theta/2, 0
 		}
 		res.Lower = max(res.Lower, p.Base-bestLambda-slack)
-		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "lagrangian step %d: bound %.8g (this step %.8g), θ %g, %.1f s\n",
-				it, res.Lower, p.Base-lambda-slack, theta, time.Since(start).Seconds())
-		}
+		opt.Progress.Report(fmt.Sprintf("lagrangian step %d: bound %.8g (this step %.8g), θ %g",
+			it, res.Lower, p.Base-lambda-slack, theta), 0, 0)
 		if !math.IsInf(target, 0) && (res.Lower >= opt.Upper-tol*max(1, math.Abs(opt.Upper)) ||
 			p.Obj.Kind == SLO && math.Ceil(res.Lower-tol) >= opt.Upper) {
 			res.Status = "met-upper"

@@ -11,8 +11,11 @@ type prefixLinker struct {
 	// chain to the conversation most recently indexed under it.
 	index map[prefixKey]int
 	// chains holds the latest full-block chain of each conversation that
-	// can still be continued (one whose chain is too short has none), so
-	// that memory follows the linkable conversations, not all of them.
+	// can still be continued: one indexed under its chain's key (one whose
+	// chain is too short has none, nor one whose key a later conversation
+	// took over, since link finds chains through index only), so that
+	// memory follows the keys — the distinct chain ends — not the
+	// conversations: a trace that repeats its requests does not grow it.
 	chains map[int][]int64
 	// n is the number of conversations.
 	n int
@@ -50,7 +53,11 @@ func (p *prefixLinker) link(h []int64, full int) (int, bool) {
 	full = min(full, len(h))
 	if full > p.k {
 		p.chains[conv] = slices.Clone(h[:full])
-		p.index[prefixKey{full, h[full-1]}] = conv
+		key := prefixKey{full, h[full-1]}
+		if c, ok := p.index[key]; ok && c != conv {
+			delete(p.chains, c) // its only key is now conv's
+		}
+		p.index[key] = conv
 	} else {
 		delete(p.chains, conv)
 	}

@@ -5,7 +5,7 @@ package metrics
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/tailbound/tailbound/models/latency"
 )
@@ -29,7 +29,15 @@ type Accumulator struct {
 	violations int64
 	small      []int64 // small[b] = turns with b uncached tokens, b < len
 	large      map[int64]int64
+	later      Later // the uncached counts of the turns added by AddLater
 }
+
+// Later appends to dst the uncached counts, tokens, of the turns an
+// accumulator received through AddLater, in any order, and returns the
+// extended slice. It lets several accumulators (one per capacity of a
+// curve) share one store of those turns instead of each keeping a
+// histogram entry per turn.
+type Later func(dst []int64) []int64
 
 // smallLimit bounds the dense part of the histogram (tokens).
 const smallLimit = 1 << 20
@@ -43,6 +51,29 @@ func New(xi float64, m latency.Model, sloMs float64) *Accumulator {
 // Add records one turn with history h tokens, cached x tokens and prefill
 // load d = h + prompt tokens.
 func (a *Accumulator) Add(h, x, d int64) {
+	b := a.sums(h, x, d)
+	if b < smallLimit {
+		for int64(len(a.small)) <= b {
+			a.small = append(a.small, make([]int64, max(64, len(a.small)))...)
+		}
+		a.small[b]++
+	} else {
+		a.large[b]++
+	}
+}
+
+// SetLater gives the accumulator the store of the uncached counts of the
+// turns it will receive through AddLater.
+func (a *Accumulator) SetLater(l Later) { a.later = l }
+
+// AddLater is Add for a turn whose uncached count, d − x, the accumulator's
+// Later store (SetLater) will report: every figure is as if the turn had
+// been added by Add, in the same order.
+func (a *Accumulator) AddLater(h, x, d int64) { a.sums(h, x, d) }
+
+// sums adds the turn to every figure but the histogram and returns its
+// uncached count b = d − x.
+func (a *Accumulator) sums(h, x, d int64) int64 {
 	b := d - x
 	a.turns++
 	a.telTokens += latency.Excess(b, a.xi)
@@ -54,14 +85,7 @@ func (a *Accumulator) Add(h, x, d int64) {
 	if a.model.TTFTMs(float64(b)) > a.slo {
 		a.violations++
 	}
-	if b < smallLimit {
-		for int64(len(a.small)) <= b {
-			a.small = append(a.small, make([]int64, max(64, len(a.small)))...)
-		}
-		a.small[b]++
-	} else {
-		a.large[b]++
-	}
+	return b
 }
 
 // Summary is the result of a replay, for one policy.
@@ -123,20 +147,50 @@ func (a *Accumulator) quantiles(ps ...float64) []float64 {
 }
 
 // each calls f for every distinct uncached count b, in increasing order, with
-// the number of turns that had it.
+// the number of turns that had it: the histogram's dense part, its sparse
+// part and the Later store's counts, merged.
 func (a *Accumulator) each(f func(b, count int64)) {
-	for b, c := range a.small {
-		if c > 0 {
-			f(int64(b), c)
-		}
-	}
 	keys := make([]int64, 0, len(a.large))
 	for b := range a.large {
 		keys = append(keys, b)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	slices.Sort(keys)
+	var late []int64
+	if a.later != nil {
+		late = sortInts(a.later(nil))
+	}
+	// Merge the three increasing sources: dense (index order), keys and
+	// late (with repeats), visiting each distinct count once. Dense
+	// counts are below smallLimit and keys at or above it.
+	l := 0
+	lateUpTo := func(b int64) int64 { // late counts equal to b, taken
+		var c int64
+		for l < len(late) && late[l] == b {
+			c++
+			l++
+		}
+		return c
+	}
+	for i, c := range a.small {
+		b := int64(i)
+		for l < len(late) && late[l] < b {
+			v := late[l]
+			f(v, lateUpTo(v))
+		}
+		if c > 0 {
+			f(b, c+lateUpTo(b))
+		}
+	}
 	for _, b := range keys {
-		f(b, a.large[b])
+		for l < len(late) && late[l] < b {
+			v := late[l]
+			f(v, lateUpTo(v))
+		}
+		f(b, a.large[b]+lateUpTo(b))
+	}
+	for l < len(late) {
+		v := late[l]
+		f(v, lateUpTo(v))
 	}
 }
 

@@ -7,6 +7,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"github.com/tailbound/tailbound/internal/progress"
 	"io"
 
 	"github.com/tailbound/tailbound/internal/fanout"
@@ -27,9 +28,8 @@ type Options struct {
 	Model latency.Model
 	// SLOMs is the SLO for violation counts, ms.
 	SLOMs float64
-	// Progress, when not nil, receives a progress line now and then
-	// (callers pass stderr only when it is a terminal).
-	Progress io.Writer
+	// Progress, when not nil, is told the turns replayed, batch by batch.
+	Progress progress.Func
 }
 
 // Named is a policy to replay under a display name.
@@ -125,17 +125,12 @@ func Replay(src Source, runs []Named, opt Options) ([]Result, error) {
 				*b = append(*b, t)
 			}
 			n += len(*b)
-			if opt.Progress != nil && len(*b) > 0 && n%(64*batchSize) < batchSize {
-				fmt.Fprintf(opt.Progress, "\rreplayed %d turns", n)
-			}
+			opt.Progress.Report("replay: turns", int64(n), 0)
 			return len(*b), len(*b) < batchSize, nil
 		},
 		func(i int, b *[]trace.Turn) error { return step(states[i], runs[i].Policy, results[i].Metrics, *b) })
 	if readErr != nil {
 		return nil, readErr
-	}
-	if opt.Progress != nil {
-		fmt.Fprintf(opt.Progress, "\rreplayed %d turns\n", n)
 	}
 	for i, err := range errs {
 		if err != nil {

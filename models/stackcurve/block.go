@@ -103,6 +103,24 @@ func (s *BlockLRU) Serve(chain []int32, hits []int) error {
 	return nil
 }
 
+// Runs appends to dst the stack positions, before the latest Serve, of
+// the blocks of its chain that some capacity could hit, as runs of
+// consecutive positions (pairs s, l: positions s … s+l−1, in blocks), and
+// returns the extended slice: the request's hit at a capacity of C blocks
+// (at most the largest capacity) is Σ clamp(C − s, 0, l) over the runs,
+// the figure Serve wrote. A Late store keeps a request so, once for every
+// capacity.
+func (s *BlockLRU) Runs(dst []int64) []int64 {
+	for i, p := range s.pos {
+		if i > 0 && p == s.pos[i-1]+1 {
+			dst[len(dst)-1]++
+			continue
+		}
+		dst = append(dst, int64(p), 1)
+	}
+	return dst
+}
+
 // prefix returns the number of live stamps ≤ t.
 func (s *BlockLRU) prefix(t int32) int {
 	n := 0

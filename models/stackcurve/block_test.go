@@ -1,6 +1,7 @@
 package stackcurve_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -56,7 +57,8 @@ func engineRun(t fataler, chains [][]int32, c int) (hits []int, evictions []int6
 	return hits, evictions
 }
 
-// curveRun serves chains in one BlockLRU at every capacity of caps.
+// curveRun serves chains in one BlockLRU at every capacity of caps, and
+// checks that each request's Runs give back its hit at every capacity.
 func curveRun(t fataler, chains [][]int32, caps []int) (hits [][]int, evictions [][]int64) {
 	t.Helper()
 	s, err := stackcurve.NewBlockLRU(caps)
@@ -69,9 +71,17 @@ func curveRun(t fataler, chains [][]int32, caps []int) (hits [][]int, evictions 
 		if err := s.Serve(ch, h); err != nil {
 			t.Fatal(err)
 		}
-		for i := range caps {
+		runs := s.Runs(nil)
+		for i, c := range caps {
 			hits[i] = append(hits[i], h[i])
 			evictions[i] = append(evictions[i], s.Evictions(i))
+			var fromRuns int64
+			for k := 0; k < len(runs); k += 2 {
+				fromRuns += min(max(int64(c)-runs[k], 0), runs[k+1])
+			}
+			if fromRuns != int64(h[i]) {
+				t.Fatal(fmt.Sprintf("chain %v at %d blocks: hit %d, from the runs %v %d", ch, c, h[i], runs, fromRuns))
+			}
 		}
 	}
 	return hits, evictions

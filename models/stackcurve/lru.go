@@ -24,6 +24,12 @@ const batchSize = 4096
 // own recency list) that run on the same batches in their own goroutines;
 // workers < 1 means 1.
 func LRU(src replay.Source, name string, caps []int64, opt replay.Options, workers int) ([]replay.Result, error) {
+	return lru(src, name, caps, opt, workers, deferFrom)
+}
+
+// lru is LRU deferring the histogram entries of the turns whose load is at
+// least from tokens to the engines' shared stores (Late).
+func lru(src replay.Source, name string, caps []int64, opt replay.Options, workers int, from int64) ([]replay.Result, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
 	}
@@ -44,7 +50,7 @@ func LRU(src replay.Source, name string, caps []int64, opt replay.Options, worke
 		for i := w; i < len(caps); i += workers {
 			mine = append(mine, caps[i])
 		}
-		engines[w] = newEngine(mine, opt)
+		engines[w] = newEngine(mine, opt, from)
 	}
 	readErr, _ := fanout.Broadcast(workers, func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
 		func(b *[]trace.Turn) (int, bool, error) {
@@ -94,6 +100,9 @@ type engine struct {
 	tail int32   // least recent one
 
 	points []point
+	xb     []int64 // scratch: c's cached blocks at each point, at the turn
+	from   int64   // loads ≥ from tokens go to late
+	late   *Late   // the turns deferred, for every point's accumulator
 }
 
 // point is one capacity's cache, seen through the recency list: every
@@ -112,12 +121,51 @@ type point struct {
 	evictedBlocks int64
 }
 
-func newEngine(caps []int64, opt replay.Options) *engine {
-	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps))}
+func newEngine(caps []int64, opt replay.Options, from int64) *engine {
+	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)),
+		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize)}
 	for i, c := range caps {
 		e.points[i] = point{capB: c / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+		e.points[i].acc.SetLater(e.late.Uncached(e.points[i].capB))
 	}
 	return e
+}
+
+// deferTurn records, when it can, a turn of load d tokens whose
+// conversation held m whole blocks and was cached xb[i] blocks at point i,
+// in the shared store, and reports whether it did. By the package doc's
+// claim, xb[i] = clamp(capB_i − A, 0, m), where A is the number of blocks
+// of the conversations served since; A is read off the points (the
+// largest capacity with nothing cached is a lower bound, and one point
+// caching part of m fixes it) and the record is kept only if it gives back
+// every point's xb, so the store never holds a figure the engine did not
+// compute.
+func (e *engine) deferTurn(d, m int64) bool {
+	if m == 0 {
+		for _, x := range e.xb {
+			if x != 0 {
+				return false
+			}
+		}
+		e.late.Add(d)
+		return true
+	}
+	var a int64
+	for i, x := range e.xb {
+		if c := e.points[i].capB; x == 0 {
+			a = max(a, c)
+		} else if x < m {
+			a = c - x
+			break
+		}
+	}
+	for i, x := range e.xb {
+		if min(max(e.points[i].capB-a, 0), m) != x {
+			return false
+		}
+	}
+	e.late.Add(d, a, m)
+	return true
 }
 
 // grow makes room for conversation c (ids are dense, in order of first
@@ -159,6 +207,21 @@ func (e *engine) pushFront(c int32) {
 	e.head = c
 }
 
+// cached returns conversation c's cached blocks at point p at its turn:
+// in tells whether c holds blocks (nOld of them), lastC is the index of
+// its previous turn.
+func (e *engine) cached(p *point, in bool, c int32, lastC int, nOld int64) int64 {
+	switch {
+	case !in || p.b == none:
+		return 0
+	case p.b == c:
+		return p.cb
+	case lastC > p.lastB:
+		return nOld
+	}
+	return 0
+}
+
 // run replays turns at every capacity of the engine.
 func (e *engine) run(turns []trace.Turn) {
 	for _, t := range turns {
@@ -175,17 +238,28 @@ func (e *engine) run(turns []trace.Turn) {
 			pc = e.prev[c]
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
+		d := h + t.Prompt
+		long := d >= e.from // a first pass gathers c's cached blocks at every point
+		late := false
+		if long {
+			for i := range e.points {
+				e.xb[i] = e.cached(&e.points[i], in, c, lastC, nOld)
+			}
+			late = e.deferTurn(d, nOld)
+		}
 		for i := range e.points {
 			p := &e.points[i]
 			var xb int64 // c's cached blocks at the turn
-			switch {
-			case !in || p.b == none:
-			case p.b == c:
-				xb = p.cb
-			case lastC > p.lastB:
-				xb = nOld
+			if long {
+				xb = e.xb[i]
+			} else {
+				xb = e.cached(p, in, c, lastC, nOld)
 			}
-			p.acc.Add(h, xb*e.block, h+t.Prompt)
+			if late {
+				p.acc.AddLater(h, xb*e.block, d)
+			} else {
+				p.acc.Add(h, xb*e.block, d)
+			}
 			if nNew == 0 {
 				continue // c holds no block before or after: nothing moves
 			}

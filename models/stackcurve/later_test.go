@@ -1,0 +1,84 @@
+package stackcurve
+
+import (
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/policy"
+	"github.com/tailbound/tailbound/models/replay"
+	"github.com/tailbound/tailbound/models/replay/replaytest"
+)
+
+// TestLateTurnsEqualSeparateReplays: with every turn from a random load on
+// deferred to the shared store (down to 0 tokens: all of them), every
+// figure of the curve at every capacity — TTFT distribution included —
+// equals a separate replay of policy.NewLRU at that capacity.
+func TestLateTurnsEqualSeparateReplays(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 0, MaxTurns: 60, MaxPrompt: 40, MaxResponse: 40}).Draw(rt, "trace")
+		block := rapid.Int64Range(1, 8).Draw(rt, "block")
+		caps := rapid.SliceOfN(rapid.Int64Range(0, 60), 1, 6).Draw(rt, "capacity blocks")
+		for i := range caps {
+			caps[i] *= block
+		}
+		opt := replay.Options{Params: instance.Params{BlockSize: block, Xi: float64(rapid.IntRange(0, 100).Draw(rt, "xi")),
+			Forced: rapid.Bool().Draw(rt, "forced")}, Model: latency.Model{AlphaMs: 0.1, BetaMs: 5}, SLOMs: 8}
+		from := rapid.Int64Range(0, 1500).Draw(rt, "defer from tokens")
+		got, err := lru(replay.SliceSource(tr.Turns), "lru", caps, opt, rapid.IntRange(1, 3).Draw(rt, "workers"), from)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for i, c := range caps {
+			o := opt
+			o.Capacity = c
+			p, err := policy.NewLRU(policy.Config{Params: o.Params})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			want, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "lru", Policy: p}}, o)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			g, w := got[i], want[0]
+			fg := fmt.Sprintf("%+v %d %d", g.Summary, g.Evictions, g.EvictedTokens)
+			fw := fmt.Sprintf("%+v %d %d", w.Summary, w.Evictions, w.EvictedTokens)
+			if fg != fw {
+				rt.Fatalf("capacity %d tokens:\ncurve    %s\nseparate %s", c, fg, fw)
+			}
+			mg, cg := g.Metrics.CDF()
+			mw, cw := w.Metrics.CDF()
+			if fmt.Sprint(mg, cg) != fmt.Sprint(mw, cw) {
+				rt.Fatalf("capacity %d tokens: TTFT distributions differ:\ncurve    %v %v\nseparate %v %v", c, mg, cg, mw, cw)
+			}
+			for _, s := range []int64{0, 10, 100, 1000} {
+				if a, b := g.Metrics.Exceeding(s), w.Metrics.Exceeding(s); a != b {
+					rt.Fatalf("capacity %d tokens: turns above %d tokens %d, separate %d", c, s, a, b)
+				}
+			}
+		}
+	})
+}
+
+// TestDeferTurnRecordsEveryTurn: on a trace where every turn is deferred,
+// the inference of A from the points never fails (the package doc's
+// claim), so every turn lands in the store and no histogram holds any.
+func TestDeferTurnRecordsEveryTurn(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 1, MaxTurns: 40, MaxPrompt: 30, MaxResponse: 30}).Draw(rt, "trace")
+		caps := rapid.SliceOfN(rapid.Int64Range(0, 40), 1, 8).Draw(rt, "capacity blocks")
+		opt := replay.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Model{AlphaMs: 0.1}}
+		e := newEngine(caps, opt, 0)
+		e.run(tr.Turns)
+		n := 0
+		for i := 0; i < len(e.late.recs); i += 2 + 2*int(e.late.recs[i+1]) {
+			n++
+		}
+		if n != len(tr.Turns) {
+			rt.Fatalf("%d of %d turns deferred", n, len(tr.Turns))
+		}
+	})
+}

@@ -103,14 +103,10 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 	return served, ub, total, nil
 }
 
-// improve adds to served every candidate that still fits, smallest demand
-// (then shortest span) first, then tries, for each candidate left out,
-// to swap one served candidate for it and one more.
-func (pr *problem) improve(ctx context.Context, served []bool) {
+// slackOf returns the tree of load − capacity at every step (blocks) of
+// the served candidates.
+func (pr *problem) slackOf(served []bool) *slackTree {
 	K := pr.in.K()
-	if K == 0 || len(pr.cands) == 0 {
-		return
-	}
 	diff := make([]int64, K+1)
 	for i, c := range pr.cands {
 		if served[i] {
@@ -124,7 +120,18 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 		load += diff[t]
 		v[t] = load - pr.cap[t]
 	}
-	st := newSlackTree(v)
+	return newSlackTree(v)
+}
+
+// improve adds to served every candidate that still fits, smallest demand
+// (then shortest span) first, then tries, for each candidate left out,
+// to swap one served candidate for it and one more.
+func (pr *problem) improve(ctx context.Context, served []bool) {
+	K := pr.in.K()
+	if K == 0 || len(pr.cands) == 0 {
+		return
+	}
+	st := pr.slackOf(served)
 	order := make([]int, len(pr.cands))
 	for i := range order {
 		order[i] = i

@@ -29,21 +29,10 @@ func (pr *problem) fromSchedule(x []int64) []bool {
 	if len(x) != K || K == 0 {
 		return served
 	}
-	diff := make([]int64, K+1)
 	for i, c := range pr.cands {
-		if x[c.n] >= c.d*pr.in.BlockSize {
-			served[i] = true
-			diff[c.a] += c.d
-			diff[c.n] -= c.d
-		}
+		served[i] = x[c.n] >= c.d*pr.in.BlockSize
 	}
-	v := make([]int64, K)
-	var load int64
-	for t := 0; t < K; t++ {
-		load += diff[t]
-		v[t] = load - pr.cap[t]
-	}
-	st := newSlackTree(v)
+	st := pr.slackOf(served)
 	idx := pr.newSpanIndex()
 	var on []int
 	for st.max(0, K-1) > 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
@@ -67,24 +66,9 @@ func SLOLower(ctx context.Context, w *Window, p instance.Params, s int64, opt sl
 	}
 	g := len(virt)
 	n := g + w.Len()
-	in := &lp.Instance{Params: p, Turns: make([]trace.Turn, n), History: make([]int64, n), Next: make([]int, n), Prev: make([]int, n)}
-	ids, last := map[int]int{}, map[int]int{}
-	add := func(k int, t trace.Turn, h int64, prev int) {
-		last[t.Conv] = k // by the trace's conversation id
-		id, ok := ids[t.Conv]
-		if !ok {
-			id = len(ids)
-			ids[t.Conv] = id
-			in.First = append(in.First, k)
-		}
-		t.Conv, t.Index = id, k
-		in.Turns[k], in.History[k], in.Prev[k], in.Next[k] = t, h, prev, -1
-		if prev >= 0 {
-			in.Next[prev] = k
-		}
-	}
+	b := newBuilder(p, n)
 	for i, v := range virt {
-		add(i, v, 0, -1)
+		b.add(i, v, 0, -1)
 	}
 	for j, t := range w.Turns {
 		prev := -1
@@ -93,12 +77,12 @@ func SLOLower(ctx context.Context, w *Window, p instance.Params, s int64, opt sl
 		} else if gp >= 0 {
 			prev = vIdx[t.Conv]
 		}
-		if prev >= 0 && last[t.Conv] != prev {
+		if prev >= 0 && b.last[t.Conv] != prev {
 			return 0, fmt.Errorf("window %d: turn %d's previous turn is not its conversation's last", w.Index, w.Start+j)
 		}
-		add(g+j, t, w.History[j], prev)
+		b.add(g+j, t, w.History[j], prev)
 	}
-	in.Conversations = len(ids)
+	in := b.instance()
 	r, err := slo.Violations(ctx, in, s, opt)
 	if err != nil {
 		return 0, err

@@ -9,7 +9,6 @@ import (
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/mcf"
 	"github.com/tailbound/tailbound/models/instance"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // Figures are one window's results, TELs in tokens.
@@ -62,40 +61,21 @@ func newLocal(w *Window, p instance.Params) (*local, error) {
 		o = 1
 	}
 	n := w.Len() + o
-	in := &lp.Instance{Params: p, Turns: make([]trace.Turn, n), History: make([]int64, n),
-		Next: make([]int, n), Prev: make([]int, n)}
-	ids := map[int]int{}
-	lastLocal := map[int]int{}
-	put := func(k int, t trace.Turn, h int64, prevLocal int) {
-		id, ok := ids[t.Conv]
-		if !ok {
-			id = len(ids)
-			ids[t.Conv] = id
-			in.First = append(in.First, k)
-		}
-		t.Conv, t.Index = id, k
-		in.Turns[k], in.History[k], in.Prev[k], in.Next[k] = t, h, prevLocal, -1
-		if prevLocal >= 0 {
-			in.Next[prevLocal] = k
-		}
-	}
+	b := newBuilder(p, n)
 	if w.HasBefore {
-		put(0, w.Before, w.BeforeHistory, -1)
-		lastLocal[w.Before.Conv] = 0
+		b.add(0, w.Before, w.BeforeHistory, -1)
 	}
 	for j, t := range w.Turns {
-		k := j + o
 		pl := -1
 		if g := w.Prev[j]; g >= 0 && g >= w.Start-o {
 			pl = g - w.Start + o
-			if l, ok := lastLocal[t.Conv]; !ok || l != pl {
+			if l, ok := b.last[t.Conv]; !ok || l != pl {
 				return nil, fmt.Errorf("window %d: turn %d's previous turn %d is not its conversation's last", w.Index, w.Start+j, g)
 			}
 		}
-		put(k, t, w.History[j], pl)
-		lastLocal[t.Conv] = k
+		b.add(j+o, t, w.History[j], pl)
 	}
-	in.Conversations = len(ids)
+	in := b.instance()
 	return &local{in: in, o: o, gp: w.Prev, a: w.Start}, nil
 }
 

@@ -105,26 +105,32 @@ func TestGapCommandRefusals(t *testing.T) {
 // is within 1.5× of the next smaller positive one; on always; off never.
 func TestGapCommandWarmStart(t *testing.T) {
 	for _, tc := range []struct {
-		warm, solver, caps string
-		want               bool
+		warm, solver, caps, xis string
+		want                    bool
 	}{
-		{"auto", "flow", "0,2", false},      // nothing to start from
-		{"auto", "flow", "4,6", true},       // 6 ≤ 1.5·4
-		{"auto", "flow", "8,4,4", false},    // 8 > 1.5·4
-		{"auto", "flow", "20,4,6,40", true}, // 6 after 4, in any order
-		{"auto", "gonum", "4,6", false},
-		{"", "flow", "4,6", true},
-		{"on", "flow", "4,40", true},
-		{"off", "flow", "4,6", false},
+		{"auto", "flow", "0,2", "", false},      // nothing to start from
+		{"auto", "flow", "4,6", "", true},       // 6 ≤ 1.5·4
+		{"auto", "flow", "8,4,4", "", false},    // 8 > 1.5·4
+		{"auto", "flow", "20,4,6,40", "", true}, // 6 after 4, in any order
+		{"auto", "gonum", "4,6", "", false},
+		{"auto", "flow", "4,6", "2,1900.7", false}, // a fractional ξ: nothing to gain
+		{"auto", "flow", "4,6", "2,3", true},
+		{"", "flow", "4,6", "", true},
+		{"on", "flow", "4,40", "", true},
+		{"on", "flow", "4,6", "0.1", true},
+		{"off", "flow", "4,6", "", false},
 	} {
 		c := validGap(splitFile(t))
 		c.WarmStart, c.Solver, c.Capacities = tc.warm, tc.solver, tc.caps
+		if tc.xis != "" {
+			c.Xis = tc.xis
+		}
 		cfg, _, err := c.turn(context.Background())
 		if err != nil {
 			t.Fatalf("%+v: %v", tc, err)
 		}
 		if cfg.WarmStart != tc.want {
-			t.Errorf("--warm-start %q, solver %s, capacities %s: curve %v, want %v", tc.warm, tc.solver, tc.caps, cfg.WarmStart, tc.want)
+			t.Errorf("--warm-start %q, solver %s, capacities %s, ξ %s: curve %v, want %v", tc.warm, tc.solver, tc.caps, tc.xis, cfg.WarmStart, tc.want)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func tailRecords(ctx context.Context, path string, caps []int64, xiMs float64) (
 // policy's TEL and violations.
 func tailTable(title string, tail []Record, names []string, cell map[string]map[int64]Record) report.Table {
 	t := report.Table{Title: title + ": hindsight TEL (s) and SLO-violation optimum, [lower, upper] (lp/prefixtail), and each policy's value; " +
-		"lower from: the LP relaxation (lp), or where no LP was solved (pure Go: too large for gonum) the cost under a cache that never evicts (no-evict)",
+		"lower from: the LP relaxation (lp), or where no LP was solved (pure Go: the suite asks for none; solve --level block bounds with the Lagrangian) the cost under a cache that never evicts (no-evict)",
 		Header: append([]string{"capacity (tokens) — metric", "optimum lower", "optimum upper", "lower from"}, names...)}
 	from := func(lp float64) report.Cell {
 		if lp == 1 {

@@ -212,39 +212,11 @@ func (p *sglang) offer(x int32) {
 	if x == 0 || !n.alive || n.lock > 0 || n.nkids > 0 {
 		return
 	}
-	p.heap = append(p.heap, sgEntry{n.last, n.born, x})
-	h := p.heap
-	for i := len(h) - 1; i > 0; {
-		j := (i - 1) / 2
-		if !h[i].less(h[j]) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
+	p.heap = heapPush(p.heap, sgEntry{n.last, n.born, x})
 }
 
 func (p *sglang) popEntry() sgEntry {
-	h := p.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= len(h) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].less(h[l]) {
-			m = r
-		}
-		if !h[m].less(h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	top, h := heapPop(p.heap)
 	p.heap = h
 	return top
 }

@@ -244,47 +244,12 @@ func (p *vllmV0) ServeEngine(r *Req) (int, int64, error) {
 // push adds e to the evictor's heap. A block's lastAccess is the
 // tracker's while the block is in use and the evictor's copy (the tracker's
 // value when it was freed) while it waits in the evictor.
-func (p *vllmV0) push(e v0entry) {
-	p.heap = append(p.heap, e)
-	h := p.heap
-	for i := len(h) - 1; i > 0; {
-		j := (i - 1) / 2
-		if !h[i].less(h[j]) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
+func (p *vllmV0) push(e v0entry) { p.heap = heapPush(p.heap, e) }
 
 func (p *vllmV0) pop() v0entry {
-	h := p.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	p.heap = h[:last]
-	p.down(0)
+	top, h := heapPop(p.heap)
+	p.heap = h
 	return top
-}
-
-// down sifts the entry at i down the heap.
-func (p *vllmV0) down(i int) {
-	h := p.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].less(h[l]) {
-			m = r
-		}
-		if !h[m].less(h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }
 
 // cleanup rebuilds the heap from the evictor's blocks (_cleanup), by
@@ -299,7 +264,7 @@ func (p *vllmV0) cleanup() {
 	}
 	p.heap = h
 	for i := len(h)/2 - 1; i >= 0; i-- {
-		p.down(i)
+		heapDown(p.heap, i)
 	}
 }
 

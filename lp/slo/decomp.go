@@ -3,9 +3,9 @@ package slo
 import (
 	"cmp"
 	"context"
-	"math/bits"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/tailbound/tailbound/lp"

@@ -7,6 +7,7 @@
 package proofscheck
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -18,7 +19,7 @@ import (
 
 // sloCutClaims are the claims on lp/slo's cuts and branch and bound.
 func sloCutClaims(Sizes) []claim.Claim {
-	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim()}
+	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim(), sloDecompClaim()}
 }
 
 // drawContestedSLO draws a tiny instance (2–6 turns over up to 3
@@ -167,6 +168,37 @@ func sloSearchClaim() claim.Claim {
 				return true, "", nil
 			}
 			return false, fmt.Sprintf("[%d, %d] proven %v (%d of %d components by the search), exhaustive %d (%s)", res.Lower, res.Upper, res.Proven, res.ProvenBySearch, res.ProvenByIP, want, params(inst.TraceInstance)), nil
+		},
+	}
+}
+
+// sloDecompClaim checks the Lagrangian decomposition into windows of rows
+// (lp/slo/decomp.go): its lower bound on violations is never above the
+// exhaustive fewest, and never below the LP relaxation's lower bound.
+func sloDecompClaim() claim.Claim {
+	return claim.Claim{
+		Name:      "slo-decomp-valid",
+		Statement: "Issue 32: lp/slo's Lagrangian decomposition into windows of one or two steps' rows, each window's 0/1 program solved exactly, bounds the fewest SLO violations from below: at most the exhaustive optimum and at least the LP relaxation's bound, B = 1–4, optional and forced caching",
+		Generate:  drawContestedSLO,
+		Check: func(i claim.Instance) (bool, string, error) {
+			inst := i.(*SLOInstance)
+			in, err := lpInstance(inst.TraceInstance)
+			if err != nil {
+				return false, "", err
+			}
+			got, err := slo.DecompBound(context.Background(), in, inst.S, 30)
+			if err != nil {
+				return false, "", err
+			}
+			lpRes, err := sloSolve(inst, slo.Options{NoImprove: true, NoLNS: true})
+			if err != nil {
+				return false, "", err
+			}
+			want := minViolations(inst)
+			if got <= want && got >= lpRes.Lower {
+				return true, "", nil
+			}
+			return false, fmt.Sprintf("decomposition bound %d, LP bound %d, exhaustive %d (%s)", got, lpRes.Lower, want, params(inst.TraceInstance)), nil
 		},
 	}
 }

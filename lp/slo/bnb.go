@@ -26,7 +26,12 @@ type searchStats struct {
 	Proven     bool
 	Stopped    string // why the search stopped early, if it did
 	LagrangeIn time.Duration
+	Decomp     decompStats // the windows' part of the root bound
 }
+
+// decompShare: the root's windows (refineRoot) get 1/decompShare of the
+// root's time, the cuts' subgradient the rest.
+const decompShare = 3
 
 // maxSearchNodes bounds the nodes of a search without a deadline.
 const maxSearchNodes = 200_000
@@ -62,7 +67,7 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	// Root: Lagrangian bound with cuts, within its share of the time.
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if lagrangeBudget > 0 {
-		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget)
+		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget*(decompShare-1)/decompShare)
 	}
 	start := time.Now()
 	l, root, ls, err := m.lagrangeBound(lctx, ctx, inc, searchLagrangeIter)
@@ -78,13 +83,22 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	if err != nil {
 		return 0, st, err
 	}
+	// Then windows of rows solved exactly (decomp.go), in the rest.
+	dctx, dcancel := ctx, context.CancelFunc(func() {})
+	if lagrangeBudget > 0 {
+		dctx, dcancel = context.WithTimeout(ctx, lagrangeBudget/decompShare)
+	}
+	dc, root, ds := m.refineRoot(dctx, l, root, inc)
+	dcancel()
+	st.Decomp = ds
+	st.LagrangeIn = time.Since(start)
 	ub := root.floor(len(members))
 	st.RootBound = ub
 	if ub <= inc {
 		st.Proven = true
 		return inc, st, nil
 	}
-	P, muR := l.profits()
+	P, muR := dc.profits(nil)
 	noDeadline := false
 	if _, ok := ctx.Deadline(); !ok {
 		noDeadline = true
@@ -123,7 +137,11 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 			fix[a.member] = a.value
 		}
 		st.Nodes++
-		b, y, err := m.flowBound(ctx, P, muR, fix)
+		nodeR, err := dc.nodeTerms(muR, fix)
+		if errors.Is(err, errInfeasible) {
+			continue
+		}
+		b, y, err := m.flowBound(ctx, P, nodeR, fix)
 		if errors.Is(err, errInfeasible) {
 			continue
 		}

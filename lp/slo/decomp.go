@@ -90,30 +90,49 @@ func recoverKnap(items []int32, d []int64, capacity int64, keep []bool, c int64,
 	}
 }
 
-// value returns V_w(β_w) (2^−muBits units) and an optimal point, z[k] for
-// item k of w.
-func (m *component) windowValue(w *window, z []bool) int64 {
+// windowValue returns V_w(β_w) (2^−muBits units) and an optimal point,
+// z[k] for item k of w. With fix (one value per member, nil: none) it is
+// the optimum over the window's points that agree with the fixings
+// (members fixed in, 1, are taken, those fixed out, −1, are not): the
+// value at a node of the branch and bound; ok is false when the members
+// fixed in already overfill one of w's rows.
+func (m *component) windowValue(w *window, z []bool, fix []int8) (v int64, ok bool) {
 	clear(z)
-	if len(w.rows) == 1 {
-		capR := m.segCap[m.rowSeg[w.rows[0]]]
-		f, keep := knapsack(w.items, w.beta, m.d, capR, nil)
-		recoverKnap(w.items, m.d, capR, keep, capR, func(k int) { z[k] = true })
-		return f[capR]
+	caps := make([]int64, len(w.rows))
+	for q, r := range w.rows {
+		caps[q] = m.segCap[m.rowSeg[r]]
 	}
-	r1, r2 := w.rows[0], w.rows[1]
-	c1, c2 := m.segCap[m.rowSeg[r1]], m.segCap[m.rowSeg[r2]]
-	seg1, seg2 := m.rowSeg[r1], m.rowSeg[r2]
+	var fixed int64
+	// class: −1 out of the program, else the bit mask of w's rows it spans
 	var A, X, Y []int32 // positions k into w.items
 	for k, i := range w.items {
-		in1 := m.lo[i] <= seg1 && seg1 < m.hi[i]
-		in2 := m.lo[i] <= seg2 && seg2 < m.hi[i]
+		var mask int
+		for q, r := range w.rows {
+			if seg := m.rowSeg[r]; m.lo[i] <= seg && seg < m.hi[i] {
+				mask |= 1 << q
+			}
+		}
 		switch {
-		case in1 && in2:
+		case fix != nil && fix[i] == -1:
+		case fix != nil && fix[i] == 1:
+			z[k] = true
+			fixed += w.beta[k]
+			for q := range w.rows {
+				if mask>>q&1 == 1 {
+					caps[q] -= m.d[i]
+				}
+			}
+		case mask == 3:
 			A = append(A, int32(k))
-		case in1:
+		case mask == 1:
 			X = append(X, int32(k))
 		default:
 			Y = append(Y, int32(k))
+		}
+	}
+	for _, c := range caps {
+		if c < 0 {
+			return 0, false
 		}
 	}
 	sub := func(pos []int32, capacity int64) ([]int64, []bool, []int32) {
@@ -125,6 +144,13 @@ func (m *component) windowValue(w *window, z []bool) int64 {
 		f, keep := knapsack(items, p, m.d, capacity, nil)
 		return f, keep, items
 	}
+	if len(w.rows) == 1 {
+		c := caps[0]
+		f, keep, items := sub(X, c)
+		recoverKnap(items, m.d, c, keep, c, func(j int) { z[X[j]] = true })
+		return fixed + f[c], true
+	}
+	c1, c2 := caps[0], caps[1]
 	cu := min(c1, c2)
 	fA, kA, iA := sub(A, cu)
 	fX, kX, iX := sub(X, c1)
@@ -138,7 +164,7 @@ func (m *component) windowValue(w *window, z []bool) int64 {
 	recoverKnap(iA, m.d, cu, kA, bu, func(j int) { z[A[j]] = true })
 	recoverKnap(iX, m.d, c1, kX, c1-bu, func(j int) { z[X[j]] = true })
 	recoverKnap(iY, m.d, c2, kY, c2-bu, func(j int) { z[Y[j]] = true })
-	return best
+	return fixed + best, true
 }
 
 // newWindow returns the window of rows (one or two, increasing) with β = 0.
@@ -157,6 +183,7 @@ func (m *component) newWindow(rows ...int32) *window {
 type decomposition struct {
 	*lagrangian
 	windows []*window
+	val     []int64 // V_w at the last profits, per window
 }
 
 // profits returns P_n = p_n·2^muBits per member and Σ_c μ_c r_c + Σ_w V_w
@@ -173,10 +200,72 @@ func (dc *decomposition) profits(zs [][]bool) ([]int64, *big.Int) {
 		} else {
 			z = make([]bool, len(w.items))
 		}
-		muR.Add(muR, big.NewInt(dc.m.windowValue(w, z)))
+		v, _ := dc.m.windowValue(w, z, nil) // no fixings: always ok
+		muR.Add(muR, big.NewInt(v))
+		if k < len(dc.val) {
+			dc.val[k] = v
+		} else {
+			dc.val = append(dc.val, v)
+		}
 	}
 	return P, muR
 }
+
+// nodeTerms returns the constant terms of the bound at a node of the
+// branch and bound with fixings fix, from muR, the last profits' (Σ μ r
+// + Σ_w V_w): each window holding a fixed member is solved again over
+// its points that agree with the fixings (the node's schedules restricted
+// to it are among them), the others keep their value. errInfeasible when
+// the members fixed in overfill a window's row.
+func (dc *decomposition) nodeTerms(muR *big.Int, fix []int8) (*big.Int, error) {
+	if len(dc.windows) == 0 {
+		return muR, nil
+	}
+	out := new(big.Int).Set(muR)
+	var z []bool
+	for k, w := range dc.windows {
+		touched := false
+		for _, i := range w.items {
+			if fix[i] != 0 {
+				touched = true
+				break
+			}
+		}
+		if !touched {
+			continue
+		}
+		z = slices.Grow(z[:0], len(w.items))[:len(w.items)]
+		v, ok := dc.m.windowValue(w, z, fix)
+		if !ok {
+			return nil, errInfeasible
+		}
+		out.Add(out, big.NewInt(v-dc.val[k]))
+	}
+	return out, nil
+}
+
+// decompIter bounds the decomposition's subgradient iterations at the
+// root of the branch and bound.
+const decompIter = 100
+
+// refineRoot continues the root's Lagrangian l (cuts and multipliers,
+// bound root) with two-row windows from the LP's split (decompose) until
+// ctx is done, decompIter iterations or the floor reaches incumbent, and
+// returns the decomposition at its best multipliers and its bound (never
+// above root). When the windows gain nothing they are dropped, so the
+// nodes cost what they did.
+func (m *component) refineRoot(ctx context.Context, l *lagrangian, root bound, incumbent int) (*decomposition, bound, decompStats) {
+	if len(m.rowItems) == 0 || ctx.Err() != nil || root.floor(len(m.members)) <= incumbent {
+		return &decomposition{lagrangian: l}, root, decompStats{Start: root.value(), Best: root.value()}
+	}
+	dc, b, st, err := m.decompose(ctx, l, root, incumbent, decompIter, true, len(m.rowItems))
+	if err != nil || b.num.Cmp(root.num) >= 0 {
+		// decompose keeps the cuts' best multipliers in l either way
+		return &decomposition{lagrangian: l}, root, st
+	}
+	return dc, b, st
+}
+
 
 // decompStats reports a run of the decomposition's subgradient method.
 type decompStats struct {
@@ -265,6 +354,7 @@ func (m0 *component) decompose(ctx context.Context, l *lagrangian, start bound, 
 	}
 	theta := 1.0
 	stall := 0
+	var fail error
 	muF := make([]float64, len(l.mu))
 	for c, v := range l.mu {
 		muF[c] = float64(v) / (1 << muBits)
@@ -337,10 +427,10 @@ func (m0 *component) decompose(ctx context.Context, l *lagrangian, start bound, 
 		P, muR = dc.profits(zs)
 		b, y, err = m0.flowBound(ctx, P, muR, nil)
 		if err != nil {
-			if ctx.Err() != nil {
-				break
+			if ctx.Err() == nil {
+				fail = err
 			}
-			return nil, bound{}, st, err
+			break
 		}
 		if b.num.Cmp(best.num) < 0 {
 			best, bestSnap = b, save()
@@ -368,6 +458,9 @@ func (m0 *component) decompose(ctx context.Context, l *lagrangian, start bound, 
 		}
 	}
 	st.Windows, st.Best = len(dc.windows), best.value()
+	if fail != nil {
+		return dc, best, st, fail
+	}
 	return dc, best, st, nil
 }
 

@@ -136,7 +136,7 @@ func TestWindowValueBrute(t *testing.T) {
 			}
 		}
 		z := make([]bool, len(w.items))
-		got := m.windowValue(w, z)
+		got, _ := m.windowValue(w, z, nil)
 		if want := bruteDecompWindow(m, w); got != want {
 			t.Fatalf("window %v of %+v: value %d, enumeration %d", w.rows, m, got, want)
 		}

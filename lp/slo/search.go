@@ -58,18 +58,22 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 		return false, fmt.Errorf("slo: internal error: branch and bound bound %d, schedule %d pairs (started from %d)", ub, st.Incumbent, before)
 	}
 	ubComp[c] = min(ubComp[c], ub)
+	best := st.Lagrange.Best
+	if st.Decomp.Windows > 0 {
+		best = min(best, st.Decomp.Best) // the windows' (decomp.go), from the cuts'
+	}
 	if !math.IsNaN(r.LP) && st.Lagrange.Root > 0 {
 		if math.IsNaN(r.CutBound) {
 			r.CutBound = r.LP
 		}
-		r.CutBound += st.Lagrange.Root - st.Lagrange.Best
+		r.CutBound += st.Lagrange.Root - best
 	}
 	if st.Proven {
 		r.ProvenByIP++
 		r.ProvenBySearch++
 		return true, nil
 	}
-	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f", st.Stopped, st.Nodes, st.Incumbent, ub, st.Lagrange.Best, st.Lagrange.Root))
+	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f", st.Stopped, st.Nodes, st.Incumbent, ub, best, st.Lagrange.Root))
 	return false, nil
 }
 

@@ -266,7 +266,6 @@ func (m *component) refineRoot(ctx context.Context, l *lagrangian, root bound, i
 	return dc, b, st
 }
 
-
 // decompStats reports a run of the decomposition's subgradient method.
 type decompStats struct {
 	Iterations, Windows int

@@ -44,6 +44,13 @@
 //     solved exactly with the rest fixed; a window budget, or most of the
 //     time limit). A previous solve's schedule (Options.Warm) is a third
 //     start beside the LP's rounding and the empty set.
+//   - Tighter lower bound (on open components, at the root of the pure-Go
+//     branch and bound): valid inequalities of single rows moved into the
+//     flow's costs by Lagrange multipliers (cuts.go, lagrange.go), then a
+//     Lagrangian decomposition into windows of two rows, each window's
+//     0/1 program solved exactly by dynamic programming and the flow
+//     keeping the rest of each pair's profit (decomp.go). Every such bound
+//     is certified in whole-number arithmetic, whatever the multipliers.
 //   - Exact: a component whose two bounds differ is solved as a 0/1 integer
 //     program (one binary per pair, one row per distinct binding step) by
 //     the lp.Backend given (gonum's branch and bound in pure Go, CBC with

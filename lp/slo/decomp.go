@@ -463,6 +463,11 @@ func (m0 *component) decompose(ctx context.Context, l *lagrangian, start bound, 
 	return dc, best, st, nil
 }
 
+// chainWindows: with two-row windows, each row of positive price but the
+// first and last is in two windows (with its neighbours on either side),
+// its price split between them; otherwise the rows are paired off.
+const chainWindows = true
+
 // flowScale is the S of flowBound for m: its weights are 2^−S per block.
 func (m *component) flowScale() uint {
 	S := uint(36)
@@ -558,19 +563,34 @@ func (dc *decomposition) dualWindows(pi []int64, limit int, pairs bool) {
 		rows = rows[:limit]
 		slices.Sort(rows)
 	}
+	// times[r]: windows row r is in (its price is shared among them)
+	times := map[int32]int64{}
+	var wins [][]int32
 	for k := 0; k < len(rows); k++ {
-		var w *window
-		if pairs && k+1 < len(rows) {
-			w = dc.m.newWindow(rows[k], rows[k+1])
+		switch {
+		case chainWindows && pairs && len(rows) > 1:
+			if k+1 < len(rows) {
+				wins = append(wins, []int32{rows[k], rows[k+1]})
+			}
+		case pairs && k+1 < len(rows):
+			wins = append(wins, []int32{rows[k], rows[k+1]})
 			k++
-		} else {
-			w = dc.m.newWindow(rows[k])
+		default:
+			wins = append(wins, []int32{rows[k]})
 		}
+	}
+	for _, rs := range wins {
+		for _, r := range rs {
+			times[r]++
+		}
+	}
+	for _, rs := range wins {
+		w := dc.m.newWindow(rs...)
 		for q, i := range w.items {
 			var price int64
 			for _, r := range w.rows {
 				if j := dc.m.rowSeg[r]; dc.m.lo[i] <= j && j < dc.m.hi[i] {
-					price += pi[j]
+					price += pi[j] / times[r]
 				}
 			}
 			w.beta[q] = (dc.m.d[i] * price) >> (S - muBits)

@@ -244,6 +244,11 @@ func (dc *decomposition) nodeTerms(muR *big.Int, fix []int8) (*big.Int, error) {
 	return out, nil
 }
 
+// maxWindowCap: refineRoot adds no windows to a component with a step of
+// more capacity than this (blocks), since a window's dynamic program takes
+// time and memory in proportion to its pairs times its capacity.
+const maxWindowCap = 1 << 16
+
 // decompIter bounds the decomposition's subgradient iterations at the
 // root of the branch and bound.
 const decompIter = 100
@@ -255,7 +260,11 @@ const decompIter = 100
 // above root). When the windows gain nothing they are dropped, so the
 // nodes cost what they did.
 func (m *component) refineRoot(ctx context.Context, l *lagrangian, root bound, incumbent int) (*decomposition, bound, decompStats) {
-	if len(m.rowItems) == 0 || ctx.Err() != nil || root.floor(len(m.members)) <= incumbent {
+	tooWide := false
+	for _, c := range m.segCap {
+		tooWide = tooWide || c > maxWindowCap
+	}
+	if tooWide || len(m.rowItems) == 0 || ctx.Err() != nil || root.floor(len(m.members)) <= incumbent {
 		return &decomposition{lagrangian: l}, root, decompStats{Start: root.value(), Best: root.value()}
 	}
 	dc, b, st, err := m.decompose(ctx, l, root, incumbent, decompIter, true, len(m.rowItems))
@@ -593,7 +602,12 @@ func (dc *decomposition) dualWindows(pi []int64, limit int, pairs bool) {
 					price += pi[j] / times[r]
 				}
 			}
-			w.beta[q] = (dc.m.d[i] * price) >> (S - muBits)
+			// a pair's profit per block is at most 2^S in the flow, and
+			// its share at most its whole profit: both keep the product
+			// far inside int64 (the shares' values do not matter for
+			// validity)
+			price = min(price, int64(1)<<S)
+			w.beta[q] = min((dc.m.d[i]*price)>>(S-muBits), 1<<muBits)
 		}
 		dc.windows = append(dc.windows, w)
 	}

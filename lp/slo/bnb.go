@@ -29,10 +29,6 @@ type searchStats struct {
 	Decomp     decompStats // the windows' part of the root bound
 }
 
-// decompShare: the root's windows (refineRoot) get 1/decompShare of the
-// root's time, the cuts' subgradient the rest.
-const decompShare = 3
-
 // maxSearchNodes bounds the nodes of a search without a deadline.
 const maxSearchNodes = 200_000
 
@@ -67,7 +63,7 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	// Root: Lagrangian bound with cuts, within its share of the time.
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if lagrangeBudget > 0 {
-		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget*(decompShare-1)/decompShare)
+		lctx, cancel = context.WithTimeout(ctx, lagrangeBudget)
 	}
 	start := time.Now()
 	l, root, ls, err := m.lagrangeBound(lctx, ctx, inc, searchLagrangeIter)
@@ -83,10 +79,12 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	if err != nil {
 		return 0, st, err
 	}
-	// Then windows of rows solved exactly (decomp.go), in the rest.
+	// Then windows of rows solved exactly (decomp.go), in what the cuts
+	// left of the root's time (all of it without a budget): at equal
+	// time they gain less than the cuts' steps (docs/tail-bounds.md).
 	dctx, dcancel := ctx, context.CancelFunc(func() {})
 	if lagrangeBudget > 0 {
-		dctx, dcancel = context.WithTimeout(ctx, lagrangeBudget/decompShare)
+		dctx, dcancel = context.WithTimeout(ctx, max(lagrangeBudget-time.Since(start), 0))
 	}
 	dc, root, ds := m.refineRoot(dctx, l, root, inc)
 	dcancel()

@@ -1,8 +1,10 @@
 package stackcurve
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/latency"
@@ -74,10 +76,13 @@ func lru(src replay.Source, name string, caps []int64, opt replay.Options, worke
 	if readErr != nil {
 		return nil, readErr
 	}
+	for _, e := range engines {
+		e.finish()
+	}
 	out := make([]replay.Result, len(caps))
 	for i := range caps {
 		e, j := engines[i%workers], i/workers
-		p := &e.points[j]
+		p := &e.points[e.at[j]]
 		out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
 			EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
 	}
@@ -99,10 +104,12 @@ type engine struct {
 	head int32   // most recent conversation with n > 0
 	tail int32   // least recent one
 
-	points []point
+	points []point // in increasing order of capacity
+	at     []int   // at[i]: the point of the engine's i-th capacity as given
 	xb     []int64 // scratch: c's cached blocks at each point, at the turn
 	from   int64   // loads ≥ from tokens go to late
 	late   *Late   // the turns deferred, for every point's accumulator
+	shared *shared // the histogram entries runs of points share
 }
 
 // point is one capacity's cache, seen through the recency list: every
@@ -122,13 +129,29 @@ type point struct {
 }
 
 func newEngine(caps []int64, opt replay.Options, from int64) *engine {
-	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)),
-		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize)}
-	for i, c := range caps {
-		e.points[i] = point{capB: c / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
-		e.points[i].acc.SetLater(e.late.Uncached(e.points[i].capB))
+	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)), at: make([]int, len(caps)),
+		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps))}
+	order := make([]int, len(caps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(caps[i], caps[j]) })
+	for k, i := range order {
+		e.at[i] = k
+		e.points[k] = point{capB: caps[i] / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+		e.points[k].acc.SetLater(e.late.Uncached(e.points[k].capB))
 	}
 	return e
+}
+
+// finish hands each point's accumulator the histogram entries it shares
+// with other points; run must not be called after it.
+func (e *engine) finish() {
+	accs := make([]*metrics.Accumulator, len(e.points))
+	for k := range e.points {
+		accs[k] = e.points[k].acc
+	}
+	e.shared.give(accs)
 }
 
 // deferTurn records, when it can, a turn of load d tokens whose
@@ -239,23 +262,38 @@ func (e *engine) run(turns []trace.Turn) {
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
 		d := h + t.Prompt
-		long := d >= e.from // a first pass gathers c's cached blocks at every point
-		late := false
-		if long {
-			for i := range e.points {
-				e.xb[i] = e.cached(&e.points[i], in, c, lastC, nOld)
+		// A first pass gathers c's cached blocks at every point: the
+		// leading points caching nothing (0 … lo−1) and the trailing ones
+		// caching all nOld blocks (hi … K−1) share one histogram entry
+		// each (shared); the turns of at least e.from tokens go to the
+		// store of late turns when it can hold them.
+		K := len(e.points)
+		lo, hi := 0, K
+		for i := range e.points {
+			x := e.cached(&e.points[i], in, c, lastC, nOld)
+			e.xb[i] = x
+			if x == 0 && lo == i {
+				lo++
 			}
-			late = e.deferTurn(d, nOld)
+		}
+		if nOld > 0 {
+			for hi > lo && e.xb[hi-1] == nOld {
+				hi--
+			}
+		}
+		late := d >= e.from && e.deferTurn(d, nOld)
+		if !late {
+			if lo > 0 {
+				e.shared.prefix[lo-1].add(d)
+			}
+			if hi < K {
+				e.shared.suffix[hi].add(d - nOld*e.block)
+			}
 		}
 		for i := range e.points {
 			p := &e.points[i]
-			var xb int64 // c's cached blocks at the turn
-			if long {
-				xb = e.xb[i]
-			} else {
-				xb = e.cached(p, in, c, lastC, nOld)
-			}
-			if late {
+			xb := e.xb[i] // c's cached blocks at the turn
+			if late || i < lo || i >= hi {
 				p.acc.AddLater(h, xb*e.block, d)
 			} else {
 				p.acc.Add(h, xb*e.block, d)

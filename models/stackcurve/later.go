@@ -77,7 +77,7 @@ func (s *Late) sort() {
 		return
 	}
 	key := func(r oneRun) int64 { return r.d + s.block*r.s }
-	slices.SortStableFunc(s.one, func(a, b oneRun) int { return cmp.Compare(key(a), key(b)) })
+	slices.SortFunc(s.one, func(a, b oneRun) int { return cmp.Compare(key(a), key(b)) })
 	s.sorted = len(s.one)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/latency"
@@ -76,16 +77,24 @@ func lru(src replay.Source, name string, caps []int64, opt replay.Options, worke
 	if readErr != nil {
 		return nil, readErr
 	}
-	for _, e := range engines {
-		e.finish()
-	}
+	// The summaries (each capacity's percentiles read through its
+	// histogram and the late store) are computed by the engines' workers
+	// in parallel too.
 	out := make([]replay.Result, len(caps))
-	for i := range caps {
-		e, j := engines[i%workers], i/workers
-		p := &e.points[e.at[j]]
-		out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
-			EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
+	var wg sync.WaitGroup
+	for w, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.finish()
+			for i := w; i < len(caps); i += workers {
+				p := &e.points[e.at[i/workers]]
+				out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
+					EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
+			}
+		}()
 	}
+	wg.Wait()
 	return out, nil
 }
 

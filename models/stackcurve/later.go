@@ -50,9 +50,9 @@ type Late struct {
 	sorted int
 }
 
-// oneRun is a turn of load d tokens whose hit positions are the run
-// s, s+1, …, s+l−1 (blocks).
-type oneRun struct{ d, s, l int64 }
+// oneRun is a turn whose hit positions are the run s, s+1, …, s+l−1
+// (blocks) and whose load is key − B·s tokens.
+type oneRun struct{ key, s, l int64 }
 
 // NewLate returns an empty store for blocks of block tokens.
 func NewLate(block int64) *Late { return &Late{block: block} }
@@ -63,7 +63,7 @@ func NewLate(block int64) *Late { return &Late{block: block} }
 func (s *Late) Add(d int64, runs ...int64) {
 	s.n++
 	if len(runs) == 2 {
-		s.one = append(s.one, oneRun{d: d, s: runs[0], l: runs[1]})
+		s.one = append(s.one, oneRun{key: d + s.block*runs[0], s: runs[0], l: runs[1]})
 		return
 	}
 	s.recs = append(s.recs, d, int64(len(runs)/2))
@@ -76,8 +76,7 @@ func (s *Late) sort() {
 	if s.sorted == len(s.one) {
 		return
 	}
-	key := func(r oneRun) int64 { return r.d + s.block*r.s }
-	slices.SortFunc(s.one, func(a, b oneRun) int { return cmp.Compare(key(a), key(b)) })
+	slices.SortFunc(s.one, func(a, b oneRun) int { return cmp.Compare(a.key, b.key) })
 	s.sorted = len(s.one)
 }
 
@@ -91,11 +90,13 @@ func (s *Late) Uncached(capB int64) metrics.Later {
 		dst = slices.Grow(dst, s.n)
 		start := len(dst)
 		var other []int64 // the counts not in key order, then sorted
+		c := s.block * capB
 		for _, r := range s.one {
 			if hit := capB - r.s; hit > 0 && hit < r.l {
-				dst = append(dst, r.d-min(s.block*hit, r.d))
+				dst = append(dst, max(r.key-c, 0)) // d − min(B·hit, d)
 			} else {
-				other = append(other, r.d-min(s.block*min(max(hit, 0), r.l), r.d))
+				d := r.key - s.block*r.s
+				other = append(other, d-min(s.block*min(max(hit, 0), r.l), d))
 			}
 		}
 		for i := 0; i < len(s.recs); {

@@ -271,42 +271,13 @@ func (e *engine) run(turns []trace.Turn) {
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
 		d := h + t.Prompt
-		// A first pass gathers c's cached blocks at every point: the
-		// leading points caching nothing (0 … lo−1) and the trailing ones
-		// caching all nOld blocks (hi … K−1) share one histogram entry
-		// each (shared); the turns of at least e.from tokens go to the
-		// store of late turns when it can hold them.
-		K := len(e.points)
-		lo, hi := 0, K
-		for i := range e.points {
-			x := e.cached(&e.points[i], in, c, lastC, nOld)
-			e.xb[i] = x
-			if x == 0 && lo == i {
-				lo++
-			}
-		}
-		if nOld > 0 {
-			for hi > lo && e.xb[hi-1] == nOld {
-				hi--
-			}
-		}
-		late := d >= e.from && e.deferTurn(d, nOld)
-		if !late {
-			if lo > 0 {
-				e.shared.prefix[lo-1].add(d)
-			}
-			if hi < K {
-				e.shared.suffix[hi].add(d - nOld*e.block)
-			}
-		}
 		for i := range e.points {
 			p := &e.points[i]
-			xb := e.xb[i] // c's cached blocks at the turn
-			if late || i < lo || i >= hi {
-				p.acc.AddLater(h, xb*e.block, d)
-			} else {
-				p.acc.Add(h, xb*e.block, d)
-			}
+			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
+			e.xb[i] = xb
+			// Every figure but the histogram's entry, which follows
+			// the loop (histogram).
+			p.acc.AddLater(h, xb*e.block, d)
 			if nNew == 0 {
 				continue // c holds no block before or after: nothing moves
 			}
@@ -346,11 +317,44 @@ func (e *engine) run(turns []trace.Turn) {
 				}
 			}
 		}
+		e.histogram(d, nOld)
 		if nNew == 0 {
 			continue
 		}
 		e.n[c] = nNew
 		e.last[c] = t.Index
 		e.pushFront(c)
+	}
+}
+
+// histogram counts a turn of load d tokens, whose conversation held nOld
+// whole blocks and was cached e.xb[i] blocks at point i, in the points'
+// histograms: when its load is at least e.from tokens, in the store of
+// late turns if it can hold it; otherwise the leading points caching
+// nothing (0 … lo−1) and the trailing ones caching all nOld blocks
+// (hi … K−1) share one entry each (shared), and the points between get
+// one each.
+func (e *engine) histogram(d, nOld int64) {
+	if d >= e.from && e.deferTurn(d, nOld) {
+		return
+	}
+	K := len(e.points)
+	lo, hi := 0, K
+	for lo < K && e.xb[lo] == 0 {
+		lo++
+	}
+	if nOld > 0 {
+		for hi > lo && e.xb[hi-1] == nOld {
+			hi--
+		}
+	}
+	if lo > 0 {
+		e.shared.prefix[lo-1].add(d)
+	}
+	if hi < K {
+		e.shared.suffix[hi].add(d - nOld*e.block)
+	}
+	for i := lo; i < hi; i++ {
+		e.points[i].acc.AddLaterCount(d-e.xb[i]*e.block, 1)
 	}
 }

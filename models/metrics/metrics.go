@@ -34,7 +34,8 @@ type Accumulator struct {
 
 // Later appends to dst the uncached counts, tokens, of the turns an
 // accumulator received through AddLater, in any order, and returns the
-// extended slice. It lets several accumulators (one per capacity of a
+// extended slice (counts appended in increasing order spare the
+// accumulator a sort). It lets several accumulators (one per capacity of a
 // curve) share one store of those turns instead of each keeping a
 // histogram entry per turn.
 type Later func(dst []int64) []int64
@@ -50,15 +51,28 @@ func New(xi float64, m latency.Model, sloMs float64) *Accumulator {
 
 // Add records one turn with history h tokens, cached x tokens and prefill
 // load d = h + prompt tokens.
-func (a *Accumulator) Add(h, x, d int64) {
-	b := a.sums(h, x, d)
+func (a *Accumulator) Add(h, x, d int64) { a.count(a.sums(h, x, d), 1) }
+
+// count adds n turns of b uncached tokens to the histogram.
+func (a *Accumulator) count(b, n int64) {
 	if b < smallLimit {
 		for int64(len(a.small)) <= b {
 			a.small = append(a.small, make([]int64, max(64, len(a.small)))...)
 		}
-		a.small[b]++
+		a.small[b] += n
 	} else {
-		a.large[b]++
+		a.large[b] += n
+	}
+}
+
+// AddLaterCount records the uncached count b (tokens) of n turns that
+// were added by AddLater and that the Later store does not report: after
+// it, every figure is as if those turns had been added by Add. A curve
+// counts the turns a run of its capacities share (the same uncached count
+// at each) once, and hands each capacity its counts at the end.
+func (a *Accumulator) AddLaterCount(b, n int64) {
+	if n != 0 {
+		a.count(b, n)
 	}
 }
 

@@ -12,14 +12,24 @@ import (
 // accumulators each sort the Later store's counts at their capacity, up to
 // one per turn, and a comparison sort of 10^6 of them per capacity would
 // cost more than the whole replay (see docs/speed.md).
+//
+// A slice already in order (as a Later store that keeps its counts in
+// order gives it) is returned as it is after one look at each count.
 func sortInts(v []int64) []int64 {
 	var top int64
-	for _, x := range v {
+	sorted := true
+	for i, x := range v {
 		if x < 0 {
 			slices.Sort(v)
 			return v
 		}
 		top = max(top, x)
+		if i > 0 && x < v[i-1] {
+			sorted = false
+		}
+	}
+	if sorted {
+		return v
 	}
 	if len(v) < 256 {
 		slices.Sort(v)
@@ -50,3 +60,8 @@ func sortInts(v []int64) []int64 {
 	}
 	return v
 }
+
+// SortCounts sorts uncached counts (tokens) in increasing order, in place
+// or not, and returns the sorted slice: the radix sort the accumulators
+// use, for a Later store that gives its counts in order.
+func SortCounts(v []int64) []int64 { return sortInts(v) }

@@ -1,6 +1,7 @@
 package stackcurve_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/stackcurve"
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // BenchmarkLRUCurve replays the embedded birth–death workload at 1 and at
@@ -32,6 +34,60 @@ func BenchmarkLRUCurve(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(len(tr.Turns))*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+		})
+	}
+}
+
+// longConversations returns the embedded birth–death workload (seed 1)
+// with a turn of one of 5 long conversations after each of its turns, in
+// bursts of 1,000 turns a conversation (20–80 prompt, 30–100 response
+// tokens): the shape of docs/speed.md's long-conversation trace, whose
+// 7,000-turn histories run past every capacity of the benchmarks.
+func longConversations(b *testing.B) []trace.Turn {
+	tr, err := birthdeath.Trace(birthdeath.Default(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := map[string]int{} // dense ids in order of first appearance
+	id := func(name string) int {
+		if _, ok := ids[name]; !ok {
+			ids[name] = len(ids)
+		}
+		return ids[name]
+	}
+	var out []trace.Turn
+	for n, t := range tr.Turns {
+		t.Index, t.Conv = len(out), id(fmt.Sprint("c", t.Conv))
+		out = append(out, t)
+		out = append(out, trace.Turn{Index: len(out), Time: t.Time, Conv: id(fmt.Sprint("L", (n+1)/1000%5)),
+			Prompt: int64(20 + (n+1)*7%60), Response: int64(30 + (n+1)*13%70)})
+	}
+	return out
+}
+
+// BenchmarkLRUCurveLong replays the long-conversation trace
+// (longConversations, 72,784 turns) at one capacity (2^18 tokens) and at
+// 32 (2^14·k tokens, k = 1 … 32), with one engine and with two; issue 34
+// asks the 32 for at most twice the one's time.
+func BenchmarkLRUCurveLong(b *testing.B) {
+	turns := longConversations(b)
+	var caps []int64
+	for k := int64(1); k <= 32; k++ {
+		caps = append(caps, 1<<14*k)
+	}
+	opt := replay.Options{Params: instance.Params{BlockSize: 16, Xi: 1900}, Model: latency.Default(), SLOMs: 200}
+	for _, c := range []struct {
+		name    string
+		caps    []int64
+		workers int
+	}{{"one", []int64{1 << 18}, 1}, {"curve32", caps, 1}, {"curve32-2workers", caps, 2}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := stackcurve.LRU(replay.SliceSource(turns), "lru", c.caps, opt, c.workers); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(turns))*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 		})
 	}
 }

@@ -144,7 +144,25 @@
 // at least DeferFrom tokens is recorded once, in a Late store shared by the
 // capacities, and each capacity's accumulator counts it by AddLater (sums
 // only) and reads its uncached count from the store when a percentile is
-// asked (a radix sort per capacity). The turn-level engine reads A_c off its
-// points and keeps the record only if it gives back every point's cached
-// amount, so the store holds nothing the engine did not compute.
+// asked. The turn-level engine reads A_c off its points and keeps the
+// record only if it gives back every point's cached amount, so the store
+// holds nothing the engine did not compute. A turn of one run (s, l) caches
+// part of it at C exactly when s < C < s + l, and its uncached count is then
+// max(d + B·s − B·C, 0), increasing in the capacity-free key d + B·s: the
+// store sorts those turns by key once, and each capacity reads its counts
+// in order in one pass (the few other turns' counts sorted and merged in),
+// where a sort per capacity cost a 32-capacity curve as much as the pass.
+//
+// # Turns that miss or hit whole at a run of capacities
+//
+// The turns below DeferFrom still cost a histogram entry at each capacity,
+// a cache miss each in 32 histograms. But a turn's cached amount does not
+// decrease with C, so, the points in increasing order of capacity, those
+// where it caches nothing form a prefix and those where it caches its
+// conversation's every block a suffix, with one uncached count along each
+// (d, and d − B·n_c). The turn counts once for the prefix and once for the
+// suffix (shared), and only the points between get an entry each; after the
+// pass each point receives the shared counts of the runs that cover it
+// (metrics.Accumulator.AddLaterCount). A birth–death turn after a long
+// conversation's turn misses at every capacity: one entry instead of 32.
 package stackcurve

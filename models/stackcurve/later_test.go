@@ -2,6 +2,7 @@ package stackcurve
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -73,12 +74,49 @@ func TestDeferTurnRecordsEveryTurn(t *testing.T) {
 		opt := replay.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Model{AlphaMs: 0.1}}
 		e := newEngine(caps, opt, 0)
 		e.run(tr.Turns)
-		n := 0
+		n := len(e.late.one) // the turns of one run, and the others:
 		for i := 0; i < len(e.late.recs); i += 2 + 2*int(e.late.recs[i+1]) {
 			n++
 		}
 		if n != len(tr.Turns) {
 			rt.Fatalf("%d of %d turns deferred", n, len(tr.Turns))
+		}
+	})
+}
+
+// TestLateUncachedInOrder: for random turns of zero, one or several runs,
+// added in several rounds with capacities asked in between, each
+// capacity's counts are, in increasing order, the counts computed turn by
+// turn from the definition d − min(B·Σ clamp(C − s, 0, l), d).
+func TestLateUncachedInOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		block := rapid.Int64Range(1, 64).Draw(rt, "block")
+		late := NewLate(block)
+		var recs [][]int64 // d, then the runs
+		for round := rapid.IntRange(1, 3).Draw(rt, "rounds"); round > 0; round-- {
+			for n := rapid.IntRange(0, 300).Draw(rt, "turns"); n > 0; n-- {
+				d := rapid.Int64Range(0, 5000).Draw(rt, "d")
+				var runs []int64
+				for r := rapid.IntRange(0, 3).Draw(rt, "runs"); r > 0; r-- {
+					runs = append(runs, rapid.Int64Range(0, 100).Draw(rt, "s"), rapid.Int64Range(1, 40).Draw(rt, "l"))
+				}
+				late.Add(d, runs...)
+				recs = append(recs, append([]int64{d}, runs...))
+			}
+			for _, c := range rapid.SliceOfN(rapid.Int64Range(0, 200), 1, 4).Draw(rt, "capacity blocks") {
+				var want []int64
+				for _, r := range recs {
+					var hit int64
+					for i := 1; i < len(r); i += 2 {
+						hit += min(max(c-r[i], 0), r[i+1])
+					}
+					want = append(want, r[0]-min(block*hit, r[0]))
+				}
+				slices.Sort(want)
+				if got := late.Uncached(c)([]int64{-1}); !slices.Equal(got[1:], want) || got[0] != -1 {
+					rt.Fatalf("capacity %d blocks: %v, want [-1] then %v", c, got, want)
+				}
+			}
 		}
 	})
 }

@@ -1,8 +1,11 @@
 package stackcurve
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 
 	"github.com/tailbound/tailbound/internal/fanout"
 	"github.com/tailbound/tailbound/models/latency"
@@ -74,13 +77,24 @@ func lru(src replay.Source, name string, caps []int64, opt replay.Options, worke
 	if readErr != nil {
 		return nil, readErr
 	}
+	// The summaries (each capacity's percentiles read through its
+	// histogram and the late store) are computed by the engines' workers
+	// in parallel too.
 	out := make([]replay.Result, len(caps))
-	for i := range caps {
-		e, j := engines[i%workers], i/workers
-		p := &e.points[j]
-		out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
-			EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
+	var wg sync.WaitGroup
+	for w, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.finish()
+			for i := w; i < len(caps); i += workers {
+				p := &e.points[e.at[i/workers]]
+				out[i] = replay.Result{Name: name, Summary: p.acc.Summary(), Evictions: p.evictions,
+					EvictedTokens: p.evictedBlocks * e.block, Metrics: p.acc}
+			}
+		}()
 	}
+	wg.Wait()
 	return out, nil
 }
 
@@ -99,10 +113,12 @@ type engine struct {
 	head int32   // most recent conversation with n > 0
 	tail int32   // least recent one
 
-	points []point
+	points []point // in increasing order of capacity
+	at     []int   // at[i]: the point of the engine's i-th capacity as given
 	xb     []int64 // scratch: c's cached blocks at each point, at the turn
 	from   int64   // loads ≥ from tokens go to late
 	late   *Late   // the turns deferred, for every point's accumulator
+	shared *shared // the histogram entries runs of points share
 }
 
 // point is one capacity's cache, seen through the recency list: every
@@ -122,13 +138,29 @@ type point struct {
 }
 
 func newEngine(caps []int64, opt replay.Options, from int64) *engine {
-	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)),
-		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize)}
-	for i, c := range caps {
-		e.points[i] = point{capB: c / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
-		e.points[i].acc.SetLater(e.late.Uncached(e.points[i].capB))
+	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)), at: make([]int, len(caps)),
+		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps))}
+	order := make([]int, len(caps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(caps[i], caps[j]) })
+	for k, i := range order {
+		e.at[i] = k
+		e.points[k] = point{capB: caps[i] / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+		e.points[k].acc.SetLater(e.late.Uncached(e.points[k].capB))
 	}
 	return e
+}
+
+// finish hands each point's accumulator the histogram entries it shares
+// with other points; run must not be called after it.
+func (e *engine) finish() {
+	accs := make([]*metrics.Accumulator, len(e.points))
+	for k := range e.points {
+		accs[k] = e.points[k].acc
+	}
+	e.shared.give(accs)
 }
 
 // deferTurn records, when it can, a turn of load d tokens whose
@@ -239,27 +271,13 @@ func (e *engine) run(turns []trace.Turn) {
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
 		d := h + t.Prompt
-		long := d >= e.from // a first pass gathers c's cached blocks at every point
-		late := false
-		if long {
-			for i := range e.points {
-				e.xb[i] = e.cached(&e.points[i], in, c, lastC, nOld)
-			}
-			late = e.deferTurn(d, nOld)
-		}
 		for i := range e.points {
 			p := &e.points[i]
-			var xb int64 // c's cached blocks at the turn
-			if long {
-				xb = e.xb[i]
-			} else {
-				xb = e.cached(p, in, c, lastC, nOld)
-			}
-			if late {
-				p.acc.AddLater(h, xb*e.block, d)
-			} else {
-				p.acc.Add(h, xb*e.block, d)
-			}
+			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
+			e.xb[i] = xb
+			// Every figure but the histogram's entry, which follows
+			// the loop (histogram).
+			p.acc.AddLater(h, xb*e.block, d)
 			if nNew == 0 {
 				continue // c holds no block before or after: nothing moves
 			}
@@ -299,11 +317,44 @@ func (e *engine) run(turns []trace.Turn) {
 				}
 			}
 		}
+		e.histogram(d, nOld)
 		if nNew == 0 {
 			continue
 		}
 		e.n[c] = nNew
 		e.last[c] = t.Index
 		e.pushFront(c)
+	}
+}
+
+// histogram counts a turn of load d tokens, whose conversation held nOld
+// whole blocks and was cached e.xb[i] blocks at point i, in the points'
+// histograms: when its load is at least e.from tokens, in the store of
+// late turns if it can hold it; otherwise the leading points caching
+// nothing (0 … lo−1) and the trailing ones caching all nOld blocks
+// (hi … K−1) share one entry each (shared), and the points between get
+// one each.
+func (e *engine) histogram(d, nOld int64) {
+	if d >= e.from && e.deferTurn(d, nOld) {
+		return
+	}
+	K := len(e.points)
+	lo, hi := 0, K
+	for lo < K && e.xb[lo] == 0 {
+		lo++
+	}
+	if nOld > 0 {
+		for hi > lo && e.xb[hi-1] == nOld {
+			hi--
+		}
+	}
+	if lo > 0 {
+		e.shared.prefix[lo-1].add(d)
+	}
+	if hi < K {
+		e.shared.suffix[hi].add(d - nOld*e.block)
+	}
+	for i := lo; i < hi; i++ {
+		e.points[i].acc.AddLaterCount(d-e.xb[i]*e.block, 1)
 	}
 }

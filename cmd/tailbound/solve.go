@@ -83,6 +83,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("flag --slo-ms/--slo-tokens: for --objective slo only")
 			}
 		case "slo":
+			if fs.Changed("lower-overlap") {
+				return fmt.Errorf("flag --lower-overlap: TEL only (a count of violations does not split between windows: docs/windows.md)")
+			}
 			s, err := c.SLO.Resolve(c.Model, fs.Changed)
 			if err != nil {
 				return err

@@ -17,7 +17,6 @@ import (
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
-	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -118,14 +117,11 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
-	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{}, nil)
+	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: c.PerWindow})
 	if err != nil {
 		return nil, nil, err
 	}
-	if !c.PerWindow {
-		b.PerWindow = nil
-	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (turns)"), report.CellI(int64(b.Lower)))
 	t.Add(report.CellText("upper bound (turns)"), report.CellI(int64(b.Upper)))
@@ -133,9 +129,10 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(b.ProvenOptimal)))
 	out := []report.Table{t}
 	if len(b.PerWindow) > 0 {
-		pw := report.Table{Title: "windows", Header: []string{"window", "first step", "turns", "lower (turns)", "upper (turns)"}}
+		pw := report.Table{Title: "windows (their times, seconds, in the JSON)", Header: []string{"window", "first step", "turns", "lower (turns)", "restricted (turns)", "seam gain (turns)", "upper (turns)"}}
 		for _, f := range b.PerWindow {
-			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)), report.CellI(int64(f.Upper)))
+			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)),
+				report.CellI(int64(f.Restricted)), report.CellI(int64(f.SeamGain)), report.CellI(int64(f.Upper)))
 		}
 		out = append(out, pw)
 	}

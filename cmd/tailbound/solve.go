@@ -92,7 +92,17 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			w.SLO = &s
 		default:
-			return fmt.Errorf("flag --objective: with --windows, tel or slo (pQ is not windowed: a percentile does not add up over windows)")
+			o, err := objective.Parse(c.Objective)
+			if err != nil {
+				return option.Wrap("objective", err)
+			}
+			if o.Kind != objective.Percentile {
+				return fmt.Errorf("flag --objective: with --windows, tel, slo or pQ")
+			}
+			if fs.Changed("lower-overlap") || fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
+				return fmt.Errorf("flag --lower-overlap/--slo-ms/--slo-tokens: not with --objective %s (its probes choose the thresholds; no lower overlap: docs/windows.md)", c.Objective)
+			}
+			w.Percentile = &o
 		}
 		if fs.Changed("windows") {
 			ns, err := option.Ints("windows", winList)

@@ -158,6 +158,15 @@ type SLOOptions struct {
 	// (x_n, tokens, for its turns from step start on), seams included; it
 	// needs every window (Mine nil).
 	Schedule func(start int, x []int64) error
+
+	// For RunPercentile's probes: skip the lower or the upper bound
+	// (Lower or Upper then 0 and meaningless), stop once stop says so
+	// after a window (stopped set; the sums then cover the windows read),
+	// and see each window with its stitched schedule (every window).
+	skipLower, skipUpper bool
+	stop                 func(lower, upper int) bool
+	stopped              *bool
+	hook                 func(w *Window, x []int64)
 }
 
 // RunSLO reads src once, a window of size steps at a time, and sums each
@@ -225,20 +234,24 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 			continue
 		}
 		start := time.Now()
-		lo, err := SLOLower(ctx, cur, p, s, o.Solver)
-		if err != nil {
-			return nil, err
+		f := SLOFigures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
+		if !o.skipLower {
+			if f.Lower, err = SLOLower(ctx, cur, p, s, o.Solver); err != nil {
+				return nil, err
+			}
 		}
-		rc, err := restrict(cur)
-		if err != nil {
-			return nil, err
+		var rc restricted
+		if !o.skipUpper {
+			if rc, err = restrict(cur); err != nil {
+				return nil, err
+			}
+			f.Restricted = rc.up
 		}
 		if head == nil {
 			head = rc.x
 		}
-		f := SLOFigures{Index: cur.Index, Start: cur.Start, Turns: cur.Len(), Lower: lo, Restricted: rc.up}
 		var nxtHead []int64
-		if len(ws) > 1 {
+		if len(ws) > 1 && !o.skipUpper {
 			rn, err := restrict(ws[1])
 			if err != nil {
 				return nil, err
@@ -257,9 +270,17 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 				return nil, err
 			}
 		}
+		if o.hook != nil {
+			o.hook(cur, head)
+		}
 		b.PerWindow = append(b.PerWindow, f)
+		b.Lower, b.Upper = b.Lower+f.Lower, b.Upper+f.Upper
 		ws, head = ws[1:], nxtHead
 		delete(cache, cur.Index)
+		if o.stop != nil && o.stop(b.Lower, b.Upper) {
+			*o.stopped = true
+			break
+		}
 	}
 	b.sum()
 	if !o.PerWindow {

@@ -85,6 +85,10 @@ type Command struct {
 	// thresholds searched (window.RunPercentile), optional caching only,
 	// in one process.
 	Percentile *objective.Objective
+	// MaxProbes bounds the thresholds a percentile's search tries
+	// (--max-probes; 0: until the interval closes or no probe narrows
+	// it); each probe is a pass over the trace.
+	MaxProbes int
 }
 
 // runPercentile is Run for --objective pQ.
@@ -96,6 +100,8 @@ func (c Command) runPercentile(ctx context.Context, p instance.Params) (any, []r
 		return nil, nil, option.Errorf("objective", "--objective %s with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)", c.Percentile)
 	case c.Trace == "-":
 		return nil, nil, option.Errorf("trace", "a percentile's probes read the trace several times: give a file, not standard input")
+	case c.MaxProbes < 0:
+		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
 	}
 	var mem *trace.Trace
 	var err error
@@ -125,7 +131,7 @@ func (c Command) runPercentile(ctx context.Context, p instance.Params) (any, []r
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
-	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile})
+	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile, MaxProbes: c.MaxProbes})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/tailbound/tailbound/models/objective"
@@ -87,9 +88,10 @@ type PercentileOptions struct {
 //     schedule has more than M turns above τ: P_Q > τ, and since V is
 //     non-increasing in τ, P_Q > τ' for every τ' ≤ τ). Neither needs L
 //     or U to be monotone in τ.
-//   - The search bisects the open interval (lo, hi) of thresholds not yet
+//   - The search narrows the open interval (lo, hi) of thresholds not yet
 //     decided (lo the largest τ proven too low, hi the least percentile
-//     achieved); a probe that decides neither splits it: below it only
+//     achieved), by midpoints and, every other probe, interpolation of
+//     the counts at its two ends; a probe that decides neither splits it: below it only
 //     proofs are sought (Lower only, each window's relaxation), above it
 //     only schedules (restrictions and seams only). A probe stops reading
 //     as soon as its partial sums decide it (lower sums only grow; an
@@ -210,6 +212,41 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		a, b int64 // open interval of τ still to decide
 		mode int
 	}
+	// seen holds each probed τ's (partial) sums, turns, as a guide for
+	// pick; steps counts the picks.
+	seen := map[int64]Probe{}
+	steps := 0
+	// pick chooses the next τ in (a, b): on every other step, when both
+	// ends were probed, where the line through their sums (the lower's
+	// when only proofs are sought, the upper's when only schedules, their
+	// mean otherwise) crosses M + ½ — the windowed counts move almost
+	// linearly in τ over a narrow interval, as lp/slo.Percentile finds
+	// whole — and the midpoint otherwise, so the interval at least halves
+	// every two probes. Which τ is probed never affects what is certified.
+	pick := func(a, b int64, mode int) int64 {
+		mid := a + (b-a)/2
+		steps++
+		pa, oka := seen[a]
+		pb, okb := seen[b]
+		if steps%2 == 0 || !oka || !okb {
+			return mid
+		}
+		val := func(pr Probe) float64 {
+			switch mode {
+			case proofs:
+				return float64(pr.Lower)
+			case schedules:
+				return float64(pr.Upper)
+			}
+			return float64(pr.Lower+pr.Upper) / 2
+		}
+		target, va, vb := float64(M)+0.5, val(pa), val(pb)
+		if !(va > target && target > vb) {
+			return mid
+		}
+		t := float64(a) + (va-target)/(va-vb)*float64(b-a)
+		return min(max(int64(math.Round(t)), a+1), b-1)
+	}
 	work := []span{{lo, hi, both}}
 	for len(work) > 0 && ctx.Err() == nil && (o.MaxProbes == 0 || len(r.Probes) < o.MaxProbes) {
 		sp := work[len(work)-1]
@@ -218,12 +255,13 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		if b-a <= 1 {
 			continue
 		}
-		mid := a + (b-a)/2
+		mid := pick(a, b, sp.mode)
 		pr, err := probe(mid, sp.mode)
 		if err != nil {
 			return nil, err
 		}
 		r.Probes = append(r.Probes, pr)
+		seen[mid] = pr
 		switch pr.Decided {
 		case "achieved":
 			hi = min(hi, pr.Quantile)

@@ -52,7 +52,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
 	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
-	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds")
+	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")
+	fs.IntVar(&w.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
 	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1) and write its result file for merge")
 	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
 	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
@@ -83,13 +84,26 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("flag --slo-ms/--slo-tokens: for --objective slo only")
 			}
 		case "slo":
+			if fs.Changed("lower-overlap") {
+				return fmt.Errorf("flag --lower-overlap: TEL only (a count of violations does not split between windows: docs/windows.md)")
+			}
 			s, err := c.SLO.Resolve(c.Model, fs.Changed)
 			if err != nil {
 				return err
 			}
 			w.SLO = &s
 		default:
-			return fmt.Errorf("flag --objective: with --windows, tel or slo (pQ is not windowed: a percentile does not add up over windows)")
+			o, err := objective.Parse(c.Objective)
+			if err != nil {
+				return option.Wrap("objective", err)
+			}
+			if o.Kind != objective.Percentile {
+				return fmt.Errorf("flag --objective: with --windows, tel, slo or pQ")
+			}
+			if fs.Changed("lower-overlap") || fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
+				return fmt.Errorf("flag --lower-overlap/--slo-ms/--slo-tokens: not with --objective %s (its probes choose the thresholds; no lower overlap: docs/windows.md)", c.Objective)
+			}
+			w.Percentile = &o
 		}
 		if fs.Changed("windows") {
 			ns, err := option.Ints("windows", winList)
@@ -120,7 +134,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // windowed reports whether a flag of the windowed interval was given.
 func windowed(fs *pflag.FlagSet) bool {
-	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm"} {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm", "max-probes"} {
 		if fs.Changed(f) {
 			return true
 		}

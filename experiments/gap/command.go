@@ -84,6 +84,10 @@ type Command struct {
 	// objective's SLO (--slo-ms, --slo-tokens).
 	Objective string
 	SLO       objective.SLOSettings
+	// Windows, when > 0, bounds the optimum by the windowed interval in
+	// that many windows instead of solving it (--windows; TEL, turn level,
+	// one trace or seed).
+	Windows int
 }
 
 // given reports whether flag was on the command line.
@@ -100,6 +104,17 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 		var err error
 		if obj, err = objective.Parse(c.Objective); err != nil {
 			return nil, nil, option.Wrap("objective", err)
+		}
+	}
+	if c.Windows != 0 {
+		switch {
+		case c.Windows < 0:
+			return nil, nil, option.Errorf("windows", "must be ≥ 1, got %d", c.Windows)
+		case obj.Kind != objective.TEL || c.Level == "block":
+			return nil, nil, option.Errorf("windows", "for the turn level's TEL optimum only (--objective tel, --level turn)")
+		}
+		if err := c.refuse([]string{"solver", "warm-start", "time-limit", "seeds"}, "not with --windows (the windows are solved by flow, one trace at a time)"); err != nil {
+			return nil, nil, err
 		}
 	}
 	if c.WarmStart == "on" && (obj.Kind != objective.TEL || c.Level == "block") {
@@ -232,6 +247,19 @@ func (c Command) seeds(ctx context.Context, cfg Config, list []uint64) (seeds.Ou
 
 // output measures the sweep cfg on tr, labelled label.
 func output(ctx context.Context, tr *trace.Trace, cfg Config, label string, settings map[string]any) (seeds.Output, error) {
+	if cfg.Windows > 0 {
+		rows, err := RunWindowed(ctx, tr, cfg)
+		if err != nil {
+			return seeds.Output{}, err
+		}
+		settings["windows"], settings["seam_turns"], settings["lower_overlap_turns"] = cfg.Windows, WindowSeamTurns, WindowSeamTurns
+		doc := map[string]any{
+			"units":    "TEL in tokens; TEL_opt in [lower_bound, upper_bound] (lp/window's certified interval); the true rel_gap = (TEL − TEL_opt)/TEL_opt lies in [rel_gap_at_least, rel_gap_at_most] (null when the bound divided by is 0)",
+			"settings": settings,
+			"rows":     rows,
+		}
+		return seeds.Output{Doc: doc, Tables: []report.Table{WindowSweepTable(label, cfg.Block, cfg.Forced, rows)}}, nil
+	}
 	rows, err := Run(ctx, tr, cfg)
 	if err != nil {
 		return seeds.Output{}, err

@@ -49,6 +49,10 @@ type Config struct {
 	Workers int
 	// Progress, when not nil, is told the points done of all.
 	Progress progress.Func
+	// Windows, when > 0, bounds the optimum by the windowed interval of
+	// lp/window in that many windows (seams and lower overlap at their
+	// defaults, WindowSeamTurns) instead of solving it: RunWindowed.
+	Windows int
 }
 
 // Row is one policy at one sweep point. TELs in tokens and ms.
@@ -189,11 +193,14 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point, res *lp
 		return nil, fmt.Errorf("hindsight optimum: solver %s: %s (%s)", res.Solver, res.Status, res.Detail)
 	}
 	opt := res.TEL
-	settings := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
-		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat, Context: ctx}
 	var rows []Row
-	add := func(name string, thr *int64, tel float64) {
-		r := Row{CapacityTokens: p.capacity, XiTokens: p.xi, Policy: name, ThresholdTokens: thr,
+	ms, err := measure(ctx, tr, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		tel := m.tel
+		r := Row{CapacityTokens: p.capacity, XiTokens: p.xi, Policy: m.name, ThresholdTokens: m.threshold,
 			TELOptTokens: opt, TELTokens: tel, AbsGapTokens: tel - opt, OptSolver: res.Solver}
 		r.TELOptMs, r.TELMs, r.AbsGapMs = opt*cfg.Model.AlphaMs, tel*cfg.Model.AlphaMs, (tel-opt)*cfg.Model.AlphaMs
 		switch {
@@ -207,6 +214,23 @@ func runPoint(ctx context.Context, tr *trace.Trace, cfg Config, p point, res *lp
 		}
 		rows = append(rows, r)
 	}
+	return rows, nil
+}
+
+// measured is one policy's TEL at a sweep point, tokens.
+type measured struct {
+	name      string
+	threshold *int64
+	tel       float64
+}
+
+// measure replays every policy of cfg (and its schedules) at point p, in
+// the order of the rows.
+func measure(ctx context.Context, tr *trace.Trace, cfg Config, p point) ([]measured, error) {
+	settings := sim.Settings{Options: replay.Options{Params: instance.Params{Capacity: p.capacity, BlockSize: cfg.Block, Xi: p.xi,
+		Forced: cfg.Forced}, Model: cfg.Model, SLOMs: latency.DefaultSLOMs}, QHat: cfg.QHat, Context: ctx}
+	var rows []measured
+	add := func(name string, thr *int64, tel float64) { rows = append(rows, measured{name, thr, tel}) }
 	// One replay for every policy at its default settings (policies run
 	// on their own goroutines), then threshold-lru once per swept T.
 	var plain []policies.Entry

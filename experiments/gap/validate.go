@@ -62,6 +62,9 @@ func (c Command) turn(ctx context.Context) (Config, []uint64, error) {
 		return Config{}, nil, option.Wrap("alpha-ms", err)
 	}
 	cfg.Block, cfg.Forced, cfg.Solver, cfg.Workers, cfg.Progress = c.Block, c.Forced, c.Solver, c.Workers, c.Progress
+	if cfg.Windows = c.Windows; cfg.Windows > 0 {
+		cfg.WarmStart = false
+	}
 	cfg.TimeLimit = limit
 	if !c.embedded() {
 		return cfg, nil, nil

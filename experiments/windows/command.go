@@ -17,11 +17,11 @@ import (
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
-	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -80,6 +80,79 @@ type Command struct {
 	// (turns with more than *SLO uncached tokens) instead of TEL, windows
 	// by lp/slo, optional caching only, in one process.
 	SLO *int64
+	// Percentile, when set (--objective pQ), bounds the lowest Q-th
+	// percentile of uncached tokens instead, by windowed SLO intervals at
+	// thresholds searched (window.RunPercentile), optional caching only,
+	// in one process.
+	Percentile *objective.Objective
+	// MaxProbes bounds the thresholds a percentile's search tries
+	// (--max-probes; 0: until the interval closes or no probe narrows
+	// it); each probe is a pass over the trace.
+	MaxProbes int
+}
+
+// runPercentile is Run for --objective pQ.
+func (c Command) runPercentile(ctx context.Context, p instance.Params) (any, []report.Table, error) {
+	switch {
+	case c.Forced:
+		return nil, nil, option.Errorf("forced", "windowed percentile bounds are for optional caching only")
+	case c.Shard != "" || c.Slurm > 0 || len(c.Curve) > 0 || c.TargetWidth > 0:
+		return nil, nil, option.Errorf("objective", "--objective %s with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)", c.Percentile)
+	case c.Trace == "-":
+		return nil, nil, option.Errorf("trace", "a percentile's probes read the trace several times: give a file, not standard input")
+	case c.MaxProbes < 0:
+		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
+	}
+	var mem *trace.Trace
+	var err error
+	turns := -1
+	open := func() (window.TurnReader, func(), error) { return window.NewTurns(mem.Turns), func() {}, nil }
+	if c.Trace == "" {
+		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
+			return nil, nil, err
+		}
+		turns = len(mem.Turns)
+	} else {
+		if c.Windows > 0 {
+			if turns, err = countTurns(c.Trace); err != nil {
+				return nil, nil, option.Wrap("trace", err)
+			}
+		}
+		open = func() (window.TurnReader, func(), error) {
+			f, err := trace.Open(c.Trace)
+			if err != nil {
+				return nil, nil, option.Wrap("trace", err)
+			}
+			rd := trace.NewParallelReader(f, c.Trace, 1)
+			return rd, func() { rd.Close(); f.Close() }, nil
+		}
+	}
+	size := c.WindowTurns
+	if size == 0 {
+		size = window.Size(turns, c.Windows)
+	}
+	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile, MaxProbes: c.MaxProbes})
+	if err != nil {
+		return nil, nil, err
+	}
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes)),
+		Header: []string{"quantity", "value"}}
+	t.Add(report.CellText("lower bound (tokens)"), report.CellI(b.Lower))
+	t.Add(report.CellText("upper bound (tokens)"), report.CellI(b.Upper))
+	t.Add(report.CellText("relative width (upper − lower)/upper"), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*b.RelativeWidth), b.RelativeWidth))
+	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(b.ProvenOptimal)))
+	t.Add(report.CellText("bounds before any probe (tokens)"), report.CellText(fmt.Sprintf("[%d, %d]", b.StartLower, b.StartUpper)))
+	out := []report.Table{t}
+	if c.PerWindow {
+		pt := report.Table{Title: "probes (windowed SLO bounds at τ; a probe stops reading once decided)", Header: []string{"τ (tokens)", "sought", "lower (turns)", "upper (turns)", "decided"}}
+		for _, pr := range b.Probes {
+			pt.Add(report.CellI(pr.Tau), report.CellText(pr.Mode), report.CellI(int64(pr.Lower)), report.CellI(int64(pr.Upper)), report.CellText(pr.Decided))
+		}
+		out = append(out, pt)
+	} else {
+		b.Probes = nil
+	}
+	return b, out, nil
 }
 
 // runSLO is Run for --objective slo.
@@ -118,14 +191,11 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
-	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{}, nil)
+	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: c.PerWindow})
 	if err != nil {
 		return nil, nil, err
 	}
-	if !c.PerWindow {
-		b.PerWindow = nil
-	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (turns)"), report.CellI(int64(b.Lower)))
 	t.Add(report.CellText("upper bound (turns)"), report.CellI(int64(b.Upper)))
@@ -133,9 +203,10 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(b.ProvenOptimal)))
 	out := []report.Table{t}
 	if len(b.PerWindow) > 0 {
-		pw := report.Table{Title: "windows", Header: []string{"window", "first step", "turns", "lower (turns)", "upper (turns)"}}
+		pw := report.Table{Title: "windows (their times, seconds, in the JSON)", Header: []string{"window", "first step", "turns", "lower (turns)", "restricted (turns)", "seam gain (turns)", "upper (turns)"}}
 		for _, f := range b.PerWindow {
-			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)), report.CellI(int64(f.Upper)))
+			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)),
+				report.CellI(int64(f.Restricted)), report.CellI(int64(f.SeamGain)), report.CellI(int64(f.Upper)))
 		}
 		out = append(out, pw)
 	}
@@ -212,6 +283,9 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 	}
 	if c.SLO != nil {
 		return c.runSLO(ctx, p)
+	}
+	if c.Percentile != nil {
+		return c.runPercentile(ctx, p)
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)

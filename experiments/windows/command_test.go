@@ -17,7 +17,10 @@ import (
 	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/slo"
+	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -147,6 +150,11 @@ func TestBadFlags(t *testing.T) {
 		{"out", func(c *windows.Command) { c.Out = "x.json" }},
 		{"shard", func(c *windows.Command) { c.Shard = "3/2" }},
 		{"slurm", func(c *windows.Command) { c.Slurm = -1 }},
+		{"max-probes", func(c *windows.Command) { c.Percentile, c.MaxProbes = p99(), -1 }},
+		{"forced", func(c *windows.Command) { c.Percentile, c.Forced = p99(), true }},
+		{"objective", func(c *windows.Command) { c.Percentile, c.Shard = p99(), "1/2" }},
+		{"trace", func(c *windows.Command) { c.Percentile, c.Trace, c.Windows, c.WindowTurns = p99(), "-", 0, 10 }},
+		{"forced", func(c *windows.Command) { s := int64(100); c.SLO, c.Forced = &s, true }},
 	} {
 		cmd := base(path)
 		c.edit(&cmd)
@@ -154,6 +162,40 @@ func TestBadFlags(t *testing.T) {
 		var oe *option.Error
 		if err == nil || (!errors.As(err, &oe) && !strings.Contains(err.Error(), "--"+c.flag)) || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("%s: got %v", c.flag, err)
+		}
+	}
+}
+
+func p99() *objective.Objective {
+	o, _ := objective.Parse("p99")
+	return &o
+}
+
+// TestPercentileFile: --objective pQ on a trace file (each probe reads it
+// again) gives an interval that meets lp/slo's on the whole trace, with
+// and without a budget of probes.
+func TestPercentileFile(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 120, 4)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := objective.Parse("p90")
+	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, probes := range []int{0, 2} {
+		c := base(path)
+		c.Percentile, c.MaxProbes, c.Windows = &o, probes, 3
+		doc, _, err := c.Run(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := doc.(*window.PercentileBounds)
+		if b.Lower > whole.Upper || b.Upper < whole.Lower || b.Windows != 3 || probes > 0 && len(b.Probes) > 0 {
+			t.Fatalf("%d probes at most: [%d, %d] in %d windows (probes listed: %d), lp/slo whole [%d, %d]", probes, b.Lower, b.Upper, b.Windows, len(b.Probes), whole.Lower, whole.Upper)
 		}
 	}
 }

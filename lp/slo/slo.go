@@ -114,6 +114,12 @@ type Options struct {
 	// Warm (nil: none) starts the schedule from a previous solve's (warm.go);
 	// the answer is never worse than without it.
 	Warm *Warm
+	// Reserved (nil: none), when given, holds one entry per step of the
+	// instance: blocks already held at that step by pairs outside the
+	// instance, taken off the step's capacity (lp/window re-solves a seam
+	// between two windows on what the rest of the schedule leaves). The
+	// schedule returned then fits in the capacity less Reserved.
+	Reserved []int64
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
@@ -190,7 +196,17 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	pr := reduce(in, s)
+	if opt.Reserved != nil {
+		if len(opt.Reserved) != in.K() {
+			return nil, fmt.Errorf("slo: %d reserved capacities for %d steps", len(opt.Reserved), in.K())
+		}
+		for t, v := range opt.Reserved {
+			if v < 0 || v > capAt(in, t) {
+				return nil, fmt.Errorf("slo: step %d: %d blocks reserved, capacity %d blocks", t, v, capAt(in, t))
+			}
+		}
+	}
+	pr := reduceReserved(in, s, opt.Reserved)
 	r := &Result{SLOTokens: s, Turns: in.K(), Candidates: len(pr.cands) + pr.free, Free: pr.free,
 		Components: pr.ncomp, LP: math.NaN(), CutBound: math.NaN()}
 	r.Build = time.Since(start)
@@ -373,17 +389,26 @@ func ceilDiv(a, b int64) int64 {
 }
 
 // reduce classifies every turn and splits the candidates into components.
-func reduce(in *lp.Instance, s int64) *problem {
+func reduce(in *lp.Instance, s int64) *problem { return reduceReserved(in, s, nil) }
+
+// reduceReserved is reduce with reserved[t] blocks (nil: none) taken off
+// each step's capacity (Options.Reserved, checked by the caller).
+func reduceReserved(in *lp.Instance, s int64, reserved []int64) *problem {
 	K := in.K()
 	B := in.BlockSize
 	pr := &problem{in: in, s: s, cap: make([]int64, K), meets: make([]bool, K), x: make([]int64, K)}
 	for t := 0; t < K; t++ {
 		pr.cap[t] = capAt(in, t)
+		if reserved != nil {
+			pr.cap[t] -= reserved[t]
+		}
 	}
 	// min capacity over an interval: sparse enough to do by a sparse
-	// table only under forced caching (otherwise capacity is uniform).
+	// table only when the capacity varies (forced caching, reserved
+	// blocks); otherwise it is uniform.
 	var mt *minTree
-	if in.Forced {
+	varying := in.Forced || reserved != nil
+	if varying {
 		mt = newMinTree(pr.cap)
 	}
 	var all []pair
@@ -421,7 +446,7 @@ func reduce(in *lp.Instance, s int64) *problem {
 		if d > zmax {
 			continue
 		}
-		if in.Forced && mt.min(a, n-1) < d || !in.Forced && d > in.Blocks() {
+		if varying && mt.min(a, n-1) < d || !varying && d > in.Blocks() {
 			continue
 		}
 		all = append(all, pair{n: n, a: a, d: d})

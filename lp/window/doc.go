@@ -92,6 +92,48 @@
 // one seam's, those checks together check the global schedule, which the
 // tests also check whole.
 //
+// # SLO violations and percentiles (optional caching)
+//
+// The fewest SLO violations V(s) (turns with more than s uncached tokens)
+// is bounded the same way, each window's problems solved by lp/slo:
+// SLOLower's relaxation (the pairs crossing the window's start begin at
+// virtual steps before it, which hold only pairs the global schedule holds
+// at the step before the window), SLORestricted's restriction, and the
+// seam between two windows (SLOSeam) re-solved as for TEL on the capacity
+// the restrictions' other pairs leave (slo.Options.Reserved): the
+// restrictions' amounts are feasible for it, it is replaced only by a
+// schedule with fewer violations among its freed turns, and seams share
+// no step, so the stitched schedule stays admissible and its violations,
+// the sum of the windows' restricted counts and seam gains, bound V(s)
+// from above.
+//
+// No lower overlap is used for V(s). An overlap is valid for any objective
+// that is a sum over turns: window W's relaxation widened back by S steps
+// may count each turn of the overlap with a weight ω_n ∈ [0, 1] and the
+// window before with 1 − ω_n; every turn's weights add up to 1, and the
+// global optimum restricted to each widened window is feasible for its
+// relaxation (the argument above, on the widened steps), so the windows'
+// weighted optima add up to at most V(s) — for a count as for TEL. But
+// it needs a solver of weighted counts, which lp/slo is not (it counts
+// each turn once), and with weights in {0, 1} it gains almost nothing:
+// ω = 1 only moves the boundary, and ω = 0 on the overlap leaves the
+// overlap's own pairs uncounted (so at no cost at 0 blocks), which adds
+// the overlap's capacity rows only for the pairs that cross W's start,
+// which already share W's first step — all but the one pair that ends
+// exactly at it. A weighted lp/slo (its LP bound is a min-cost flow whose
+// costs would carry the weights) is what a tighter lower end would take.
+//
+// The lowest Q-th percentile P_Q of uncached tokens is not a sum over
+// turns, but P_Q ≤ τ iff V(τ) ≤ K − rank (RunPercentile). So a windowed
+// interval [L, U] ∋ V(τ) decides a threshold τ whenever U ≤ K − rank (the
+// stitched schedule, admissible, achieves a percentile ≤ τ: an upper
+// bound) or L > K − rank (every schedule has more than K − rank turns
+// above τ, so P_Q > τ, and since V is non-increasing, P_Q > τ' for every
+// τ' ≤ τ: a lower bound). Neither direction needs L or U to be monotone in
+// τ, and an undecided τ only leaves the interval wider. The search starts
+// from bounds needing no probe (the rank-th smallest least possible
+// uncached count of each turn; the percentile of caching nothing).
+//
 // # Streaming
 //
 // A Splitter reads the trace turn by turn and hands out one window at a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -27,4 +28,53 @@ func ExampleRun() {
 	}
 	fmt.Println(b)
 	// Output: TEL_opt in [12, 22] tokens (width 45.5%, 2 windows of 2 steps)
+}
+
+// x sends 1 token, a 10, a 5 more (D = 15), y 1 (B = 1, C = 4): a's second
+// turn meets an SLO of 11 tokens iff 4 blocks are carried over step 1
+// (TestSLOSeamHand). In windows of 2 steps a's pair crosses the boundary:
+// the relaxation serves it (0 violations), the restrictions cannot (1);
+// the seam of ±1 step frees it again and the interval closes at 0.
+func ExampleRunSLOWith() {
+	tr := &trace.Trace{}
+	tr.Append(0, "x", 1, 0)
+	tr.Append(1, "a", 10, 0)
+	tr.Append(2, "a", 5, 0)
+	tr.Append(3, "y", 1, 0)
+	for _, seam := range []int{0, 1} {
+		b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{
+			Params: instance.Params{Capacity: 4, BlockSize: 1}, WindowTurns: 2, SLOTokens: 11, SeamTurns: seam})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("seams ±%d: [%d, %d] violations\n", seam, b.Lower, b.Upper)
+	}
+	// Output:
+	// seams ±0: [0, 1] violations
+	// seams ±1: [0, 0] violations
+}
+
+// The same trace at C = 10: the 75th percentile (the 3rd smallest of 4
+// turns) of uncached tokens is at least 5, since a's second turn can
+// never have fewer than 15 − 10 and the others have 1, 10 and 1 whatever
+// is cached; carrying 10 blocks over step 1 achieves it. Caching nothing
+// gives 10, and the probes between, windows of 2 steps with seams of ±1,
+// close the interval at 5 tokens.
+func ExampleRunPercentile() {
+	tr := &trace.Trace{}
+	tr.Append(0, "x", 1, 0)
+	tr.Append(1, "a", 10, 0)
+	tr.Append(2, "a", 5, 0)
+	tr.Append(3, "y", 1, 0)
+	q, _ := objective.Parse("p75")
+	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
+	b, err := window.RunPercentile(context.Background(), open, window.PercentileOptions{
+		SLO: window.SLOOptions{Params: instance.Params{Capacity: 10, BlockSize: 1}, WindowTurns: 2, SeamTurns: 1}, Objective: q})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("p75 in [%d, %d] tokens (before any probe [%d, %d])\n", b.Lower, b.Upper, b.StartLower, b.StartUpper)
+	// Output: p75 in [5, 5] tokens (before any probe [5, 10])
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/models/instance"
@@ -23,7 +24,10 @@ type SLOBounds struct {
 	RelativeWidth float64 `json:"relative_width"`
 	Windows       int     `json:"windows"`
 	WindowTurns   int     `json:"window_turns"`
-	Turns         int     `json:"turns"`
+	// SeamTurns is the half-width of the seams re-solved between windows,
+	// steps (0: none).
+	SeamTurns int `json:"seam_turns"`
+	Turns     int `json:"turns"`
 	// PerWindow are each window's bounds, turns.
 	PerWindow []SLOFigures `json:"per_window,omitempty"`
 }
@@ -31,13 +35,21 @@ type SLOBounds struct {
 // SLOFigures are one window's SLO bounds, turns: Lower bounds the
 // violations among its turns in any admissible global schedule (from
 // lp/slo's lower bound on its relaxation), Upper is attained by its
-// restriction's schedule (lp/slo's upper bound, schedule checked).
+// restriction's schedule (lp/slo's upper bound, schedule checked) with
+// the seam after it re-solved.
 type SLOFigures struct {
 	Index int `json:"index"`
 	Start int `json:"start_step"`
 	Turns int `json:"turns"`
 	Lower int `json:"lower_bound"`
-	Upper int `json:"upper_bound"`
+	// Restricted is the violations of the restriction's schedule, SeamGain
+	// the change the seam after the window made (≤ 0; 0 for the last),
+	// Upper = Restricted + SeamGain, turns.
+	Restricted int `json:"restricted"`
+	SeamGain   int `json:"seam_gain"`
+	Upper      int `json:"upper_bound"`
+	// Seconds is the time the window's solves took.
+	Seconds float64 `json:"seconds"`
 }
 
 // SLOLower returns a lower bound on the violations of SLO s tokens among
@@ -122,45 +134,309 @@ func SLORestricted(ctx context.Context, w *Window, p instance.Params, s int64, o
 	return r.Upper, r.Schedule, nil
 }
 
+// SLOOptions say how RunSLOWith cuts the trace and what it keeps.
+type SLOOptions struct {
+	// Params are the cache parameters (tokens; optional caching only).
+	Params instance.Params
+	// WindowTurns is the window size, steps (≥ 1).
+	WindowTurns int
+	// SLOTokens is s: a turn violates the SLO iff it has more than s
+	// uncached tokens.
+	SLOTokens int64
+	// SeamTurns is the half-width of the seams re-solved between windows
+	// for the upper bound, steps (0: none; at most half of either window
+	// is used).
+	SeamTurns int
+	// Solver bounds each lp/slo solve.
+	Solver slo.Options
+	// PerWindow keeps each window's figures in SLOBounds.PerWindow.
+	PerWindow bool
+	// Mine, when not nil, picks the windows to solve by index (a shard's
+	// share), as Options.Mine.
+	Mine func(index int) bool
+	// Schedule, when not nil, receives each window's stitched schedule
+	// (x_n, tokens, for its turns from step start on), seams included; it
+	// needs every window (Mine nil).
+	Schedule func(start int, x []int64) error
+
+	// For RunPercentile's probes: skip the lower or the upper bound
+	// (Lower or Upper then 0 and meaningless), stop once stop says so
+	// after a window (stopped set; the sums then cover the windows read),
+	// and see each window with its stitched schedule (every window).
+	skipLower, skipUpper bool
+	stop                 func(lower, upper int) bool
+	stopped              *bool
+	hook                 func(w *Window, x []int64)
+}
+
 // RunSLO reads src once, a window of size steps at a time, and sums each
-// window's SLO bounds (optional caching). schedule, when not nil, receives
-// each window's restriction schedule.
+// window's SLO bounds (optional caching), without seams. schedule, when
+// not nil, receives each window's restriction schedule.
 func RunSLO(ctx context.Context, src TurnReader, p instance.Params, size int, s int64, opt slo.Options, schedule func(start int, x []int64) error) (*SLOBounds, error) {
-	sp, err := NewSplitter(src, size)
+	return RunSLOWith(ctx, src, SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, Solver: opt, PerWindow: true, Schedule: schedule})
+}
+
+// RunSLOWith reads src once, a window at a time, and sums each window's
+// SLO bounds (optional caching): Lower from SLOLower, Upper from
+// SLORestricted plus the gain of the seam after the window (SLOSeam),
+// which needs the next window's restriction, so the windows are read one
+// ahead and at most two are held. A window's task needs nothing from the
+// tasks of the others (it solves the next window's restriction itself),
+// so a shard's figures (Mine) add up with the others'.
+func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, error) {
+	if o.Schedule != nil && o.Mine != nil {
+		return nil, fmt.Errorf("window: a stitched schedule needs every window")
+	}
+	sp, err := NewSplitter(src, o.WindowTurns)
 	if err != nil {
 		return nil, err
 	}
-	b := &SLOBounds{SLOTokens: s, WindowTurns: size}
+	p, s := o.Params, o.SLOTokens
+	b := &SLOBounds{SLOTokens: s, WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns}
+	var ws []*Window
+	eof := false
+	type restricted struct {
+		up int
+		x  []int64
+	}
+	cache := map[int]restricted{}
+	restrict := func(w *Window) (restricted, error) {
+		if r, ok := cache[w.Index]; ok {
+			return r, nil
+		}
+		up, x, err := SLORestricted(ctx, w, p, s, o.Solver)
+		if err != nil {
+			return restricted{}, err
+		}
+		cache[w.Index] = restricted{up, x}
+		return cache[w.Index], nil
+	}
+	var head []int64 // the current window's schedule with the seam before it applied
 	for {
-		w, err := sp.Next()
-		if errors.Is(err, io.EOF) {
+		for len(ws) < 2 && !eof {
+			w, err := sp.Next()
+			if errors.Is(err, io.EOF) {
+				eof = true
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			ws = append(ws, w)
+		}
+		if len(ws) == 0 {
 			break
 		}
-		if err != nil {
-			return nil, err
+		cur := ws[0]
+		if o.Mine != nil && !o.Mine(cur.Index) {
+			ws, head = ws[1:], nil
+			delete(cache, cur.Index)
+			continue
 		}
-		lo, err := SLOLower(ctx, w, p, s, opt)
-		if err != nil {
-			return nil, err
-		}
-		up, x, err := SLORestricted(ctx, w, p, s, opt)
-		if err != nil {
-			return nil, err
-		}
-		if schedule != nil {
-			if err := schedule(w.Start, x); err != nil {
+		start := time.Now()
+		f := SLOFigures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
+		if !o.skipLower {
+			if f.Lower, err = SLOLower(ctx, cur, p, s, o.Solver); err != nil {
 				return nil, err
 			}
 		}
-		b.Lower += lo
-		b.Upper += up
-		b.Windows++
-		b.Turns += w.Len()
-		b.PerWindow = append(b.PerWindow, SLOFigures{Index: w.Index, Start: w.Start, Turns: w.Len(), Lower: lo, Upper: up})
+		var rc restricted
+		if !o.skipUpper {
+			if rc, err = restrict(cur); err != nil {
+				return nil, err
+			}
+			f.Restricted = rc.up
+		}
+		if head == nil {
+			head = rc.x
+		}
+		var nxtHead []int64
+		if len(ws) > 1 && !o.skipUpper {
+			rn, err := restrict(ws[1])
+			if err != nil {
+				return nil, err
+			}
+			var xl []int64
+			if f.SeamGain, xl, nxtHead, err = SLOSeam(ctx, cur, ws[1], rc.x, rn.x, p, s, o.SeamTurns, o.Solver); err != nil {
+				return nil, err
+			}
+			h := SeamSteps(o.SeamTurns, cur.Len(), ws[1].Len())
+			head = append(head[:cur.Len()-h:cur.Len()-h], xl[cur.Len()-h:]...)
+		}
+		f.Upper = f.Restricted + f.SeamGain
+		f.Seconds = time.Since(start).Seconds()
+		if o.Schedule != nil {
+			if err := o.Schedule(cur.Start, head); err != nil {
+				return nil, err
+			}
+		}
+		if o.hook != nil {
+			o.hook(cur, head)
+		}
+		b.PerWindow = append(b.PerWindow, f)
+		b.Lower, b.Upper = b.Lower+f.Lower, b.Upper+f.Upper
+		ws, head = ws[1:], nxtHead
+		delete(cache, cur.Index)
+		if o.stop != nil && o.stop(b.Lower, b.Upper) {
+			*o.stopped = true
+			break
+		}
 	}
+	b.sum()
+	if !o.PerWindow {
+		b.PerWindow = nil
+	}
+	return b, nil
+}
+
+// SumSLO adds windows' SLO figures into an interval (PerWindow holds them
+// all).
+func SumSLO(figs []SLOFigures, windowTurns, seamTurns int) *SLOBounds {
+	b := &SLOBounds{WindowTurns: windowTurns, SeamTurns: seamTurns, PerWindow: figs}
+	b.sum()
+	return b
+}
+
+// sum sets the totals from PerWindow.
+func (b *SLOBounds) sum() {
+	b.Lower, b.Upper, b.Windows, b.Turns = 0, 0, len(b.PerWindow), 0
+	for _, f := range b.PerWindow {
+		b.Lower += f.Lower
+		b.Upper += f.Upper
+		b.Turns += f.Turns
+	}
+	b.RelativeWidth = 0
 	if b.Upper > 0 {
 		b.RelativeWidth = float64(b.Upper-b.Lower) / float64(b.Upper)
 	}
 	b.ProvenOptimal = b.Lower == b.Upper
-	return b, nil
+}
+
+// SLOSeam re-solves the seam between consecutive windows left and right
+// for SLO s tokens, as Seam does for TEL (optional caching): xl and xr
+// are the windows' restriction schedules (tokens), h = SeamSteps(half, …);
+// every pair whose previous turn and turn both lie in the seam's steps
+// [b − h, b + h) (b right's first step), those crossing b included,
+// becomes free again, on the capacity the two schedules' other pairs
+// leave at each seam step (slo.Options.Reserved), and lp/slo's schedule
+// of the seam replaces theirs when it has fewer violations among those
+// pairs' turns. The old amounts are feasible for the seam, so the gain,
+// the change in the two windows' violations, is ≤ 0 turns. It returns the
+// gain and the two windows' schedules with the seam applied (new slices),
+// checked together as one schedule of the two windows with their
+// violations recounted. Seams of a window's two sides share no step and
+// no freed turn (h is at most half of either window), so the stitched
+// schedule stays admissible, as in the TEL case.
+func SLOSeam(ctx context.Context, left, right *Window, xl, xr []int64, p instance.Params, s int64, half int, opt slo.Options) (int, []int64, []int64, error) {
+	if p.Forced {
+		return 0, nil, nil, errors.New("window: windowed SLO bounds are for optional caching only")
+	}
+	nl, nr := left.Len(), right.Len()
+	if right.Start != left.Start+nl || len(xl) != nl || len(xr) != nr {
+		return 0, nil, nil, fmt.Errorf("window: SLO seam between windows %d and %d that do not touch, or schedules of the wrong length", left.Index, right.Index)
+	}
+	h := SeamSteps(half, nl, nr)
+	x := append(append([]int64(nil), xl...), xr...)
+	if h == 0 {
+		return 0, x[:nl:nl], x[nl:], nil
+	}
+	m := &Window{Index: left.Index, Start: left.Start, Before: left.Before, BeforeHistory: left.BeforeHistory, HasBefore: left.HasBefore,
+		Turns:   append(left.Turns[:nl:nl], right.Turns...),
+		History: append(left.History[:nl:nl], right.History...),
+		Prev:    append(left.Prev[:nl:nl], right.Prev...)}
+	l, err := newLocal(m, p)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	r0, r1 := nl-h, nl+h
+	B := p.BlockSize
+	violates := func(j int, xj int64) bool { return l.in.Load(j+l.o)-xj > s }
+	// The seam's own instance: its turns, a pair kept when both its turns
+	// are in the seam; the blocks the other pairs hold at its steps
+	// reserved.
+	reserved := make([]int64, h+h)
+	freed := make([]bool, h+h)
+	for j := range m.Turns {
+		gp := l.gp[j]
+		if gp < l.a {
+			continue // crosses the windows' start: the restriction carries nothing
+		}
+		from := gp - l.a
+		if from >= r0 && j < r1 {
+			freed[j-r0] = true
+			continue
+		}
+		for t := max(from, r0); t < min(j, r1); t++ {
+			reserved[t-r0] += x[j] / B
+		}
+	}
+	bl := newBuilder(p, h+h)
+	for k := range freed {
+		j := r0 + k
+		prev := -1
+		if freed[k] {
+			prev = l.gp[j] - l.a - r0
+		}
+		if prev >= 0 && bl.last[m.Turns[j].Conv] != prev {
+			return 0, nil, nil, fmt.Errorf("window: seam after window %d: turn %d's previous turn is not its conversation's last", left.Index, m.Start+j)
+		}
+		bl.add(k, m.Turns[j], m.History[j], prev)
+	}
+	in := bl.instance()
+	for k, v := range reserved {
+		if v > in.Blocks() {
+			return 0, nil, nil, fmt.Errorf("window: seam after window %d: step %d over capacity before the re-solve (a bug)", left.Index, m.Start+r0+k)
+		}
+	}
+	o := opt
+	o.Reserved, o.Warm = reserved, nil
+	r, err := slo.Violations(ctx, in, s, o)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("seam after window %d: %w", left.Index, err)
+	}
+	gain := 0
+	for k, f := range freed {
+		if f {
+			j := r0 + k
+			gain += b2i(violates(j, r.Schedule[k])) - b2i(violates(j, x[j]))
+		}
+	}
+	if gain < 0 {
+		for k, f := range freed {
+			if f {
+				x[r0+k] = r.Schedule[k]
+			}
+		}
+	} else {
+		gain = 0 // lp/slo's schedule is no better: keep the restrictions'
+	}
+	// Check the two windows' schedule as one, and recount.
+	full := make([]int64, l.in.K())
+	copy(full[l.o:], x)
+	if err := l.in.CheckSchedule(full); err != nil {
+		return 0, nil, nil, fmt.Errorf("window: seam after window %d: the stitched schedule is not admissible (a bug): %w", left.Index, err)
+	}
+	before, after := 0, 0
+	for j := range x {
+		var old int64
+		if j < nl {
+			old = xl[j]
+		} else {
+			old = xr[j-nl]
+		}
+		before += b2i(violates(j, old))
+		after += b2i(violates(j, x[j]))
+	}
+	if after-before != gain {
+		return 0, nil, nil, fmt.Errorf("window: seam after window %d: violations changed by %d, the seam counted %d (a bug)", left.Index, after-before, gain)
+	}
+	return gain, x[:nl:nl], x[nl:], nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

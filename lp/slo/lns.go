@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -200,17 +201,24 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 			// A slab: the candidates contained in the least interval
 			// [t0 − r, t0 + r] around a random step t0 of u's span that
 			// holds maxFree of them (the time-window neighbourhood).
+			// The radius doubles from half u's span until the interval
+			// holds maxFree candidates (or the whole line).
 			t0 := cu.a + rng.IntN(cu.n-cu.a)
-			w := 2 * (cu.n - cu.a)
-			cand = spanning(max(0, t0-w), min(K-1, t0+w), cand)
-			free = free[:0]
-			for _, i := range cand {
-				c := pr.cands[i]
-				if isFixed(i) {
-					continue
+			for r := max(1, (cu.n-cu.a)/2); ; r *= 2 {
+				cand = idx.contained(max(0, t0-r), min(K-1, t0+r), cand)
+				free = free[:0]
+				for _, i := range cand {
+					if !isFixed(i) {
+						free = append(free, i)
+					}
 				}
+				if len(free) >= maxFree || t0-r <= 0 && t0+r >= K-1 {
+					break
+				}
+			}
+			for _, i := range free {
+				c := pr.cands[i]
 				key[i] = float64(max(t0-c.a, c.n-1-t0)) + rng.Float64()
-				free = append(free, i)
 			}
 			slices.SortFunc(free, func(i, j int) int { return cmp.Compare(key[i], key[j]) })
 			free = free[:min(len(free), maxFree)]
@@ -330,10 +338,16 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		// Under a time limit, search until 3/4 of the time left is used
-		// (the integer programs get the rest) or 4 windows per candidate
-		// in a row gain nothing, without a budget in all.
+		// (the integer programs get the rest) — or all of it when no
+		// integer stage follows (integerStageFollows) — or until 4
+		// windows per candidate in a row gain nothing, without a budget
+		// in all.
+		share := time.Until(dl) * 3 / 4
+		if !pr.integerStageFollows(served, ub, opt) {
+			share = time.Until(dl) * 99 / 100
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)*3/4)
+		ctx, cancel = context.WithTimeout(ctx, share)
 		defer cancel()
 		lo.stall, lo.windows = max(lo.stall, 4*len(pr.cands)), 0
 	}
@@ -345,26 +359,78 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	r.LNSWindows, r.LNSExact, r.LNSGained = st.Windows, st.Exact, st.Gained
 }
 
-// spanIndex finds the candidates spanning a range of steps: candidates
-// sorted by start, and the longest span, so that those spanning [lo, hi]
-// start in [lo − maxSpan + 1, hi].
+// integerStageFollows reports whether Violations's stage after the search
+// can use time: a Backend is set and some component the bounds ub (pairs
+// served, per component) leave open is small enough for the branch and
+// bound (search.go: at most DefaultMaxNonZeros non-zeros) or for the
+// integer program (Options.MaxNonZeros). When none is (a single component
+// of 10^5 turns has about 4.6·10^6 non-zeros), the search may take the
+// whole time left: on 10^5 turns under a 120 s limit the last quarter
+// was otherwise spent idle.
+func (pr *problem) integerStageFollows(served []bool, ub []int, opt Options) bool {
+	if opt.Backend == nil {
+		return false
+	}
+	limit := opt.MaxNonZeros // the integer program's
+	if limit <= 0 {
+		limit = DefaultMaxNonZeros
+	}
+	if !opt.NoSearch {
+		limit = max(limit, DefaultMaxNonZeros) // the branch and bound's
+	}
+	members := make([][]int, pr.ncomp)
+	cnt := make([]int, pr.ncomp)
+	for i, c := range pr.comp {
+		members[c] = append(members[c], i)
+		if served[i] {
+			cnt[c]++
+		}
+	}
+	for c, m := range members {
+		if len(m) > 0 && cnt[c] < ub[c] && pr.nonZeros(m) <= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// spanIndex finds the candidates spanning a range of steps, or contained
+// in one. The candidates are split into classes by span length (class k:
+// n − a in [2^k, 2^(k+1))), each sorted by start with its longest span,
+// so that those of class k spanning [lo, hi] start in
+// [lo − maxSpan_k + 1, hi]: a query scans about as many candidates as it
+// returns, where one list with the longest span of all (3,531 steps
+// against a mean of 204 at 10^5 turns) scanned every candidate starting
+// within the longest span of lo.
 type spanIndex struct {
 	pr      *problem
-	byStart []int
-	starts  []int
+	classes []spanClass
+}
+
+// spanClass is one span-length class of a spanIndex.
+type spanClass struct {
+	byStart []int // candidates, by start
+	starts  []int // their starts
 	maxSpan int
 }
 
 func (pr *problem) newSpanIndex() *spanIndex {
-	m := len(pr.cands)
-	x := &spanIndex{pr: pr, byStart: make([]int, m), starts: make([]int, m)}
-	for i := range x.byStart {
-		x.byStart[i] = i
+	x := &spanIndex{pr: pr}
+	for i, c := range pr.cands {
+		k := bits.Len(uint(c.n-c.a)) - 1 // spans are ≥ 1
+		for len(x.classes) <= k {
+			x.classes = append(x.classes, spanClass{})
+		}
+		x.classes[k].byStart = append(x.classes[k].byStart, i)
 	}
-	slices.SortStableFunc(x.byStart, func(i, j int) int { return pr.cands[i].a - pr.cands[j].a })
-	for k, i := range x.byStart {
-		x.starts[k] = pr.cands[i].a
-		x.maxSpan = max(x.maxSpan, pr.cands[i].n-pr.cands[i].a)
+	for k := range x.classes {
+		cl := &x.classes[k]
+		slices.SortStableFunc(cl.byStart, func(i, j int) int { return pr.cands[i].a - pr.cands[j].a })
+		cl.starts = make([]int, len(cl.byStart))
+		for q, i := range cl.byStart {
+			cl.starts[q] = pr.cands[i].a
+			cl.maxSpan = max(cl.maxSpan, pr.cands[i].n-pr.cands[i].a)
+		}
 	}
 	return x
 }
@@ -372,11 +438,32 @@ func (pr *problem) newSpanIndex() *spanIndex {
 // spanning appends to out[:0] the candidates spanning a step of lo..hi.
 func (x *spanIndex) spanning(lo, hi int, out []int) []int {
 	out = out[:0]
-	k, _ := slices.BinarySearch(x.starts, lo-x.maxSpan+1)
-	for ; k < len(x.starts) && x.starts[k] <= hi; k++ {
-		i := x.byStart[k]
-		if x.pr.cands[i].n > lo {
-			out = append(out, i)
+	for k := range x.classes {
+		cl := &x.classes[k]
+		q, _ := slices.BinarySearch(cl.starts, lo-cl.maxSpan+1)
+		for ; q < len(cl.starts) && cl.starts[q] <= hi; q++ {
+			if i := cl.byStart[q]; x.pr.cands[i].n > lo {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// contained appends to out[:0] the candidates whose steps a..n−1 all lie
+// in lo..hi.
+func (x *spanIndex) contained(lo, hi int, out []int) []int {
+	out = out[:0]
+	for k := range x.classes {
+		if 1<<k > hi-lo+1 {
+			break // class k spans more steps than lo..hi holds
+		}
+		cl := &x.classes[k]
+		q, _ := slices.BinarySearch(cl.starts, lo)
+		for ; q < len(cl.starts) && cl.starts[q] <= hi; q++ {
+			if i := cl.byStart[q]; x.pr.cands[i].n-1 <= hi {
+				out = append(out, i)
+			}
 		}
 	}
 	return out

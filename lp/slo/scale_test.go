@@ -1,0 +1,158 @@
+package slo
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The span index's queries equal a scan of every candidate: spanning
+// returns those with a step in lo..hi (a < hi+1 and n−1 ≥ lo), contained
+// those with every step in lo..hi.
+func TestSpanIndexAgainstScan(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		idx := pr.newSpanIndex()
+		K := in.K()
+		lo := rapid.IntRange(0, K-1).Draw(rt, "lo")
+		hi := rapid.IntRange(lo, K-1).Draw(rt, "hi")
+		var wantSpan, wantIn []int
+		for i, c := range pr.cands {
+			if c.a <= hi && c.n-1 >= lo {
+				wantSpan = append(wantSpan, i)
+			}
+			if c.a >= lo && c.n-1 <= hi {
+				wantIn = append(wantIn, i)
+			}
+		}
+		gotSpan := slices.Sorted(slices.Values(idx.spanning(lo, hi, nil)))
+		gotIn := slices.Sorted(slices.Values(idx.contained(lo, hi, nil)))
+		if !slices.Equal(gotSpan, wantSpan) {
+			rt.Fatalf("spanning(%d, %d) = %v, scan %v", lo, hi, gotSpan, wantSpan)
+		}
+		if !slices.Equal(gotIn, wantIn) {
+			rt.Fatalf("contained(%d, %d) = %v, scan %v", lo, hi, gotIn, wantIn)
+		}
+	})
+}
+
+// plainEject is the ejection pass written as a scan of the component's
+// members at every step (the pass before the span index): the reference
+// the indexed one must match move for move.
+func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
+	type move struct {
+		i  int
+		in bool
+	}
+	for n, u := range members {
+		if n >= ejectAttempts {
+			return
+		}
+		if served[u] {
+			continue
+		}
+		var log []move
+		set := func(i int, in bool) {
+			c := pr.cands[i]
+			w := c.d
+			if !in {
+				w = -w
+			}
+			st.add(c.a, c.n-1, w)
+			served[i] = in
+			log = append(log, move{i, in})
+		}
+		cu := pr.cands[u]
+		set(u, true)
+		gain := 1
+		ok := true
+		for st.max(cu.a, cu.n-1) > 0 {
+			t := st.argmax(cu.a, cu.n-1)
+			out := -1
+			for _, j := range members {
+				cj := pr.cands[j]
+				if j != u && served[j] && cj.a <= t && t < cj.n && (out < 0 || cj.d > pr.cands[out].d) {
+					out = j
+				}
+			}
+			if out < 0 {
+				ok = false
+				break
+			}
+			set(out, false)
+			gain--
+		}
+		if ok {
+			for _, j := range members {
+				cj := pr.cands[j]
+				if !served[j] && st.max(cj.a, cj.n-1)+cj.d <= 0 {
+					set(j, true)
+					gain++
+				}
+			}
+		}
+		if ok && gain > 0 {
+			continue
+		}
+		for k := len(log) - 1; k >= 0; k-- {
+			m := log[k]
+			c := pr.cands[m.i]
+			w := c.d
+			if m.in {
+				w = -w
+			}
+			st.add(c.a, c.n-1, w)
+			served[m.i] = !m.in
+		}
+	}
+}
+
+// The indexed ejection pass makes the same moves as the plain scan of
+// every member, from a greedy start in a random order (every left-out
+// candidate then does not fit, as after improve's fill).
+func TestEjectMatchesPlainScan(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		m := len(pr.cands)
+		order := rapid.Permutation(seq(m)).Draw(rt, "order")
+		served := make([]bool, m)
+		st := pr.slackOf(served)
+		for _, i := range order {
+			if c := pr.cands[i]; st.max(c.a, c.n-1)+c.d <= 0 {
+				served[i] = true
+				st.add(c.a, c.n-1, c.d)
+			}
+		}
+		rank := make([]int, m)
+		for r, i := range order {
+			rank[i] = r
+		}
+		byComp := make([][]int, pr.ncomp)
+		for _, i := range order {
+			byComp[pr.comp[i]] = append(byComp[pr.comp[i]], i)
+		}
+		want := slices.Clone(served)
+		stWant := pr.slackOf(want)
+		idx := pr.newSpanIndex()
+		for _, members := range byComp {
+			pr.plainEject(stWant, want, members)
+			pr.eject(context.Background(), st, served, members, idx, rank)
+		}
+		if !slices.Equal(served, want) {
+			rt.Fatalf("indexed ejection serves %v, plain scan %v", served, want)
+		}
+	})
+}
+
+// seq is 0, 1, …, n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}

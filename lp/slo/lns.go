@@ -355,7 +355,12 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 		// served pairs needed for at most StopAt violations
 		lo.target = pr.in.K() - pr.always - opt.StopAt
 	}
-	st := pr.lns(ctx, served, nil, ub, lo)
+	var st lnsStats
+	if w := pr.lnsWorkers(ctx, lo); w > 1 {
+		st = pr.lnsParallel(ctx, served, ub, lo, w)
+	} else {
+		st = pr.lns(ctx, served, nil, ub, lo)
+	}
 	r.LNSWindows, r.LNSExact, r.LNSGained = st.Windows, st.Exact, st.Gained
 }
 

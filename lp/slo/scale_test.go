@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -155,4 +156,42 @@ func seq(n int) []int {
 		s[i] = i
 	}
 	return s
+}
+
+// The search on several cores (lnsParallel, 2 and 3 workers, a few rounds
+// of a 30 ms limit) never serves fewer candidates than its greedy start
+// and keeps every step within capacity, loads recomputed here from the
+// served set.
+func TestLNSParallelNeverWorse(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		m := len(pr.cands)
+		served := make([]bool, m)
+		pr.improve(context.Background(), served)
+		before := count(served)
+		workers := rapid.IntRange(2, 3).Draw(rt, "workers")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		opt := defaultLNS()
+		opt.stall = 50
+		opt.windows = 0
+		pr.lnsParallel(ctx, served, nil, opt, workers)
+		if count(served) < before {
+			rt.Fatalf("served %d < %d at the start", count(served), before)
+		}
+		load := make([]int64, in.K())
+		for i, c := range pr.cands {
+			if served[i] {
+				for t := c.a; t < c.n; t++ {
+					load[t] += c.d
+				}
+			}
+		}
+		for t := range load {
+			if load[t] > pr.cap[t] {
+				rt.Fatalf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
+			}
+		}
+	})
 }

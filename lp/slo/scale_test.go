@@ -1,10 +1,16 @@
 package slo
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 
 	"pgregory.net/rapid"
 )
@@ -194,4 +200,85 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 			}
 		}
 	})
+}
+
+// benchProblem is the reduced SLO problem (SLO 1,900 tokens, C = 131,072
+// tokens, B = 16) of the default birth–death workload cut at turns turns,
+// with the greedy fill of improve (area order) as served, its slack tree,
+// the members of each component in that order and the ranks.
+func benchProblem(b *testing.B, turns int) (*problem, []bool, [][]int, []int) {
+	b.Helper()
+	p := birthdeath.Default()
+	p.Duration = 0
+	p.MaxTurns = turns
+	tr, err := birthdeath.Trace(p, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	order := seq(len(pr.cands))
+	slices.SortStableFunc(order, func(i, j int) int {
+		ci, cj := pr.cands[i], pr.cands[j]
+		return cmp.Compare(ci.d*int64(ci.n-ci.a), cj.d*int64(cj.n-cj.a))
+	})
+	served := make([]bool, len(pr.cands))
+	st := pr.slackOf(served)
+	for _, i := range order {
+		if c := pr.cands[i]; st.max(c.a, c.n-1)+c.d <= 0 {
+			served[i] = true
+			st.add(c.a, c.n-1, c.d)
+		}
+	}
+	rank := make([]int, len(order))
+	byComp := make([][]int, pr.ncomp)
+	for r, i := range order {
+		rank[i] = r
+		byComp[pr.comp[i]] = append(byComp[pr.comp[i]], i)
+	}
+	return pr, served, byComp, rank
+}
+
+// BenchmarkEject times one ejection pass (3,000 attempts per component)
+// from the greedy fill, the plain scan of every member (the pass before
+// the span index) against the indexed one, at 10^4 and 10^5 turns.
+func BenchmarkEject(b *testing.B) {
+	for _, turns := range []int{10_000, 100_000} {
+		pr, start, byComp, rank := benchProblem(b, turns)
+		idx := pr.newSpanIndex()
+		for _, plain := range []bool{true, false} {
+			name := fmt.Sprintf("turns=%d/indexed", turns)
+			if plain {
+				name = fmt.Sprintf("turns=%d/plain", turns)
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					served := slices.Clone(start)
+					st := pr.slackOf(served)
+					for _, members := range byComp {
+						if plain {
+							pr.plainEject(st, served, members)
+						} else {
+							pr.eject(context.Background(), st, served, members, idx, rank)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLNSWindows times 500 windows of the search from the greedy
+// fill at 10^4 turns.
+func BenchmarkLNSWindows(b *testing.B) {
+	pr, start, _, _ := benchProblem(b, 10_000)
+	opt := defaultLNS()
+	opt.windows, opt.stall = 500, 500
+	for b.Loop() {
+		served := slices.Clone(start)
+		pr.lns(context.Background(), served, nil, nil, opt)
+	}
 }

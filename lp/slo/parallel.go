@@ -32,13 +32,14 @@ const (
 )
 
 // lnsWorkers is the number of workers the search of improveLNS uses: the
-// cores Go runs on, or 1 when the search is not time-limited, has a
-// target, or is too small.
+// cores Go runs on, at most one per parallelMinCandidates/2 candidates (so
+// that a region holds enough of them on a machine of many cores), or 1
+// when the search is not time-limited, has a target, or is too small.
 func (pr *problem) lnsWorkers(ctx context.Context, opt lnsOptions) int {
 	if _, ok := ctx.Deadline(); !ok || opt.target > 0 || len(pr.cands) < parallelMinCandidates {
 		return 1
 	}
-	return runtime.GOMAXPROCS(0)
+	return min(runtime.GOMAXPROCS(0), 2*len(pr.cands)/parallelMinCandidates)
 }
 
 // lnsParallel is lns (no pinned candidates) on workers ≥ 2 cores in

@@ -201,24 +201,17 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 			// A slab: the candidates contained in the least interval
 			// [t0 − r, t0 + r] around a random step t0 of u's span that
 			// holds maxFree of them (the time-window neighbourhood).
-			// The radius doubles from half u's span until the interval
-			// holds maxFree candidates (or the whole line).
 			t0 := cu.a + rng.IntN(cu.n-cu.a)
-			for r := max(1, (cu.n-cu.a)/2); ; r *= 2 {
-				cand = idx.contained(max(0, t0-r), min(K-1, t0+r), cand)
-				free = free[:0]
-				for _, i := range cand {
-					if !isFixed(i) {
-						free = append(free, i)
-					}
-				}
-				if len(free) >= maxFree || t0-r <= 0 && t0+r >= K-1 {
-					break
-				}
-			}
-			for _, i := range free {
+			w := 2 * (cu.n - cu.a)
+			cand = spanning(max(0, t0-w), min(K-1, t0+w), cand)
+			free = free[:0]
+			for _, i := range cand {
 				c := pr.cands[i]
+				if isFixed(i) {
+					continue
+				}
 				key[i] = float64(max(t0-c.a, c.n-1-t0)) + rng.Float64()
+				free = append(free, i)
 			}
 			slices.SortFunc(free, func(i, j int) int { return cmp.Compare(key[i], key[j]) })
 			free = free[:min(len(free), maxFree)]
@@ -440,7 +433,10 @@ func (pr *problem) newSpanIndex() *spanIndex {
 	return x
 }
 
-// spanning appends to out[:0] the candidates spanning a step of lo..hi.
+// spanning appends to out[:0] the candidates spanning a step of lo..hi,
+// by start and then by index (the order of one list sorted by start, so
+// that the search's windows, and with them a solve without a time limit,
+// are what they were before the classes).
 func (x *spanIndex) spanning(lo, hi int, out []int) []int {
 	out = out[:0]
 	for k := range x.classes {
@@ -452,24 +448,13 @@ func (x *spanIndex) spanning(lo, hi int, out []int) []int {
 			}
 		}
 	}
-	return out
-}
-
-// contained appends to out[:0] the candidates whose steps a..n−1 all lie
-// in lo..hi.
-func (x *spanIndex) contained(lo, hi int, out []int) []int {
-	out = out[:0]
-	for k := range x.classes {
-		if 1<<k > hi-lo+1 {
-			break // class k spans more steps than lo..hi holds
-		}
-		cl := &x.classes[k]
-		q, _ := slices.BinarySearch(cl.starts, lo)
-		for ; q < len(cl.starts) && cl.starts[q] <= hi; q++ {
-			if i := cl.byStart[q]; x.pr.cands[i].n-1 <= hi {
-				out = append(out, i)
+	if len(x.classes) > 1 {
+		slices.SortFunc(out, func(i, j int) int {
+			if c := cmp.Compare(x.pr.cands[i].a, x.pr.cands[j].a); c != 0 {
+				return c
 			}
-		}
+			return cmp.Compare(i, j)
+		})
 	}
 	return out
 }

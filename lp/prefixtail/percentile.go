@@ -190,49 +190,33 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 		}
 		return lower, bestV <= float64(M), nil
 	}
-	const (
-		both = iota
-		proofs
-		schedules
-	)
-	type span struct{ a, b, mode int } // open interval of candidate indices still to decide
 	// A first probe at the upper end's own candidate gives the schedules.
 	if _, _, err := probe(cand[hi]); err != nil {
 		return nil, err
 	}
-	work := []span{{lo, hi, both}}
-	for len(work) > 0 && ctx.Err() == nil {
-		sp := work[len(work)-1]
-		work = work[:len(work)-1]
-		a, c := max(sp.a, lo), min(sp.b, hi)
-		if c-a <= 1 {
-			continue
-		}
-		mid := a + (c-a)/2
+	// Bisect the candidates between the two ends (objective.TauSearch,
+	// which splits at an undecided probe as at turn level).
+	ts := objective.TauSearch[int]{Lo: lo, Hi: hi}
+	err := ts.Run(ctx, nil, func(mid int, _ objective.ProbeMode) (objective.Verdict, error) {
 		lower, achieved, err := probe(cand[mid])
 		if err != nil {
-			return nil, err
+			return objective.Undecided, err
 		}
+		ts.Hi = min(ts.Hi, hi) // consider may have lowered the upper end
 		switch {
-		case achieved || hi <= mid:
-			// consider moved hi to at most mid.
-			work = append(work, span{a, min(mid, hi), sp.mode})
-		case math.Ceil(lower-tol) > float64(M):
-			lo = mid
+		case achieved:
+			return objective.Achieved, nil // consider moved hi to at most mid
+		case hi > mid && math.Ceil(lower-tol) > float64(M):
 			b.LowerFrom = "slo-probes"
-			work = append(work, span{mid, c, sp.mode})
-		default:
-			search.Undecided++
-			switch sp.mode {
-			case both:
-				work = append(work, span{a, mid, proofs}, span{mid, c, schedules})
-			case proofs:
-				work = append(work, span{a, mid, proofs})
-			case schedules:
-				work = append(work, span{mid, c, schedules})
-			}
+			return objective.TooLow, nil
 		}
+		return objective.Undecided, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	lo = ts.Lo
+	search.Undecided += ts.Undecided
 	b.Lower, b.Upper = float64(cand[lo+1]), float64(cand[hi])
 	if b.Lower > b.Upper {
 		return nil, fmt.Errorf("internal: percentile bounds %v > %v", b.Lower, b.Upper)

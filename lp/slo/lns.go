@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -330,10 +331,16 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		// Under a time limit, search until 3/4 of the time left is used
-		// (the integer programs get the rest) or 4 windows per candidate
-		// in a row gain nothing, without a budget in all.
+		// (the integer programs get the rest) — or all of it when no
+		// integer stage follows (integerStageFollows) — or until 4
+		// windows per candidate in a row gain nothing, without a budget
+		// in all.
+		share := time.Until(dl) * 3 / 4
+		if !pr.integerStageFollows(served, ub, opt) {
+			share = time.Until(dl) * 99 / 100
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)*3/4)
+		ctx, cancel = context.WithTimeout(ctx, share)
 		defer cancel()
 		lo.stall, lo.windows = max(lo.stall, 4*len(pr.cands)), 0
 	}
@@ -341,43 +348,113 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 		// served pairs needed for at most StopAt violations
 		lo.target = pr.in.K() - pr.always - opt.StopAt
 	}
-	st := pr.lns(ctx, served, nil, ub, lo)
+	var st lnsStats
+	if w := pr.lnsWorkers(ctx, lo); w > 1 {
+		st = pr.lnsParallel(ctx, served, ub, lo, w)
+	} else {
+		st = pr.lns(ctx, served, nil, ub, lo)
+	}
 	r.LNSWindows, r.LNSExact, r.LNSGained = st.Windows, st.Exact, st.Gained
 }
 
-// spanIndex finds the candidates spanning a range of steps: candidates
-// sorted by start, and the longest span, so that those spanning [lo, hi]
-// start in [lo − maxSpan + 1, hi].
+// integerStageFollows reports whether Violations's stage after the search
+// can use time: a Backend is set and some component the bounds ub (pairs
+// served, per component) leave open is small enough for the branch and
+// bound (search.go: at most DefaultMaxNonZeros non-zeros) or for the
+// integer program (Options.MaxNonZeros). When none is (a single component
+// of 10^5 turns has about 4.6·10^6 non-zeros), the search may take the
+// whole time left: on 10^5 turns under a 120 s limit the last quarter
+// was otherwise spent idle.
+func (pr *problem) integerStageFollows(served []bool, ub []int, opt Options) bool {
+	if opt.Backend == nil {
+		return false
+	}
+	limit := opt.MaxNonZeros // the integer program's
+	if limit <= 0 {
+		limit = DefaultMaxNonZeros
+	}
+	if !opt.NoSearch {
+		limit = max(limit, DefaultMaxNonZeros) // the branch and bound's
+	}
+	members := make([][]int, pr.ncomp)
+	cnt := make([]int, pr.ncomp)
+	for i, c := range pr.comp {
+		members[c] = append(members[c], i)
+		if served[i] {
+			cnt[c]++
+		}
+	}
+	for c, m := range members {
+		if len(m) > 0 && cnt[c] < ub[c] && pr.nonZeros(m) <= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// spanIndex finds the candidates spanning a range of steps, or contained
+// in one. The candidates are split into classes by span length (class k:
+// n − a in [2^k, 2^(k+1))), each sorted by start with its longest span,
+// so that those of class k spanning [lo, hi] start in
+// [lo − maxSpan_k + 1, hi]: a query scans about as many candidates as it
+// returns, where one list with the longest span of all (3,531 steps
+// against a mean of 204 at 10^5 turns) scanned every candidate starting
+// within the longest span of lo.
 type spanIndex struct {
 	pr      *problem
-	byStart []int
-	starts  []int
+	classes []spanClass
+}
+
+// spanClass is one span-length class of a spanIndex.
+type spanClass struct {
+	byStart []int // candidates, by start
+	starts  []int // their starts
 	maxSpan int
 }
 
 func (pr *problem) newSpanIndex() *spanIndex {
-	m := len(pr.cands)
-	x := &spanIndex{pr: pr, byStart: make([]int, m), starts: make([]int, m)}
-	for i := range x.byStart {
-		x.byStart[i] = i
+	x := &spanIndex{pr: pr}
+	for i, c := range pr.cands {
+		k := bits.Len(uint(c.n-c.a)) - 1 // spans are ≥ 1
+		for len(x.classes) <= k {
+			x.classes = append(x.classes, spanClass{})
+		}
+		x.classes[k].byStart = append(x.classes[k].byStart, i)
 	}
-	slices.SortStableFunc(x.byStart, func(i, j int) int { return pr.cands[i].a - pr.cands[j].a })
-	for k, i := range x.byStart {
-		x.starts[k] = pr.cands[i].a
-		x.maxSpan = max(x.maxSpan, pr.cands[i].n-pr.cands[i].a)
+	for k := range x.classes {
+		cl := &x.classes[k]
+		slices.SortStableFunc(cl.byStart, func(i, j int) int { return pr.cands[i].a - pr.cands[j].a })
+		cl.starts = make([]int, len(cl.byStart))
+		for q, i := range cl.byStart {
+			cl.starts[q] = pr.cands[i].a
+			cl.maxSpan = max(cl.maxSpan, pr.cands[i].n-pr.cands[i].a)
+		}
 	}
 	return x
 }
 
-// spanning appends to out[:0] the candidates spanning a step of lo..hi.
+// spanning appends to out[:0] the candidates spanning a step of lo..hi,
+// by start and then by index (the order of one list sorted by start, so
+// that the search's windows, and with them a solve without a time limit,
+// are what they were before the classes).
 func (x *spanIndex) spanning(lo, hi int, out []int) []int {
 	out = out[:0]
-	k, _ := slices.BinarySearch(x.starts, lo-x.maxSpan+1)
-	for ; k < len(x.starts) && x.starts[k] <= hi; k++ {
-		i := x.byStart[k]
-		if x.pr.cands[i].n > lo {
-			out = append(out, i)
+	for k := range x.classes {
+		cl := &x.classes[k]
+		q, _ := slices.BinarySearch(cl.starts, lo-cl.maxSpan+1)
+		for ; q < len(cl.starts) && cl.starts[q] <= hi; q++ {
+			if i := cl.byStart[q]; x.pr.cands[i].n > lo {
+				out = append(out, i)
+			}
 		}
+	}
+	if len(x.classes) > 1 {
+		slices.SortFunc(out, func(i, j int) int {
+			if c := cmp.Compare(x.pr.cands[i].a, x.pr.cands[j].a); c != 0 {
+				return c
+			}
+			return cmp.Compare(i, j)
+		})
 	}
 	return out
 }

@@ -120,12 +120,12 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 	// of P_Q > τ (the LP and integer programs, no search for a schedule)
 	// or only schedules (greedy and search, no LP).
 	const (
-		both = iota
-		proofs
-		schedules
+		both      = objective.EitherWay
+		proofs    = objective.ProofsOnly
+		schedules = objective.SchedulesOnly
 	)
 	var warm *Warm
-	probe := func(tau int64, mode int) (*Result, error) {
+	probe := func(tau int64, mode objective.ProbeMode) (*Result, error) {
 		r.Probes++
 		o := greedy
 		o.Warm = warm
@@ -159,14 +159,11 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 		}
 		return res, err
 	}
-	// Bisect (lo, hi). A probe that decides neither way splits the
-	// search: below it only proofs of P_Q > τ are still to be found (a
-	// τ under an undecided one is no easier to achieve), above it only
-	// schedules achieving τ (a τ above it is no easier to rule out).
-	type span struct {
-		a, b int64 // open interval of τ still to decide
-		mode int
-	}
+	// Bisect (lo, hi) (objective.TauSearch): a probe that decides
+	// neither way splits the search — below it only proofs of P_Q > τ are
+	// still to be found (a τ under an undecided one is no easier to
+	// achieve), above it only schedules achieving τ (a τ above it is no
+	// easier to rule out).
 	// seen holds each probed τ's bounds on violations, for pick.
 	seen := map[int64][2]int{}
 	steps := 0
@@ -177,7 +174,7 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 	// thousands of turns move almost linearly in τ over a narrow
 	// interval — and the midpoint otherwise, so that the interval at
 	// least halves every two steps.
-	pick := func(a, b int64, mode int) int64 {
+	pick := func(a, b int64, mode objective.ProbeMode) int64 {
 		mid := a + (b-a)/2
 		steps++
 		if steps%2 == 0 {
@@ -232,18 +229,11 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 		t := float64(p) + (vp-target)/(vp-vq)*float64(q-p)
 		return min(max(int64(math.Round(t)), a+1), b-1)
 	}
-	work := []span{{lo, hi, both}}
-	for len(work) > 0 && ctx.Err() == nil {
-		sp := work[len(work)-1]
-		work = work[:len(work)-1]
-		a, b := max(sp.a, lo), min(sp.b, hi)
-		if b-a <= 1 {
-			continue
-		}
-		mid := pick(a, b, sp.mode)
-		res, err := probe(mid, sp.mode)
+	ts := objective.TauSearch[int64]{Lo: lo, Hi: hi}
+	err := ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
+		res, err := probe(mid, mode)
 		if err != nil {
-			return nil, err
+			return objective.Undecided, err
 		}
 		seen[mid] = [2]int{res.Lower, res.Upper}
 		switch {
@@ -251,27 +241,23 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 			// the schedule's own percentile may be below τ: its
 			// violations at that τ are counted, its lower bound is
 			// the one at mid (a guide for pick, not a bound)
-			if q := Quantile(in, res.Schedule, rank); q < mid {
+			q := Quantile(in, res.Schedule, rank)
+			if q < mid {
 				seen[q] = [2]int{res.Lower, Count(in, res.Schedule, q)}
 			}
-			hi = min(mid, Quantile(in, res.Schedule, rank))
+			ts.Hi = min(mid, q)
 			best = res.Schedule
-			work = append(work, span{a, mid, sp.mode})
+			return objective.Achieved, nil
 		case res.Lower > M:
-			lo = mid
-			work = append(work, span{mid, b, sp.mode})
-		default:
-			r.Undecided++
-			switch sp.mode {
-			case both:
-				work = append(work, span{a, mid, proofs}, span{mid, b, schedules})
-			case proofs:
-				work = append(work, span{a, mid, proofs})
-			case schedules:
-				work = append(work, span{mid, b, schedules})
-			}
+			return objective.TooLow, nil
 		}
+		return objective.Undecided, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	lo, hi = ts.Lo, ts.Hi
+	r.Undecided += ts.Undecided
 	r.Lower, r.Upper = lo+1, hi
 	r.Schedule = best
 	if got := Quantile(in, best, rank); got > r.Upper {

@@ -293,9 +293,15 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 // solve solves the windows of size steps that mine picks (nil: all),
 // reading the trace once.
 func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params, size int, mine func(int) bool) (*window.Bounds, error) {
+	return c.solveUpTo(ctx, mem, p, size, -1, mine)
+}
+
+// solveUpTo is solve reading only the trace's first limit turns (< 0:
+// all).
+func (c Command) solveUpTo(ctx context.Context, mem *trace.Trace, p instance.Params, size, limit int, mine func(int) bool) (*window.Bounds, error) {
 	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, PerWindow: true, Mine: mine}
 	if mem != nil {
-		return window.Run(ctx, window.NewTurns(mem.Turns), opt)
+		return window.Run(ctx, &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, opt)
 	}
 	f, err := trace.Open(c.Trace)
 	if err != nil {
@@ -304,7 +310,41 @@ func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params,
 	defer f.Close()
 	rd := trace.NewParallelReader(f, c.Trace, 1)
 	defer rd.Close()
-	return window.Run(ctx, rd, opt)
+	return window.Run(ctx, &firstTurns{src: rd, left: limit}, opt)
+}
+
+// firstTurns reads the first left turns of src (all when left < 0).
+type firstTurns struct {
+	src  window.TurnReader
+	left int
+}
+
+// Next returns src's next turn, io.EOF once left turns are read.
+func (r *firstTurns) Next() (trace.Turn, error) {
+	if r.left == 0 {
+		return trace.Turn{}, io.EOF
+	}
+	r.left--
+	return r.src.Next()
+}
+
+// GridWindows returns the window of each point of the grid of nw windows
+// cut into n shards: shard i holds the grid points i−1 mod n (as every
+// suite's shard does), and they are consecutive windows — the first nw
+// mod n shards take ⌈nw/n⌉ windows, the others ⌊nw/n⌋, in order — so
+// that a shard solves the window after its last (for the seam) once, not
+// after each of its windows, and reads the trace only up to its windows.
+func GridWindows(nw, n int) []int {
+	n = max(1, n)
+	order := make([]int, nw)
+	first := 0 // the first window of shard s
+	for s := 0; s < n; s++ {
+		for k, p := 0, s; p < nw; k, p = k+1, p+n {
+			order[p] = first + k
+		}
+		first += (nw - s + n - 1) / n
+	}
+	return order
 }
 
 // metrics are the values of a window's record in a shard file, tokens and
@@ -314,20 +354,36 @@ var metrics = []string{"lower_bound_tokens", "restricted_tokens", "seam_gain_tok
 // shard solves shard sh's windows and returns its result file: the grid is
 // every window (its index, first step and turns), the records the shard's.
 func (c Command) shard(ctx context.Context, mem *trace.Trace, p instance.Params, size, turns int, sh suite.Shard, settings map[string]string) (*suite.File, error) {
-	b, err := c.solve(ctx, mem, p, size, sh.Has)
+	nw := (turns + size - 1) / size
+	order := GridWindows(nw, sh.N)
+	point := make([]int, nw) // grid point of each window
+	mineW := make([]bool, nw)
+	last := -1 // the shard's last window
+	for p, w := range order {
+		point[w] = p
+		if sh.Has(p) {
+			mineW[w], last = true, max(last, w)
+		}
+	}
+	// The shard's windows are consecutive: it reads the trace up to the
+	// two windows after its last (the seam's and the one that says whether
+	// that one is the last) and no further.
+	limit := min(turns, (last+3)*size)
+	b, err := c.solveUpTo(ctx, mem, p, size, limit, func(w int) bool { return w < nw && mineW[w] })
 	if err != nil {
 		return nil, err
 	}
 	f := &suite.File{Suite: Name, Options: suite.Options{Seed: c.Seed, Params: settings}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
-	for i, start := 0, 0; start < turns; i, start = i+1, start+size {
-		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(i), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
+	for _, w := range order {
+		start := w * size
+		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
 	}
 	for _, w := range b.PerWindow {
-		if w.Index >= len(f.Grid) || f.Grid[w.Index]["turns"] != strconv.Itoa(w.Turns) {
+		if w.Index >= nw || f.Grid[point[w.Index]]["turns"] != strconv.Itoa(w.Turns) {
 			return nil, fmt.Errorf("window %d: %d turns, but the trace counted %d turns before it was read (changed while read?)", w.Index, w.Turns, turns)
 		}
-		f.Points = append(f.Points, w.Index)
-		f.Records = append(f.Records, suite.Record{Point: w.Index, Key: "window", Values: map[string]suite.Num{
+		f.Points = append(f.Points, point[w.Index])
+		f.Records = append(f.Records, suite.Record{Point: point[w.Index], Key: "window", Values: map[string]suite.Num{
 			"lower_bound_tokens": suite.Num(w.Lower), "restricted_tokens": suite.Num(w.Restricted), "seam_gain_tokens": suite.Num(w.SeamGain),
 			"upper_bound_tokens": suite.Num(w.Upper), "base_tel_tokens": suite.Num(w.BaseTEL), "seconds": suite.Num(w.Seconds)}})
 	}
@@ -360,7 +416,10 @@ func Render(w io.Writer, f *suite.File, format string) error {
 				return fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
 			}
 		}
-		figs[r.Point] = window.Figures{Index: idx, Start: start, Turns: n, Lower: r.V("lower_bound_tokens"), Restricted: r.V("restricted_tokens"),
+		if idx < 0 || idx >= len(figs) || figs[idx].Turns != 0 || n < 1 {
+			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
+		}
+		figs[idx] = window.Figures{Index: idx, Start: start, Turns: n, Lower: r.V("lower_bound_tokens"), Restricted: r.V("restricted_tokens"),
 			SeamGain: r.V("seam_gain_tokens"), Upper: r.V("upper_bound_tokens"), BaseTEL: r.V("base_tel_tokens"), Seconds: r.V("seconds")}
 	}
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])

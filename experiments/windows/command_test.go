@@ -157,3 +157,46 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestGridWindows: the grid points of each shard (i−1 mod n) are
+// consecutive windows, every window once; worked by hand for 7 windows in
+// 3 shards (points 0, 3, 6 → windows 0, 1, 2; 1, 4 → 3, 4; 2, 5 → 5, 6),
+// and checked on every small case by counting.
+func TestGridWindows(t *testing.T) {
+	for _, c := range []struct {
+		nw, n int
+		want  []int
+	}{
+		{7, 3, []int{0, 3, 5, 1, 4, 6, 2}},
+		{4, 1, []int{0, 1, 2, 3}},
+		{4, 2, []int{0, 2, 1, 3}},
+		{2, 3, []int{0, 1}},
+	} {
+		if got := windows.GridWindows(c.nw, c.n); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("GridWindows(%d, %d) = %v, want %v", c.nw, c.n, got, c.want)
+		}
+	}
+	for nw := 0; nw <= 30; nw++ {
+		for n := 1; n <= 8; n++ {
+			order := windows.GridWindows(nw, n)
+			seen := make([]bool, nw)
+			for s := 0; s < n; s++ {
+				var ws []int
+				for p := s; p < nw; p += n {
+					ws = append(ws, order[p])
+				}
+				for k, w := range ws {
+					if w < 0 || w >= nw || seen[w] || (k > 0 && w != ws[k-1]+1) {
+						t.Fatalf("GridWindows(%d, %d) = %v: shard %d's windows %v are not consecutive new windows", nw, n, order, s+1, ws)
+					}
+					seen[w] = true
+				}
+			}
+			for w, ok := range seen {
+				if !ok {
+					t.Fatalf("GridWindows(%d, %d) = %v: window %d missing", nw, n, order, w)
+				}
+			}
+		}
+	}
+}

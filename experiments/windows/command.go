@@ -6,11 +6,13 @@ package windows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
@@ -82,47 +84,87 @@ type Command struct {
 	SLO *int64
 }
 
-// runSLO is Run for --objective slo.
-func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.Table, error) {
+// runSLO is Run for --objective slo: in one process, as one shard
+// (--shard), or as a Slurm array (--slurm). The windows' SLO bounds are
+// independent of each other (no seams), so a shard solves its windows only.
+func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params) (any, []report.Table, error) {
 	switch {
 	case c.Forced:
 		return nil, nil, option.Errorf("forced", "windowed SLO bounds are for optional caching only")
-	case c.Shard != "" || c.Slurm > 0 || len(c.Curve) > 0 || c.TargetWidth > 0:
-		return nil, nil, option.Errorf("objective", "--objective slo with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)")
+	case len(c.Curve) > 0 || c.TargetWidth > 0:
+		return nil, nil, option.Errorf("objective", "--objective slo with --windows takes one window count (no --target-width or list of window counts)")
+	}
+	if c.Slurm > 0 {
+		return nil, nil, c.slurm(stdout)
 	}
 	var mem *trace.Trace
 	var err error
 	turns := -1
-	var src window.TurnReader
+	label := c.Trace
 	if c.Trace == "" {
 		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
 			return nil, nil, err
 		}
-		turns, src = len(mem.Turns), window.NewTurns(mem.Turns)
-	} else {
-		if c.Windows > 0 {
-			if turns, err = countTurns(c.Trace); err != nil {
-				return nil, nil, option.Wrap("trace", err)
-			}
-		}
-		f, err := trace.Open(c.Trace)
-		if err != nil {
+		turns = len(mem.Turns)
+		label = fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)
+	} else if c.Windows > 0 || c.Shard != "" {
+		if turns, err = countTurns(c.Trace); err != nil {
 			return nil, nil, option.Wrap("trace", err)
 		}
-		defer f.Close()
-		rd := trace.NewParallelReader(f, c.Trace, 1)
-		defer rd.Close()
-		src = rd
 	}
 	size := c.WindowTurns
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
+	if c.Shard != "" {
+		sh, err := suite.ParseShard(c.Shard)
+		if err != nil {
+			return nil, nil, err
+		}
+		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(p.Capacity, 10),
+			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": "slo", "slo_tokens": strconv.FormatInt(*c.SLO, 10),
+			"window_turns": strconv.Itoa(size), "turns": strconv.Itoa(turns)}
+		f, err := c.sloShard(ctx, mem, p, size, turns, sh, settings)
+		if err != nil {
+			return nil, nil, err
+		}
+		dst := c.Out
+		if dst == "" {
+			dst = outfile.Stdout
+		}
+		return nil, nil, outfile.Write(ctx, "out", dst, stdout, f.Write)
+	}
+	src, done, err := c.turns(mem, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
 	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !c.PerWindow {
+	doc, tables := sloOutput(b, c.PerWindow)
+	return doc, tables, nil
+}
+
+// turns opens the trace (or the embedded one, mem) as a TurnReader of its
+// first limit turns (< 0: all); done closes it.
+func (c Command) turns(mem *trace.Trace, limit int) (window.TurnReader, func(), error) {
+	if mem != nil {
+		return &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, func() {}, nil
+	}
+	f, err := trace.Open(c.Trace)
+	if err != nil {
+		return nil, nil, option.Wrap("trace", err)
+	}
+	rd := trace.NewParallelReader(f, c.Trace, 1)
+	return &firstTurns{src: rd, left: limit}, func() { rd.Close(); f.Close() }, nil
+}
+
+// sloOutput is the document and tables of windowed SLO bounds b, with
+// each window's figures when perWindow.
+func sloOutput(b *window.SLOBounds, perWindow bool) (any, []report.Table) {
+	if !perWindow {
 		b.PerWindow = nil
 	}
 	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns),
@@ -139,7 +181,106 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 		}
 		out = append(out, pw)
 	}
-	return b, out, nil
+	return b, out
+}
+
+// sloShard solves the SLO bounds of shard sh's windows (consecutive, as
+// GridWindows assigns them), reading the trace up to its last window, and
+// returns its result file.
+func (c Command) sloShard(ctx context.Context, mem *trace.Trace, p instance.Params, size, turns int, sh suite.Shard, settings map[string]string) (*suite.File, error) {
+	nw := (turns + size - 1) / size
+	order := GridWindows(nw, sh.N)
+	point := make([]int, nw)
+	last := -1
+	for pt, w := range order {
+		point[w] = pt
+		if sh.Has(pt) {
+			last = max(last, w)
+		}
+	}
+	src, done, err := c.turns(mem, min(turns, (last+1)*size))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	sp, err := window.NewSplitter(src, size)
+	if err != nil {
+		return nil, err
+	}
+	f := &suite.File{Suite: Name, Options: suite.Options{Seed: c.Seed, Params: settings}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
+	for _, w := range order {
+		start := w * size
+		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
+	}
+	for {
+		w, err := sp.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if w.Index >= nw || !sh.Has(point[w.Index]) {
+			continue
+		}
+		if f.Grid[point[w.Index]]["turns"] != strconv.Itoa(w.Len()) {
+			return nil, fmt.Errorf("window %d: %d turns, but the trace counted %d turns before it was read (changed while read?)", w.Index, w.Len(), turns)
+		}
+		start := time.Now()
+		lo, err := window.SLOLower(ctx, w, p, *c.SLO, slo.Options{})
+		if err != nil {
+			return nil, err
+		}
+		up, _, err := window.SLORestricted(ctx, w, p, *c.SLO, slo.Options{})
+		if err != nil {
+			return nil, err
+		}
+		f.Points = append(f.Points, point[w.Index])
+		f.Records = append(f.Records, suite.Record{Point: point[w.Index], Key: "window", Values: map[string]suite.Num{
+			"lower_bound_turns": suite.Num(lo), "upper_bound_turns": suite.Num(up), "seconds": suite.Num(time.Since(start).Seconds())}})
+	}
+	if f.Digest, err = f.ComputeDigest(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// renderSLO prints a merged result file of windowed SLO shards as the
+// one-process run prints it.
+func renderSLO(w io.Writer, f *suite.File, format string) error {
+	s, err := strconv.ParseInt(f.Options.Params["slo_tokens"], 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: setting slo_tokens %q: %w", Name, f.Options.Params["slo_tokens"], err)
+	}
+	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
+	figs := make([]window.SLOFigures, len(f.Grid))
+	for _, r := range f.Records {
+		g := f.Grid[r.Point]
+		idx, _ := strconv.Atoi(g["window"])
+		start, _ := strconv.Atoi(g["start_step"])
+		n, _ := strconv.Atoi(g["turns"])
+		for _, m := range []string{"lower_bound_turns", "upper_bound_turns"} {
+			if _, ok := r.Values[m]; !ok {
+				return fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
+			}
+		}
+		if idx < 0 || idx >= len(figs) || figs[idx].Turns != 0 || n < 1 {
+			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
+		}
+		figs[idx] = window.SLOFigures{Index: idx, Start: start, Turns: n, Lower: int(r.V("lower_bound_turns")), Upper: int(r.V("upper_bound_turns"))}
+	}
+	b := &window.SLOBounds{SLOTokens: s, WindowTurns: size, Windows: len(figs), PerWindow: figs}
+	for _, fg := range figs {
+		b.Lower += fg.Lower
+		b.Upper += fg.Upper
+		b.Turns += fg.Turns
+	}
+	if b.Upper > 0 {
+		b.RelativeWidth = float64(b.Upper-b.Lower) / float64(b.Upper)
+	}
+	b.ProvenOptimal = b.Lower == b.Upper
+	doc, tables := sloOutput(b, false)
+	return report.Emit(w, format, doc, tables...)
 }
 
 // Report is the JSON document of solve --windows: the interval (tokens),
@@ -211,7 +352,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, err
 	}
 	if c.SLO != nil {
-		return c.runSLO(ctx, p)
+		return c.runSLO(ctx, stdout, p)
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
@@ -404,6 +545,9 @@ func Render(w io.Writer, f *suite.File, format string) error {
 	}
 	if format == "latex" {
 		return fmt.Errorf("flag --format: latex is for the suites; %s prints table|markdown|csv|json", Name)
+	}
+	if f.Options.Params["objective"] == "slo" {
+		return renderSLO(w, f, format)
 	}
 	figs := make([]window.Figures, len(f.Grid))
 	for _, r := range f.Records {

@@ -17,6 +17,8 @@ import (
 	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/slo"
+	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
 )
@@ -198,5 +200,67 @@ func TestGridWindows(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSLOShardsMergeToOneProcess: windowed SLO bounds as three shards,
+// merged with the suites' checks, print exactly what the one-process run
+// prints, and that interval meets lp/slo's on the whole trace (both
+// contain the optimum).
+func TestSLOShardsMergeToOneProcess(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 600, 4)
+	c := base(path)
+	s := int64(300)
+	c.SLO = &s
+	doc, tables, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := doc.(*window.SLOBounds)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := slo.Violations(ctx, in, s, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Windows != 5 || b.Turns != 600 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.Lower > b.Upper {
+		t.Fatalf("windowed [%d, %d] over %d windows, %d turns; whole trace [%d, %d]", b.Lower, b.Upper, b.Windows, b.Turns, whole.Lower, whole.Upper)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+		if _, _, err := sh.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sh.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.Render(&got, f, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
+	}
+	// A shard of another SLO is refused, naming the setting.
+	o := c
+	s2 := s + 1
+	o.SLO, o.Shard, o.Out = &s2, "3/3", filepath.Join(t.TempDir(), "other.json")
+	if _, _, err := o.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.ReadFiles([]string{files[0], files[1], o.Out}); err == nil || !strings.Contains(err.Error(), "slo_tokens") {
+		t.Fatalf("merge of another SLO: %v", err)
 	}
 }

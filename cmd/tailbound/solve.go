@@ -54,7 +54,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")
 	fs.IntVar(&w.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
-	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (window w when w mod n = i−1) and write its result file for merge")
+	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (the i-th of n runs of consecutive windows, with --objective tel or slo) and write its result file for merge")
 	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
 	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
 	format, err := parseFormat(fs, args)

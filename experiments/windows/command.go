@@ -5,6 +5,7 @@
 package windows
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -155,45 +156,89 @@ func (c Command) runPercentile(ctx context.Context, p instance.Params) (any, []r
 	return b, out, nil
 }
 
-// runSLO is Run for --objective slo.
-func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.Table, error) {
+// runSLO is Run for --objective slo: in one process, as one shard
+// (--shard), or as a Slurm array (--slurm). A shard solves its windows
+// and the seam after each (which needs the next window's restriction, solved
+// again by the shard), so the shards' figures add up to the one process's.
+func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params) (any, []report.Table, error) {
 	switch {
 	case c.Forced:
 		return nil, nil, option.Errorf("forced", "windowed SLO bounds are for optional caching only")
-	case c.Shard != "" || c.Slurm > 0 || len(c.Curve) > 0 || c.TargetWidth > 0:
-		return nil, nil, option.Errorf("objective", "--objective slo with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)")
+	case len(c.Curve) > 0 || c.TargetWidth > 0:
+		return nil, nil, option.Errorf("objective", "--objective slo with --windows takes one window count (no --target-width or list of window counts)")
+	}
+	if c.Slurm > 0 {
+		return nil, nil, c.slurm(stdout)
 	}
 	var mem *trace.Trace
 	var err error
 	turns := -1
-	var src window.TurnReader
+	label := c.Trace
 	if c.Trace == "" {
 		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
 			return nil, nil, err
 		}
-		turns, src = len(mem.Turns), window.NewTurns(mem.Turns)
-	} else {
-		if c.Windows > 0 {
-			if turns, err = countTurns(c.Trace); err != nil {
-				return nil, nil, option.Wrap("trace", err)
-			}
-		}
-		f, err := trace.Open(c.Trace)
-		if err != nil {
+		turns = len(mem.Turns)
+		label = fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)
+	} else if c.Windows > 0 || c.Shard != "" {
+		if turns, err = countTurns(c.Trace); err != nil {
 			return nil, nil, option.Wrap("trace", err)
 		}
-		defer f.Close()
-		rd := trace.NewParallelReader(f, c.Trace, 1)
-		defer rd.Close()
-		src = rd
 	}
 	size := c.WindowTurns
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
-	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: c.PerWindow})
+	if c.Shard != "" {
+		sh, err := suite.ParseShard(c.Shard)
+		if err != nil {
+			return nil, nil, err
+		}
+		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(p.Capacity, 10),
+			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": "slo", "slo_tokens": strconv.FormatInt(*c.SLO, 10),
+			"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns)}
+		f, err := c.sloShard(ctx, mem, p, size, turns, sh, settings)
+		if err != nil {
+			return nil, nil, err
+		}
+		dst := c.Out
+		if dst == "" {
+			dst = outfile.Stdout
+		}
+		return nil, nil, outfile.Write(ctx, "out", dst, stdout, f.Write)
+	}
+	src, done, err := c.turns(mem, -1)
 	if err != nil {
 		return nil, nil, err
+	}
+	defer done()
+	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, tables := sloOutput(b, c.PerWindow)
+	return doc, tables, nil
+}
+
+// turns opens the trace (or the embedded one, mem) as a TurnReader of its
+// first limit turns (< 0: all); done closes it.
+func (c Command) turns(mem *trace.Trace, limit int) (window.TurnReader, func(), error) {
+	if mem != nil {
+		return &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, func() {}, nil
+	}
+	f, err := trace.Open(c.Trace)
+	if err != nil {
+		return nil, nil, option.Wrap("trace", err)
+	}
+	rd := trace.NewParallelReader(f, c.Trace, 1)
+	return &firstTurns{src: rd, left: limit}, func() { rd.Close(); f.Close() }, nil
+}
+
+// sloOutput is the document and tables of windowed SLO bounds b, with
+// each window's figures when perWindow.
+func sloOutput(b *window.SLOBounds, perWindow bool) (any, []report.Table) {
+	if !perWindow {
+		b.PerWindow = nil
 	}
 	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns),
 		Header: []string{"quantity", "value"}}
@@ -210,7 +255,85 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 		}
 		out = append(out, pw)
 	}
-	return b, out, nil
+	return b, out
+}
+
+// sloShard solves the SLO bounds of shard sh's windows (consecutive, as
+// GridWindows assigns them), reading the trace up to its last window, and
+// returns its result file.
+func (c Command) sloShard(ctx context.Context, mem *trace.Trace, p instance.Params, size, turns int, sh suite.Shard, settings map[string]string) (*suite.File, error) {
+	nw := (turns + size - 1) / size
+	order := GridWindows(nw, sh.N)
+	point := make([]int, nw)
+	last := -1
+	for pt, w := range order {
+		point[w] = pt
+		if sh.Has(pt) {
+			last = max(last, w)
+		}
+	}
+	// The seam after a window needs the next window's restriction, so the
+	// shard reads one window past its last.
+	src, done, err := c.turns(mem, min(turns, (last+2)*size))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	f := &suite.File{Suite: Name, Options: suite.Options{Seed: c.Seed, Params: settings}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
+	for _, w := range order {
+		start := w * size
+		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
+	}
+	mine := func(idx int) bool { return idx < nw && sh.Has(point[idx]) }
+	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true, Mine: mine})
+	if err != nil {
+		return nil, err
+	}
+	for _, fg := range b.PerWindow {
+		if f.Grid[point[fg.Index]]["turns"] != strconv.Itoa(fg.Turns) {
+			return nil, fmt.Errorf("window %d: %d turns, but the trace counted %d turns before it was read (changed while read?)", fg.Index, fg.Turns, turns)
+		}
+		f.Points = append(f.Points, point[fg.Index])
+		f.Records = append(f.Records, suite.Record{Point: point[fg.Index], Key: "window", Values: map[string]suite.Num{
+			"lower_bound_turns": suite.Num(fg.Lower), "restricted_turns": suite.Num(fg.Restricted), "seam_gain_turns": suite.Num(fg.SeamGain),
+			"upper_bound_turns": suite.Num(fg.Upper), "seconds": suite.Num(fg.Seconds)}})
+	}
+	if f.Digest, err = f.ComputeDigest(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// renderSLO prints a merged result file of windowed SLO shards as the
+// one-process run prints it.
+func renderSLO(w io.Writer, f *suite.File, format string) error {
+	s, err := strconv.ParseInt(f.Options.Params["slo_tokens"], 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: setting slo_tokens %q: %w", Name, f.Options.Params["slo_tokens"], err)
+	}
+	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
+	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
+	figs := make([]window.SLOFigures, len(f.Grid))
+	for _, r := range f.Records {
+		g := f.Grid[r.Point]
+		idx, _ := strconv.Atoi(g["window"])
+		start, _ := strconv.Atoi(g["start_step"])
+		n, _ := strconv.Atoi(g["turns"])
+		for _, m := range []string{"lower_bound_turns", "restricted_turns", "seam_gain_turns", "upper_bound_turns"} {
+			if _, ok := r.Values[m]; !ok {
+				return fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
+			}
+		}
+		if idx < 0 || idx >= len(figs) || figs[idx].Turns != 0 || n < 1 {
+			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
+		}
+		figs[idx] = window.SLOFigures{Index: idx, Start: start, Turns: n, Lower: int(r.V("lower_bound_turns")), Restricted: int(r.V("restricted_turns")),
+			SeamGain: int(r.V("seam_gain_turns")), Upper: int(r.V("upper_bound_turns"))}
+	}
+	b := window.SumSLO(figs, size, seam)
+	b.SLOTokens = s
+	doc, tables := sloOutput(b, false)
+	return report.Emit(w, format, doc, tables...)
 }
 
 // Report is the JSON document of solve --windows: the interval (tokens),
@@ -282,7 +405,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, err
 	}
 	if c.SLO != nil {
-		return c.runSLO(ctx, p)
+		return c.runSLO(ctx, stdout, p)
 	}
 	if c.Percentile != nil {
 		return c.runPercentile(ctx, p)
@@ -367,9 +490,15 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 // solve solves the windows of size steps that mine picks (nil: all),
 // reading the trace once.
 func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params, size int, mine func(int) bool) (*window.Bounds, error) {
+	return c.solveUpTo(ctx, mem, p, size, -1, mine)
+}
+
+// solveUpTo is solve reading only the trace's first limit turns (< 0:
+// all).
+func (c Command) solveUpTo(ctx context.Context, mem *trace.Trace, p instance.Params, size, limit int, mine func(int) bool) (*window.Bounds, error) {
 	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, PerWindow: true, Mine: mine}
 	if mem != nil {
-		return window.Run(ctx, window.NewTurns(mem.Turns), opt)
+		return window.Run(ctx, &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, opt)
 	}
 	f, err := trace.Open(c.Trace)
 	if err != nil {
@@ -378,7 +507,41 @@ func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params,
 	defer f.Close()
 	rd := trace.NewParallelReader(f, c.Trace, 1)
 	defer rd.Close()
-	return window.Run(ctx, rd, opt)
+	return window.Run(ctx, &firstTurns{src: rd, left: limit}, opt)
+}
+
+// firstTurns reads the first left turns of src (all when left < 0).
+type firstTurns struct {
+	src  window.TurnReader
+	left int
+}
+
+// Next returns src's next turn, io.EOF once left turns are read.
+func (r *firstTurns) Next() (trace.Turn, error) {
+	if r.left == 0 {
+		return trace.Turn{}, io.EOF
+	}
+	r.left--
+	return r.src.Next()
+}
+
+// GridWindows returns the window of each point of the grid of nw windows
+// cut into n shards: shard i holds the grid points i−1 mod n (as every
+// suite's shard does), and they are consecutive windows — the first nw
+// mod n shards take ⌈nw/n⌉ windows, the others ⌊nw/n⌋, in order — so
+// that a shard solves the window after its last (for the seam) once, not
+// after each of its windows, and reads the trace only up to its windows.
+func GridWindows(nw, n int) []int {
+	n = max(1, n)
+	order := make([]int, nw)
+	first := 0 // the first window of shard s
+	for s := 0; s < n; s++ {
+		for k, p := 0, s; p < nw; k, p = k+1, p+n {
+			order[p] = first + k
+		}
+		first += (nw - s + n - 1) / n
+	}
+	return order
 }
 
 // metrics are the values of a window's record in a shard file, tokens and
@@ -388,20 +551,36 @@ var metrics = []string{"lower_bound_tokens", "restricted_tokens", "seam_gain_tok
 // shard solves shard sh's windows and returns its result file: the grid is
 // every window (its index, first step and turns), the records the shard's.
 func (c Command) shard(ctx context.Context, mem *trace.Trace, p instance.Params, size, turns int, sh suite.Shard, settings map[string]string) (*suite.File, error) {
-	b, err := c.solve(ctx, mem, p, size, sh.Has)
+	nw := (turns + size - 1) / size
+	order := GridWindows(nw, sh.N)
+	point := make([]int, nw) // grid point of each window
+	mineW := make([]bool, nw)
+	last := -1 // the shard's last window
+	for p, w := range order {
+		point[w] = p
+		if sh.Has(p) {
+			mineW[w], last = true, max(last, w)
+		}
+	}
+	// The shard's windows are consecutive: it reads the trace up to the
+	// two windows after its last (the seam's and the one that says whether
+	// that one is the last) and no further.
+	limit := min(turns, (last+3)*size)
+	b, err := c.solveUpTo(ctx, mem, p, size, limit, func(w int) bool { return w < nw && mineW[w] })
 	if err != nil {
 		return nil, err
 	}
 	f := &suite.File{Suite: Name, Options: suite.Options{Seed: c.Seed, Params: settings}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
-	for i, start := 0, 0; start < turns; i, start = i+1, start+size {
-		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(i), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
+	for _, w := range order {
+		start := w * size
+		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
 	}
 	for _, w := range b.PerWindow {
-		if w.Index >= len(f.Grid) || f.Grid[w.Index]["turns"] != strconv.Itoa(w.Turns) {
+		if w.Index >= nw || f.Grid[point[w.Index]]["turns"] != strconv.Itoa(w.Turns) {
 			return nil, fmt.Errorf("window %d: %d turns, but the trace counted %d turns before it was read (changed while read?)", w.Index, w.Turns, turns)
 		}
-		f.Points = append(f.Points, w.Index)
-		f.Records = append(f.Records, suite.Record{Point: w.Index, Key: "window", Values: map[string]suite.Num{
+		f.Points = append(f.Points, point[w.Index])
+		f.Records = append(f.Records, suite.Record{Point: point[w.Index], Key: "window", Values: map[string]suite.Num{
 			"lower_bound_tokens": suite.Num(w.Lower), "restricted_tokens": suite.Num(w.Restricted), "seam_gain_tokens": suite.Num(w.SeamGain),
 			"upper_bound_tokens": suite.Num(w.Upper), "base_tel_tokens": suite.Num(w.BaseTEL), "seconds": suite.Num(w.Seconds)}})
 	}
@@ -423,6 +602,9 @@ func Render(w io.Writer, f *suite.File, format string) error {
 	if format == "latex" {
 		return fmt.Errorf("flag --format: latex is for the suites; %s prints table|markdown|csv|json", Name)
 	}
+	if f.Options.Params["objective"] == "slo" {
+		return renderSLO(w, f, format)
+	}
 	figs := make([]window.Figures, len(f.Grid))
 	for _, r := range f.Records {
 		g := f.Grid[r.Point]
@@ -434,7 +616,10 @@ func Render(w io.Writer, f *suite.File, format string) error {
 				return fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
 			}
 		}
-		figs[r.Point] = window.Figures{Index: idx, Start: start, Turns: n, Lower: r.V("lower_bound_tokens"), Restricted: r.V("restricted_tokens"),
+		if idx < 0 || idx >= len(figs) || figs[idx].Turns != 0 || n < 1 {
+			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
+		}
+		figs[idx] = window.Figures{Index: idx, Start: start, Turns: n, Lower: r.V("lower_bound_tokens"), Restricted: r.V("restricted_tokens"),
 			SeamGain: r.V("seam_gain_tokens"), Upper: r.V("upper_bound_tokens"), BaseTEL: r.V("base_tel_tokens"), Seconds: r.V("seconds")}
 	}
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
@@ -490,20 +675,26 @@ func countTurns(path string) (int, error) {
 	}
 	defer f.Close()
 	buf := make([]byte, 1<<20)
-	n, blank := 0, true
+	n, blank := 0, true // blank: the line so far is whitespace only
 	for {
 		m, err := f.Read(buf)
-		for _, ch := range buf[:m] {
-			switch ch {
-			case '\n':
-				if !blank {
-					n++
-				}
-				blank = true
-			case ' ', '\t', '\r':
-			default:
-				blank = false
+		b := buf[:m]
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n') // vectorized: a line costs about its first byte
+			seg := b
+			if i >= 0 {
+				seg = b[:i]
 			}
+			if blank {
+				blank = len(bytes.TrimLeft(seg, " \t\r")) == 0
+			}
+			if i < 0 {
+				break
+			}
+			if !blank {
+				n++
+			}
+			blank, b = true, b[i+1:]
 		}
 		if err == io.EOF {
 			if !blank {

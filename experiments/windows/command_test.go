@@ -199,3 +199,108 @@ func TestPercentileFile(t *testing.T) {
 		}
 	}
 }
+
+// TestGridWindows: the grid points of each shard (i−1 mod n) are
+// consecutive windows, every window once; worked by hand for 7 windows in
+// 3 shards (points 0, 3, 6 → windows 0, 1, 2; 1, 4 → 3, 4; 2, 5 → 5, 6),
+// and checked on every small case by counting.
+func TestGridWindows(t *testing.T) {
+	for _, c := range []struct {
+		nw, n int
+		want  []int
+	}{
+		{7, 3, []int{0, 3, 5, 1, 4, 6, 2}},
+		{4, 1, []int{0, 1, 2, 3}},
+		{4, 2, []int{0, 2, 1, 3}},
+		{2, 3, []int{0, 1}},
+	} {
+		if got := windows.GridWindows(c.nw, c.n); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("GridWindows(%d, %d) = %v, want %v", c.nw, c.n, got, c.want)
+		}
+	}
+	for nw := 0; nw <= 30; nw++ {
+		for n := 1; n <= 8; n++ {
+			order := windows.GridWindows(nw, n)
+			seen := make([]bool, nw)
+			for s := 0; s < n; s++ {
+				var ws []int
+				for p := s; p < nw; p += n {
+					ws = append(ws, order[p])
+				}
+				for k, w := range ws {
+					if w < 0 || w >= nw || seen[w] || (k > 0 && w != ws[k-1]+1) {
+						t.Fatalf("GridWindows(%d, %d) = %v: shard %d's windows %v are not consecutive new windows", nw, n, order, s+1, ws)
+					}
+					seen[w] = true
+				}
+			}
+			for w, ok := range seen {
+				if !ok {
+					t.Fatalf("GridWindows(%d, %d) = %v: window %d missing", nw, n, order, w)
+				}
+			}
+		}
+	}
+}
+
+// TestSLOShardsMergeToOneProcess: windowed SLO bounds as three shards,
+// merged with the suites' checks, print exactly what the one-process run
+// prints, and that interval meets lp/slo's on the whole trace (both
+// contain the optimum).
+func TestSLOShardsMergeToOneProcess(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 600, 4)
+	c := base(path)
+	s := int64(300)
+	c.SLO = &s
+	doc, tables, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := doc.(*window.SLOBounds)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := slo.Violations(ctx, in, s, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Windows != 5 || b.Turns != 600 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.Lower > b.Upper {
+		t.Fatalf("windowed [%d, %d] over %d windows, %d turns; whole trace [%d, %d]", b.Lower, b.Upper, b.Windows, b.Turns, whole.Lower, whole.Upper)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+		if _, _, err := sh.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sh.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.Render(&got, f, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
+	}
+	// A shard of another SLO is refused, naming the setting.
+	o := c
+	s2 := s + 1
+	o.SLO, o.Shard, o.Out = &s2, "3/3", filepath.Join(t.TempDir(), "other.json")
+	if _, _, err := o.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.ReadFiles([]string{files[0], files[1], o.Out}); err == nil || !strings.Contains(err.Error(), "slo_tokens") {
+		t.Fatalf("merge of another SLO: %v", err)
+	}
+}

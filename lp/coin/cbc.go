@@ -74,6 +74,17 @@ type CBC struct {
 	MaxNodes int
 }
 
+// cbcOwnShare is the part of what is left of a time limit, after the
+// root relaxation, that CBC's own limit ("seconds") is set to. CBC checks
+// its clock only between nodes and after its root cuts, and a node's
+// strong branching, or the root's cut passes, can take tens of seconds on
+// programs of thousands of rows under load: given the whole time it
+// overran the 0.5 s grace of its worker (killed after 193 s, 199 s and
+// 30 s on the SLO programs of the 10^4-turn instances of
+// docs/tail-bounds.md at load 30–50), and a killed worker returns neither
+// its point nor its bound. Stopping itself a fifth early, it returns both.
+const cbcOwnShare = 0.8
+
 // minRows and minCols bound the models CbcMain1 solves with OsiClp's crunch
 // (CbcSolver.cpp, "go faster stripes": fewer than 300 rows and 500
 // columns).
@@ -163,7 +174,7 @@ func (c CBC) solveMIP(p *lp.Problem, secs float64, start []float64) (lp.Solution
 	}
 	if secs > 0 {
 		setParam(m, "timeMode", "elapsed")
-		setParam(m, "seconds", strconv.FormatFloat(secs, 'g', -1, 64))
+		setParam(m, "seconds", strconv.FormatFloat(secs*cbcOwnShare, 'g', -1, 64))
 	}
 	if c.MaxNodes > 0 {
 		setParam(m, "maxNodes", strconv.Itoa(c.MaxNodes))

@@ -128,6 +128,13 @@ type Solution struct {
 	Time       time.Duration
 	// Detail is the backend's own status text, for reports.
 	Detail string
+	// Bound, when HasBound, is the backend's best bound on the optimal
+	// objective (no feasible point has Obj·x below it), as the solver
+	// computed it in floating point: a caller that certifies it must
+	// allow for the solver's tolerances. A MIP stopped by a limit may
+	// have one (CBC's best possible objective); zero values: none.
+	Bound    float64
+	HasBound bool
 }
 
 // Options bound a solve.
@@ -140,6 +147,10 @@ type Options struct {
 	// Progress, when not nil, is told the solve's phases and how far each
 	// is (the flow solver: its windows, then its primal–dual stage).
 	Progress progress.Func
+	// Start (nil: none) is a feasible integer point, one value per
+	// column, that a MIP backend may take as its first incumbent (CBC's
+	// MIP start); backends without one ignore it.
+	Start []float64
 }
 
 // Bound returns ctx cancelled after o.TimeLimit (unchanged when it is 0)

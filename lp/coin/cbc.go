@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"sync"
@@ -55,11 +56,34 @@ var cbcMu sync.Mutex
 //     OsiClpSolverInterface::crunch, whose assertion can abort the whole
 //     process; such models are given free empty rows up to 300, which
 //     leave the feasible set unchanged and take that path away.
+//
+// Options.Start, when set, is handed to CBC as its MIP start
+// (Cbc_setMIPStartI: CBC fixes the integer columns to it, checks the
+// point and, when it is feasible, takes it as its first incumbent, so a
+// MIP that stops on a limit reports a point at least as good). A MIP
+// solve reports CBC's best possible objective (Cbc_getBestPossibleObjValue)
+// as Solution.Bound when CBC has one that says more than its incumbent
+// (see cbcBound).
 type CBC struct {
 	// Preprocess turns on CBC's MIP preprocessing (see above: it can
 	// return wrong optima).
 	Preprocess bool
+	// MaxNodes (> 0) stops branch and bound after this many nodes
+	// (CBC's maxNodes); 0: no limit. A MIP stopped by it reports
+	// IterationLimit with its best point and bound.
+	MaxNodes int
 }
+
+// cbcOwnShare is the part of what is left of a time limit, after the
+// root relaxation, that CBC's own limit ("seconds") is set to. CBC checks
+// its clock only between nodes and after its root cuts, and a node's
+// strong branching, or the root's cut passes, can take tens of seconds on
+// programs of thousands of rows under load: given the whole time it
+// overran the 0.5 s grace of its worker (killed after 193 s, 199 s and
+// 30 s on the SLO programs of the 10^4-turn instances of
+// docs/tail-bounds.md at load 30–50), and a killed worker returns neither
+// its point nor its bound. Stopping itself a fifth early, it returns both.
+const cbcOwnShare = 0.8
 
 // minRows and minCols bound the models CbcMain1 solves with OsiClp's crunch
 // (CbcSolver.cpp, "go faster stripes": fewer than 300 rows and 500
@@ -87,15 +111,20 @@ func (c CBC) Solve(ctx context.Context, p *lp.Problem, opt lp.Options) (lp.Solut
 	if why := tooLarge(p); why != "" {
 		return lp.Solution{Status: lp.TooLarge, Detail: "cbc: " + why}, nil
 	}
-	if secs > 0 {
-		return inWorker(ctx, workerJob{Problem: *p, Seconds: secs, MIP: true, Preprocess: c.Preprocess})
+	if opt.Start != nil && len(opt.Start) != p.NumCols {
+		return lp.Solution{}, fmt.Errorf("cbc: MIP start of %d values for %d columns", len(opt.Start), p.NumCols)
 	}
-	return c.solveMIP(p, secs)
+	if secs > 0 {
+		return inWorker(ctx, workerJob{Problem: *p, Seconds: secs, MIP: true, Preprocess: c.Preprocess,
+			MaxNodes: c.MaxNodes, Start: opt.Start})
+	}
+	return c.solveMIP(p, secs, opt.Start)
 }
 
 // solveMIP is the branch and cut of Solve in this process, with a time
-// limit of secs seconds as CBC honours it (0: none).
-func (c CBC) solveMIP(p *lp.Problem, secs float64) (lp.Solution, error) {
+// limit of secs seconds as CBC honours it (0: none) and MIP start start
+// (nil: none).
+func (c CBC) solveMIP(p *lp.Problem, secs float64, start []float64) (lp.Solution, error) {
 	ctx := context.Background()
 	opt := lp.Options{TimeLimit: time.Duration(secs * float64(time.Second))}
 	t0 := time.Now()
@@ -145,7 +174,17 @@ func (c CBC) solveMIP(p *lp.Problem, secs float64) (lp.Solution, error) {
 	}
 	if secs > 0 {
 		setParam(m, "timeMode", "elapsed")
-		setParam(m, "seconds", strconv.FormatFloat(secs, 'g', -1, 64))
+		setParam(m, "seconds", strconv.FormatFloat(secs*cbcOwnShare, 'g', -1, 64))
+	}
+	if c.MaxNodes > 0 {
+		setParam(m, "maxNodes", strconv.Itoa(c.MaxNodes))
+	}
+	if start != nil {
+		idx := make([]C.int, len(start))
+		for j := range idx {
+			idx[j] = C.int(j)
+		}
+		C.Cbc_setMIPStartI(m, C.int(len(start)), &idx[0], dbl(start))
 	}
 	C.Cbc_solve(m)
 
@@ -170,9 +209,12 @@ func (c CBC) solveMIP(p *lp.Problem, secs float64) (lp.Solution, error) {
 		Iterations: state.iterCount,
 		Detail:     detail,
 	}
-	if best != nil && (status == lp.Optimal || status == lp.TimeLimit) {
+	if best != nil && (status == lp.Optimal || status == lp.TimeLimit || status == lp.IterationLimit) {
 		sol.X = goFloats(best, p.NumCols)
 		sol.Obj = float64(C.Cbc_getObjValue(m))
+	}
+	if status == lp.Optimal || status == lp.TimeLimit || status == lp.IterationLimit {
+		sol.Bound, sol.HasBound = cbcBound(float64(C.Cbc_getBestPossibleObjValue(m)), sol.Obj, best != nil, status == lp.Optimal)
 	}
 	sol.Time = time.Since(t0)
 	return sol, nil
@@ -211,4 +253,23 @@ func setParam(m unsafe.Pointer, name, value string) {
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cv))
 	C.Cbc_setParameter(m, cn, cv)
+}
+
+// cbcBound returns the bound on the optimal objective to report from
+// CBC's best possible objective value bp (CbcModel::getBestPossibleObjValue,
+// the least of its open nodes' LP values and its incumbent's objective
+// obj), and whether there is one. CBC starts that value at +∞ (COIN_DBL_MAX)
+// and only lowers it from the LP values of its search, so a limit reached
+// before the search began leaves it at the incumbent's objective, which
+// is not a bound: a value not below the incumbent's is reported only when
+// CBC proved the incumbent optimal. Non-finite or huge (≥ 10^300) values
+// are none.
+func cbcBound(bp, obj float64, hasIncumbent, proven bool) (float64, bool) {
+	if math.IsNaN(bp) || math.Abs(bp) >= 1e300 {
+		return 0, false
+	}
+	if hasIncumbent && bp >= obj && !proven {
+		return 0, false
+	}
+	return bp, true
 }

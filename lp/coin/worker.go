@@ -37,6 +37,8 @@ type workerJob struct {
 	// the LP (relaxation) is solved by CLP with Method and Direct.
 	MIP        bool
 	Preprocess bool
+	MaxNodes   int
+	Start      []float64 // MIP start (nil: none)
 	Method     Method
 	Direct     bool
 }
@@ -63,7 +65,7 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	var sol lp.Solution
 	var err error
 	if job.MIP {
-		sol, err = CBC{Preprocess: job.Preprocess}.solveMIP(&job.Problem, job.Seconds)
+		sol, err = CBC{Preprocess: job.Preprocess, MaxNodes: job.MaxNodes}.solveMIP(&job.Problem, job.Seconds, job.Start)
 	} else {
 		opt := lp.Options{TimeLimit: time.Duration(job.Seconds * float64(time.Second)), Relax: true}
 		sol, err = solveLPWith(context.Background(), &job.Problem, opt, job.Method, job.Direct)

@@ -27,6 +27,11 @@ type searchStats struct {
 	Stopped    string // why the search stopped early, if it did
 	LagrangeIn time.Duration
 	Decomp     decompStats // the windows' part of the root bound
+	// Cuts are the root's cut pool (valid at every integer point of the
+	// component; local member indices) and CutMu their best multipliers
+	// (μ·2^muBits), for a backend's program (ip.go).
+	Cuts  []cut
+	CutMu []int64
 }
 
 // maxSearchNodes bounds the nodes of a search without a deadline.
@@ -90,6 +95,7 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	dcancel()
 	st.Decomp = ds
 	st.LagrangeIn = time.Since(start)
+	st.Cuts, st.CutMu = l.pool.cuts, l.mu
 	ub := root.floor(len(members))
 	st.RootBound = ub
 	if ub <= inc {

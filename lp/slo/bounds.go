@@ -301,11 +301,13 @@ func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, memb
 	}
 }
 
-// solveIP solves the component of members (candidate indices) as a 0/1
-// program with opt.Backend. ok reports a proven optimum (then served holds
-// it and best is its count); a better integer point found before a limit
-// replaces the served set all the same.
-func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, opt Options) (best int, ok bool, err error) {
+// solveIP solves component c of members (candidate indices) as a 0/1
+// program with opt.Backend, with the cuts and the MIP start of ip.go. ok
+// reports a proven optimum (then served holds it and best is its count):
+// the backend's, or its certified bound meeting the schedule; a better
+// integer point found before a limit replaces the served set all the
+// same, and a certified bound below ubComp[c] replaces it.
+func (pr *problem) solveIP(ctx context.Context, c int, members []int, served []bool, ubComp []int, opt Options) (best int, ok bool, err error) {
 	type event struct {
 		t     int
 		i     int
@@ -383,10 +385,21 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 			byCol[col[i]] = append(byCol[col[i]], r)
 		}
 	}
-	p := &lp.Problem{NumRows: len(rows), NumCols: len(members), ColStart: []int{0}}
+	cuts := pr.cutsFor(ctx, c, members)
+	cutCol := make([][]int, len(members))
+	for k, ct := range cuts {
+		for _, j := range ct.items {
+			cutCol[j] = append(cutCol[j], len(rows)+k)
+		}
+	}
+	p := &lp.Problem{NumRows: len(rows) + len(cuts), NumCols: len(members), ColStart: []int{0}}
 	for r := range rows {
 		p.RowLo = append(p.RowLo, math.Inf(-1))
 		p.RowUp = append(p.RowUp, float64(caps[r]))
+	}
+	for _, ct := range cuts {
+		p.RowLo = append(p.RowLo, math.Inf(-1))
+		p.RowUp = append(p.RowUp, float64(ct.rhs))
 	}
 	for j, i := range members {
 		p.Obj = append(p.Obj, -1)
@@ -397,9 +410,13 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 			p.RowIndex = append(p.RowIndex, r)
 			p.Value = append(p.Value, float64(pr.cands[i].d))
 		}
+		for _, r := range cutCol[j] {
+			p.RowIndex = append(p.RowIndex, r)
+			p.Value = append(p.Value, 1)
+		}
 		p.ColStart = append(p.ColStart, len(p.Value))
 	}
-	lopt := lp.Options{TimeLimit: opt.ComponentTimeLimit}
+	lopt := lp.Options{TimeLimit: opt.ComponentTimeLimit, Start: startOf(members, served)}
 	if dl, has := ctx.Deadline(); has {
 		left := max(time.Until(dl), time.Millisecond)
 		if lopt.TimeLimit == 0 || left < lopt.TimeLimit {
@@ -410,12 +427,32 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 	if err != nil {
 		return 0, false, fmt.Errorf("slo: %s: %w", opt.Backend.Name(), err)
 	}
+	now := 0
+	for _, i := range members {
+		if served[i] {
+			now++
+		}
+	}
+	defer func() {
+		if !ok && err == nil {
+			pr.noteIP(opt.Backend.Name(), len(members), len(rows), len(cuts), now, ubComp[c], sol)
+		}
+	}()
+	if ub, has := certifiedServed(sol, len(members)); has {
+		if ub < now {
+			return 0, false, fmt.Errorf("slo: %s's bound says at most %d pairs (objective ≥ %g), a feasible schedule serves %d", opt.Backend.Name(), ub, sol.Bound, now)
+		}
+		ubComp[c] = min(ubComp[c], ub)
+	}
 	if sol.X == nil || len(sol.X) != len(members) || !(sol.Status == lp.Optimal || sol.Status == lp.TimeLimit || sol.Status == lp.IterationLimit) {
+		if ubComp[c] <= now {
+			return now, true, nil // the bound meets the schedule
+		}
 		return 0, false, nil
 	}
 	// Read the point, check every row, and keep it if it serves more.
 	pick := make([]bool, len(members))
-	cnt, now := 0, 0
+	cnt := 0
 	for j, x := range sol.X {
 		if math.Abs(x-math.Round(x)) > lp.IntegralityTol {
 			return 0, false, nil
@@ -423,9 +460,6 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 		pick[j] = math.Round(x) == 1
 		if pick[j] {
 			cnt++
-		}
-		if served[members[j]] {
-			now++
 		}
 	}
 	for r, row := range rows {
@@ -444,7 +478,13 @@ func (pr *problem) solveIP(ctx context.Context, members []int, served []bool, op
 			served[i] = pick[j]
 		}
 	}
+	if ubComp[c] < cnt {
+		return 0, false, fmt.Errorf("slo: %s's bound says at most %d pairs, its point serves %d", opt.Backend.Name(), ubComp[c], cnt)
+	}
 	if sol.Status != lp.Optimal {
+		if have := max(cnt, now); ubComp[c] <= have {
+			return have, true, nil // the bound meets the schedule
+		}
 		return 0, false, nil
 	}
 	if cnt < now {

@@ -185,6 +185,11 @@ type problem struct {
 	// lpY is the LP relaxation's y_n per candidate (nil before it is
 	// solved); the LNS of lns.go picks its windows by it.
 	lpY []float64
+	// learned holds, per component, the cuts the pure-Go search
+	// separated, handed to the backend's program (ip.go); ipNotes says
+	// what the backend did with the components it did not close.
+	learned map[int][]cut
+	ipNotes []string
 }
 
 // Violations bounds the fewest turns with more than s uncached tokens
@@ -291,7 +296,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 					continue
 				}
 			}
-			got, ok, err := pr.solveIP(ctx, members[c], served, opt)
+			got, ok, err := pr.solveIP(ctx, c, members[c], served, ubComp, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -304,6 +309,9 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 		if skipped > 0 || ctx.Err() != nil {
 			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d of %d open components not solved by %s", len(open)-r.ProvenByIP, len(open), opt.Backend.Name()))
+			for _, n := range pr.ipNotes {
+				r.Detail = joinDetail(r.Detail, n)
+			}
 		}
 	} else if len(open) > 0 {
 		r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d components left open (no integer-program backend)", len(open)))

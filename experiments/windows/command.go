@@ -17,6 +17,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
@@ -80,6 +81,10 @@ type Command struct {
 	// (turns with more than *SLO uncached tokens) instead of TEL, windows
 	// by lp/slo, optional caching only, in one process.
 	SLO *int64
+	// Progress (nil: none) is told the windows solved.
+	Progress progress.Func
+
+	turns int // the trace's turns, for Progress's total (≤ 0: unknown)
 }
 
 // runSLO is Run for --objective slo.
@@ -118,7 +123,7 @@ func (c Command) runSLO(ctx context.Context, p instance.Params) (any, []report.T
 	if size == 0 {
 		size = window.Size(turns, c.Windows)
 	}
-	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{}, nil)
+	b, err := window.RunSLO(ctx, src, p, size, *c.SLO, slo.Options{Progress: c.Progress.Total(windowCount(turns, size))}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,6 +245,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 			return nil, nil, option.Wrap("trace", err)
 		}
 	}
+	c.turns = turns
 	if len(c.Curve) > 0 {
 		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
 			"block_size_tokens": strconv.FormatInt(c.Block, 10), "xi_tokens": strconv.FormatFloat(c.Xi, 'g', -1, 64),
@@ -294,6 +300,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 // reading the trace once.
 func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params, size int, mine func(int) bool) (*window.Bounds, error) {
 	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, PerWindow: true, Mine: mine}
+	opt.Progress = c.Progress.Total(windowCount(c.turns, size))
 	if mem != nil {
 		return window.Run(ctx, window.NewTurns(mem.Turns), opt)
 	}
@@ -305,6 +312,12 @@ func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params,
 	rd := trace.NewParallelReader(f, c.Trace, 1)
 	defer rd.Close()
 	return window.Run(ctx, rd, opt)
+}
+
+// windowCount is the number of windows of size steps over turns turns (0
+// when turns ≤ 0: unknown).
+func windowCount(turns, size int) int64 {
+	return int64(max(0, (turns+size-1)/size))
 }
 
 // metrics are the values of a window's record in a shard file, tokens and

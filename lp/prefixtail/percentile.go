@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/tailbound/tailbound/models/objective"
@@ -209,6 +210,7 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 			continue
 		}
 		mid := a + (c-a)/2
+		opt.Progress.Report(fmt.Sprintf("τ probes: P%g in [%d, %d] tokens, ≈%d more", q, cand[lo+1], cand[hi], bits.Len(uint(c-a))), int64(search.Probes), 0)
 		lower, achieved, err := probe(cand[mid])
 		if err != nil {
 			return nil, err

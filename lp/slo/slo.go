@@ -58,6 +58,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp"
 )
 
@@ -107,6 +108,9 @@ type Options struct {
 	// Warm (nil: none) starts the schedule from a previous solve's (warm.go);
 	// the answer is never worse than without it.
 	Warm *Warm
+	// Progress (nil: none) is told each τ probe of Percentile and each
+	// window of lp/window.RunSLO.
+	Progress progress.Func
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.

@@ -124,7 +124,8 @@ func SLORestricted(ctx context.Context, w *Window, p instance.Params, s int64, o
 
 // RunSLO reads src once, a window of size steps at a time, and sums each
 // window's SLO bounds (optional caching). schedule, when not nil, receives
-// each window's restriction schedule.
+// each window's restriction schedule. opt.Progress is told the windows
+// done, with no total.
 func RunSLO(ctx context.Context, src TurnReader, p instance.Params, size int, s int64, opt slo.Options, schedule func(start int, x []int64) error) (*SLOBounds, error) {
 	sp, err := NewSplitter(src, size)
 	if err != nil {
@@ -157,6 +158,7 @@ func RunSLO(ctx context.Context, src TurnReader, p instance.Params, size int, s 
 		b.Windows++
 		b.Turns += w.Len()
 		b.PerWindow = append(b.PerWindow, SLOFigures{Index: w.Index, Start: w.Start, Turns: w.Len(), Lower: lo, Upper: up})
+		opt.Progress.Report("windows", int64(w.Index+1), 0)
 	}
 	if b.Upper > 0 {
 		b.RelativeWidth = float64(b.Upper-b.Lower) / float64(b.Upper)

@@ -83,3 +83,39 @@ func TestSolvePhasesProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestGenPrefixProgress: gen prefix, the head of the cluster-day
+// pipeline, counts its requests of --requests with --progress=true (every
+// 2^18 requests: 262144 of 300000) and writes nothing to a redirected
+// stderr by default; the trace is byte-identical either way.
+func TestGenPrefixProgress(t *testing.T) {
+	dir := t.TempDir()
+	var traces [2][]byte
+	for i, shown := range []bool{false, true} {
+		args := []string{"gen", "prefix", "--requests", "300000", "--seed", "2"}
+		if shown {
+			args = append(args, "--progress=true")
+		}
+		errf, err := os.Create(filepath.Join(dir, "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		code := run(args, &out, errf)
+		errf.Close()
+		b, _ := os.ReadFile(errf.Name())
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, b)
+		}
+		traces[i] = out.Bytes()
+		switch {
+		case !shown && len(b) != 0:
+			t.Errorf("stderr redirected to a file holds %q, want nothing", b)
+		case shown && (!bytes.Contains(b, []byte("\r")) || !bytes.Contains(b, []byte("requests: 262144/300000 (87%)"))):
+			t.Errorf("--progress=true wrote %q, want carriage returns and requests: 262144/300000 (87%%)", b)
+		}
+	}
+	if !bytes.Equal(traces[0], traces[1]) || bytes.Count(traces[0], []byte("\n")) != 300000 {
+		t.Errorf("the trace differs with progress shown, or is not 300000 lines")
+	}
+}

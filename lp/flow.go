@@ -169,7 +169,7 @@ func solveFlow(ctx context.Context, in *Instance, opt Options, method mcf.Method
 		plan.Progress = opt.Progress
 		flow, stats, err = g.SolveWindows(ctx, plan)
 	} else {
-		flow, stats, err = g.Solve(ctx, method)
+		flow, stats, err = g.SolveProgress(ctx, method, opt.Progress)
 	}
 	r.Solve = time.Since(start)
 	if err := flowStopped(r, err, string(method), stats); err != nil {

@@ -109,5 +109,8 @@ func runGenPrefix(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if o.Fit == "" { // a fit writes its tables to stderr: no line beside them
+		o.Progress = progressFunc(stderr)
+	}
 	return fits.Prefix(ctx, o, stdout, stderr)
 }

@@ -118,7 +118,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 		w.Trace, w.Seed, w.Capacity, w.CapacityGiven, w.Block = c.Trace, c.Seed, c.Capacity, c.CapacityGiven, c.Block
-		w.Xi, w.Forced, w.Model, w.Given, w.Format = c.Xi, c.Forced, c.Model, givenFlags(fs), format
+		w.Xi, w.Forced, w.Model, w.Given, w.Format, w.Progress = c.Xi, c.Forced, c.Model, givenFlags(fs), format, c.Progress
 		doc, tables, err := w.Run(ctx, stdout)
 		if err != nil || doc == nil {
 			return err

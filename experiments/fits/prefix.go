@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/atomicfile"
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/importer"
@@ -37,6 +38,8 @@ type PrefixOptions struct {
 	Seed uint64
 	// ModelOut, when not empty, receives the model used, as JSON.
 	ModelOut string
+	// Progress (nil: none) is told the requests written.
+	Progress progress.Func
 }
 
 // Prefix runs gen prefix: it builds the model (preset, file or fit),
@@ -67,7 +70,7 @@ func Prefix(ctx context.Context, o PrefixOptions, stdout, stderr io.Writer) erro
 	case o.Fit == "" && o.Requests == 0 && o.DurationS == 0:
 		return option.Errorf("requests", "give --requests N or --duration S (the trace never ends otherwise)")
 	}
-	g := prefixgen.GenOptions{Seed: o.Seed, Requests: o.Requests, DurationS: o.DurationS}
+	g := prefixgen.GenOptions{Seed: o.Seed, Requests: o.Requests, DurationS: o.DurationS, Progress: o.Progress}
 	var fitted *prefixgen.Fitted
 	switch {
 	case o.Fit != "":

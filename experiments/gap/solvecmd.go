@@ -197,7 +197,7 @@ func (c SolveCommand) runTail(ctx context.Context, obj objective.Objective) (any
 	case spec.Formulation != lp.Compact:
 		return nil, nil, option.Errorf("formulation", "for --objective tel only (the tail bounds use the compact pairs)")
 	}
-	ts := TailSpec{Objective: obj, Solver: c.Solver, TimeLimit: spec.TimeLimit, Model: c.Model}
+	ts := TailSpec{Objective: obj, Solver: c.Solver, TimeLimit: spec.TimeLimit, Model: c.Model, Progress: c.Progress}
 	if obj.Kind == objective.SLO {
 		if ts.SLOTokens, err = c.SLO.Resolve(c.Model, c.given); err != nil {
 			return nil, nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/solvers"
@@ -30,6 +31,8 @@ type TailSpec struct {
 	// TimeLimit bounds the whole solve (0: none).
 	TimeLimit time.Duration
 	Model     latency.Model
+	// Progress (nil: none) is told the percentile's τ probes.
+	Progress progress.Func
 }
 
 // DefaultComponentTimeLimit bounds each component's integer program when
@@ -114,7 +117,7 @@ func SolveTail(ctx context.Context, in *lp.Instance, spec TailSpec) (*TailReport
 	if err != nil {
 		return nil, option.Wrap("solver", err)
 	}
-	opt := slo.Options{Backend: be}
+	opt := slo.Options{Backend: be, Progress: spec.Progress}
 	if spec.TimeLimit == 0 {
 		opt.ComponentTimeLimit = DefaultComponentTimeLimit
 	}

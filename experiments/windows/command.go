@@ -18,6 +18,8 @@ import (
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
+	"github.com/tailbound/tailbound/internal/progress"
+	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -90,6 +92,10 @@ type Command struct {
 	// (--max-probes; 0: until the interval closes or no probe narrows
 	// it); each probe is a pass over the trace.
 	MaxProbes int
+	// Progress (nil: none) is told the windows solved.
+	Progress progress.Func
+
+	traceTurns int // the trace's turns, for Progress's total (≤ 0: unknown)
 }
 
 // runPercentile is Run for --objective pQ.
@@ -212,7 +218,7 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 		return nil, nil, err
 	}
 	defer done()
-	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true})
+	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true, Solver: slo.Options{Progress: c.Progress.Total(windowCount(turns, size))}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -437,6 +443,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 			return nil, nil, option.Wrap("trace", err)
 		}
 	}
+	c.traceTurns = turns
 	if len(c.Curve) > 0 {
 		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
 			"block_size_tokens": strconv.FormatInt(c.Block, 10), "xi_tokens": strconv.FormatFloat(c.Xi, 'g', -1, 64),
@@ -497,6 +504,7 @@ func (c Command) solve(ctx context.Context, mem *trace.Trace, p instance.Params,
 // all).
 func (c Command) solveUpTo(ctx context.Context, mem *trace.Trace, p instance.Params, size, limit int, mine func(int) bool) (*window.Bounds, error) {
 	opt := window.Options{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, PerWindow: true, Mine: mine}
+	opt.Progress = c.Progress.Total(windowCount(c.traceTurns, size))
 	if mem != nil {
 		return window.Run(ctx, &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, opt)
 	}
@@ -542,6 +550,12 @@ func GridWindows(nw, n int) []int {
 		first += (nw - s + n - 1) / n
 	}
 	return order
+}
+
+// windowCount is the number of windows of size steps over turns turns (0
+// when turns ≤ 0: unknown).
+func windowCount(turns, size int) int64 {
+	return int64(max(0, (turns+size-1)/size))
 }
 
 // metrics are the values of a window's record in a shard file, tokens and

@@ -41,6 +41,21 @@ func (f Func) Within(prefix string) Func {
 	return func(what string, done, total int64) { f(prefix+": "+what, done, total) }
 }
 
+// Total returns a Func that reports through f with total in place of a
+// report's total ≤ 0 — a count its reporter cannot know (windows of a
+// trace streamed) and its caller can — or nil when f is.
+func (f Func) Total(total int64) Func {
+	if f == nil {
+		return nil
+	}
+	return func(what string, done, t int64) {
+		if t <= 0 {
+			t = total
+		}
+		f(what, done, t)
+	}
+}
+
 // ParseFlag removes the global --progress[=true|false] from a command's
 // args (up to a "--") and returns the rest and the override it gives: nil
 // when absent, and the last one given otherwise.

@@ -132,3 +132,20 @@ func TestParseFlag(t *testing.T) {
 		t.Errorf("--progress=maybe: error %v", err)
 	}
 }
+
+// TestTotal: Total fills in an unknown total (≤ 0) and leaves a known one;
+// a nil Func stays nil.
+func TestTotal(t *testing.T) {
+	if Func(nil).Total(5) != nil {
+		t.Fatal("nil Func: Total is not nil")
+	}
+	var got [][2]int64
+	f := Func(func(_ string, done, total int64) { got = append(got, [2]int64{done, total}) }).Total(8)
+	f("windows", 1, 0)
+	f("windows", 2, -1)
+	f("windows", 3, 4)
+	want := [][2]int64{{1, 8}, {2, 8}, {3, 4}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reports %v, want %v", got, want)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // costScaling is a min-cost flow problem solved by Goldberg and Tarjan's
@@ -62,6 +64,9 @@ type costScaling struct {
 	budget int64
 
 	pushes, relabels, updates, scannedG, phases int64
+
+	// progress (nil: none) is told the scaling phases begun, of all.
+	progress progress.Func
 }
 
 // warmDivisor sets the first phase of a warm start: ε = unit·(n+1)/warmDivisor
@@ -127,9 +132,14 @@ func (s *costScaling) solve(ctx context.Context) error {
 	if eps == 0 {
 		eps = 1
 	}
+	total := int64(0) // the phases below: ε divided by 16 until it is 1
+	for e := eps; total == 0 || e > 1; total++ {
+		e = max(1, e/16)
+	}
 	for {
 		eps = max(1, eps/16)
 		s.phases++
+		s.progress.Report("cost scaling: phases", s.phases, total)
 		if err := s.refine(ctx, eps); err != nil {
 			return err
 		}
@@ -440,8 +450,8 @@ scan:
 // feasible flow: on some infeasible networks the discharge loops without
 // end (measured on small random ones), so CostScaling is for networks
 // feasible by construction, as lp.SolveFlow's are.
-func (g *Network) costScaling(ctx context.Context) ([]int64, string, error) {
-	s := &costScaling{Network: g}
+func (g *Network) costScaling(ctx context.Context, f progress.Func) ([]int64, string, error) {
+	s := &costScaling{Network: g, progress: f}
 	err := s.solve(ctx)
 	stats := fmt.Sprintf("%d pushes, %d relabels, %d price updates scanning %d nodes", s.pushes, s.relabels, s.updates, s.scannedG)
 	if err != nil {

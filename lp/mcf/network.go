@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // Network is a min-cost flow problem: minimize Σ cost·flow over its arcs
@@ -112,11 +114,19 @@ var (
 // scaling (CostScaling, Windows) need a feasible network, and Windows and
 // Sweep a line network (see SolveWindows and Sweep).
 func (g *Network) Solve(ctx context.Context, m Method) ([]int64, string, error) {
+	return g.SolveProgress(ctx, m, nil)
+}
+
+// SolveProgress is Solve telling f (nil: none) how far it is: the windows
+// and the primal–dual stage (Windows), the scaling phases (CostScaling).
+func (g *Network) SolveProgress(ctx context.Context, m Method, f progress.Func) ([]int64, string, error) {
 	switch m {
 	case Windows:
-		return g.SolveWindows(ctx, DefaultPlan())
+		plan := DefaultPlan()
+		plan.Progress = f
+		return g.SolveWindows(ctx, plan)
 	case CostScaling:
-		return g.costScaling(ctx)
+		return g.costScaling(ctx, f)
 	case Sweep:
 		return g.sweep(ctx)
 	case NetworkSimplex:

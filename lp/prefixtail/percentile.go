@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/tailbound/tailbound/models/objective"
@@ -198,6 +199,7 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 	// which splits at an undecided probe as at turn level).
 	ts := objective.TauSearch[int]{Lo: lo, Hi: hi}
 	err := ts.Run(ctx, nil, func(mid int, _ objective.ProbeMode) (objective.Verdict, error) {
+		opt.Progress.Report(fmt.Sprintf("τ probes: P%g in [%d, %d] tokens, ≈%d more", q, cand[ts.Lo+1], cand[min(ts.Hi, hi)], bits.Len(uint(min(ts.Hi, hi)-ts.Lo))), int64(search.Probes), 0)
 		lower, achieved, err := probe(cand[mid])
 		if err != nil {
 			return objective.Undecided, err

@@ -26,7 +26,7 @@ func TestPercentileExhaustive(t *testing.T) {
 		n = 40
 	}
 	r := rand.New(rand.NewPCG(90, 1))
-	proven := 0
+	proven, lines := 0, 0
 	for i := 0; i < n; i++ {
 		block := []int64{1, 2, 4, 16}[r.IntN(4)]
 		reqs := randomTrace(r, 6+r.IntN(6), 8+r.IntN(9), block)
@@ -52,6 +52,18 @@ func TestPercentileExhaustive(t *testing.T) {
 			t.Fatalf("instance %d: no candidate achieves P%v", i, q)
 		}
 		for _, opt := range []Options{{Lagrange: &LagrangeOptions{}}, {LP: lpBackend(t)}} {
+			// every progress line's interval holds the optimum
+			opt.Progress = func(what string, done, total int64) {
+				var qq float64
+				var lo, hi, more int64
+				if _, err := fmt.Sscanf(what, "τ probes: P%g in [%d, %d] tokens, ≈%d more", &qq, &lo, &hi, &more); err != nil || qq != q || total != 0 {
+					t.Fatalf("instance %d: progress %q, %d of %d", i, what, done, total)
+				}
+				if lo > want || hi < want {
+					t.Fatalf("instance %d: progress %q leaves out the optimum %d", i, what, want)
+				}
+				lines++
+			}
 			b, err := Percentile(context.Background(), reqs, block, capacity, q, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +80,10 @@ func TestPercentileExhaustive(t *testing.T) {
 	if proven < n {
 		t.Errorf("only %d of %d runs proven: the search decides little", proven, 2*n)
 	}
-	t.Logf("%d of %d runs proven optimal", proven, 2*n)
+	if lines == 0 {
+		t.Error("no τ probe was reported")
+	}
+	t.Logf("%d of %d runs proven optimal; %d progress lines", proven, 2*n, lines)
 }
 
 // ExamplePercentile bounds the lowest p80 of uncached tokens on the

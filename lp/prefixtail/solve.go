@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp"
 )
 
@@ -25,6 +26,8 @@ type Options struct {
 	// TimeLimit bounds each solve (0: none): the LP, the IP, and the
 	// Lagrangian search as a whole.
 	TimeLimit time.Duration
+	// Progress (nil: none) is told each τ probe of Percentile.
+	Progress progress.Func
 }
 
 // Solve is one LP or IP solve.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -231,6 +232,7 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 	}
 	ts := objective.TauSearch[int64]{Lo: lo, Hi: hi}
 	err := ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
+		opt.Progress.Report(probeLine(q, ts.Lo+1, ts.Hi), int64(r.Probes), 0)
 		res, err := probe(mid, mode)
 		if err != nil {
 			return objective.Undecided, err
@@ -276,6 +278,14 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 		return nil, fmt.Errorf("slo: internal error: percentile bounds %d > %d", r.Lower, r.Upper)
 	}
 	return r, nil
+}
+
+// probeLine is the progress line of Percentile's τ search: the interval
+// [lo, hi] of P_q still open, tokens, and about how many probes a
+// bisection of it takes (the count of a progress line is the probes done;
+// an undecided probe can add more).
+func probeLine(q float64, lo, hi int64) string {
+	return fmt.Sprintf("τ probes: P%g in [%d, %d] tokens, ≈%d more", q, lo, hi, bits.Len64(uint64(max(hi-lo, 0))))
 }
 
 // Quantile returns the rank-th smallest uncached count (tokens) of in

@@ -65,6 +65,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/lp"
 )
 
@@ -120,6 +121,9 @@ type Options struct {
 	// between two windows on what the rest of the schedule leaves). The
 	// schedule returned then fits in the capacity less Reserved.
 	Reserved []int64
+	// Progress (nil: none) is told each τ probe of Percentile and each
+	// window of lp/window.RunSLO.
+	Progress progress.Func
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.

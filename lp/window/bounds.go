@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/progress"
 	"github.com/tailbound/tailbound/models/instance"
 )
 
@@ -67,6 +68,10 @@ type Options struct {
 	// (x_n, tokens, for its turns from step start on), seams included; it
 	// needs every window (Mine nil).
 	Schedule func(start int, x []int64) error
+	// Progress (nil: none) is told, as each window is solved, the windows
+	// read up to it (its index + 1), with no total (progress.Func.Total
+	// can add it).
+	Progress progress.Func
 }
 
 // Run reads src once, a window at a time, and returns the summed interval.
@@ -171,6 +176,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 			}
 		}
 		figs = append(figs, f)
+		opt.Progress.Report("windows", int64(cur.Index+1), 0)
 		ws, head = ws[1:], nxtHead
 		delete(cache, cur.Index)
 	}

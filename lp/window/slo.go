@@ -171,7 +171,8 @@ type SLOOptions struct {
 
 // RunSLO reads src once, a window of size steps at a time, and sums each
 // window's SLO bounds (optional caching), without seams. schedule, when
-// not nil, receives each window's restriction schedule.
+// not nil, receives each window's restriction schedule. opt.Progress is
+// told the windows done, with no total.
 func RunSLO(ctx context.Context, src TurnReader, p instance.Params, size int, s int64, opt slo.Options, schedule func(start int, x []int64) error) (*SLOBounds, error) {
 	return RunSLOWith(ctx, src, SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, Solver: opt, PerWindow: true, Schedule: schedule})
 }
@@ -182,7 +183,8 @@ func RunSLO(ctx context.Context, src TurnReader, p instance.Params, size int, s 
 // which needs the next window's restriction, so the windows are read one
 // ahead and at most two are held. A window's task needs nothing from the
 // tasks of the others (it solves the next window's restriction itself),
-// so a shard's figures (Mine) add up with the others'.
+// so a shard's figures (Mine) add up with the others'. o.Solver.Progress
+// is told the windows done.
 func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, error) {
 	if o.Schedule != nil && o.Mine != nil {
 		return nil, fmt.Errorf("window: a stitched schedule needs every window")
@@ -281,6 +283,7 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 			*o.stopped = true
 			break
 		}
+		o.Solver.Progress.Report("windows", int64(cur.Index+1), 0)
 	}
 	b.sum()
 	if !o.PerWindow {

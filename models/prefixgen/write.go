@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/tailbound/tailbound/internal/progress"
 )
 
 // GenOptions say what to generate: a model, a seed and where to stop.
@@ -22,6 +24,9 @@ type GenOptions struct {
 	// DurationS stops before the first request arriving at or after this
 	// many seconds (0: no limit).
 	DurationS float64
+	// Progress (nil: none) is told the requests written now and then, of
+	// Requests (none when only DurationS bounds them).
+	Progress progress.Func
 }
 
 // Write streams the requests of o as a Mooncake trace (JSON Lines with
@@ -45,9 +50,12 @@ func Write(ctx context.Context, o GenOptions, w io.Writer) (Stats, error) {
 		if o.DurationS > 0 && g.NextTime() >= o.DurationS {
 			break
 		}
-		if g.Stats().Requests%4096 == 0 {
+		if n := g.Stats().Requests; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return g.Stats(), err
+			}
+			if n%(64*4096) == 0 {
+				o.Progress.Report("requests", n, o.Requests)
 			}
 		}
 		r := g.Next()

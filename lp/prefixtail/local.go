@@ -25,7 +25,8 @@ import (
 //     drop the kept intervals of weight 0 that no kept interval needs any
 //     more (they only held capacity);
 //   - recreate: try u, the dropped ones and the other missed savings
-//     whose spans meet the window, in order of weight per block-request
+//     whose spans meet the window (at most localCands of them, drawn at
+//     random), in order of weight per block-request
 //     of capacity they would newly take (random factors break ties and
 //     vary the order): each is kept with every ancestor interval it
 //     needs when the capacity rows still hold (a lazy segment tree keeps
@@ -55,8 +56,14 @@ type LocalOptions struct {
 // DefaultLocalRounds is LocalOptions.Rounds's default.
 const DefaultLocalRounds = 4000
 
-// localRuin is the most kept weighted intervals a round drops.
-const localRuin = 6
+// localRuin is the most kept weighted intervals a round drops;
+// localCands the most missed savings (drawn uniformly among those whose
+// spans meet the window) a round tries besides them: on TEL programs a
+// window can meet thousands, each try walking its ancestors.
+const (
+	localRuin  = 6
+	localCands = 64
+)
 
 // local is the state of the search.
 type local struct {
@@ -278,7 +285,7 @@ func (p *Problem) Improve(ctx context.Context, hits []int, opt LocalOptions) (*S
 		key float64
 	}
 	var cands []cand
-	var missed, ruin []int32
+	var missed, ruin, pool []int32
 	for r := 0; r < rounds && !done(); r++ {
 		if r&15 == 0 && ctx.Err() != nil {
 			break
@@ -307,11 +314,23 @@ func (p *Problem) Improve(ctx context.Context, hits []int, opt LocalOptions) (*S
 		for _, j := range ruin {
 			l.drop(j)
 		}
-		cands = cands[:0]
+		pool = append(pool[:0], ruin...)
+		seen := 0
 		for _, j := range weighted {
 			if iv := l.p.Cols[j]; !l.kept[j] && iv.P < b && iv.Q > a {
-				area := l.newArea(j)
-				cands = append(cands, cand{j, iv.Weight / float64(1+area) * (0.7 + 0.6*rng.Float64())})
+				// a uniform sample of localCands of them (reservoir)
+				if seen++; seen <= localCands {
+					pool = append(pool, j)
+				} else if k := rng.IntN(seen); k < localCands {
+					pool[len(ruin)+k] = j
+				}
+			}
+		}
+		cands = cands[:0]
+		for _, j := range pool {
+			if !l.kept[j] {
+				iv := l.p.Cols[j]
+				cands = append(cands, cand{j, iv.Weight / float64(1+l.newArea(j)) * (0.7 + 0.6*rng.Float64())})
 			}
 		}
 		slices.SortFunc(cands, func(x, y cand) int {

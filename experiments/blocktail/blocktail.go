@@ -178,7 +178,7 @@ func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Poin
 		return nil, err
 	}
 	start := time.Now()
-	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit, Progress: cfg.Progress}
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit, Progress: cfg.Progress, Local: &prefixtail.LocalOptions{}}
 	if lowerName(cfg.LPSolver) == Lagrangian {
 		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
 	}

@@ -63,7 +63,10 @@ type PercentileSearch struct {
 //
 // opt.TimeLimit bounds each probe's solve; ctx stops the search with the
 // interval found so far, valid. opt.IP is not used (no integer program
-// per probe).
+// per probe). With opt.Local, a probe that neither replays nor proves its
+// way past MaxExceeding runs the local search (Problem.Improve) from its
+// best schedule, stopping once at most MaxExceeding requests violate τ;
+// the schedule found is read for its P_Q like every other.
 func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, q float64, opt Options) (*Bounds, error) {
 	n := len(reqs)
 	if n == 0 {
@@ -135,13 +138,19 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 			b.Columns, b.PrecedenceRows, b.RefBlocks = len(p.Cols), p.PrecedenceRows, p.RefBlocks
 		}
 		bestV := math.Inf(1)
+		var bestHits []int
+		keep := func(hits []int, v float64) {
+			if v < bestV {
+				bestV, bestHits = v, hits
+			}
+		}
 		for _, r := range []Rule{Furthest, Saving, Density} {
 			hits, v, err := p.Replay(r, nil)
 			if err != nil {
 				return 0, false, fmt.Errorf("%s: %w", r, err)
 			}
 			consider(string(r), hits)
-			bestV = min(bestV, v)
+			keep(hits, v)
 		}
 		if bestV <= float64(M) {
 			return 0, true, nil
@@ -186,8 +195,18 @@ func Percentile(ctx context.Context, reqs []prefixcache.Req, block int64, capaci
 					return 0, false, fmt.Errorf("%s: %w", g.name, err)
 				}
 				consider(fmt.Sprintf("%s-at-slo-%d-tokens", g.name, tau), hits)
-				bestV = min(bestV, v)
+				keep(hits, v)
 			}
+		}
+		if opt.Local != nil && bestV > float64(M) && math.Ceil(lower-tol) <= float64(M) {
+			lo := *opt.Local
+			lo.Target = float64(M)
+			sc, err := p.Improve(ctx, bestHits, lo)
+			if err != nil {
+				return 0, false, err
+			}
+			consider(fmt.Sprintf("local-search-at-slo-%d-tokens", tau), sc.Hits)
+			keep(sc.Hits, sc.Cost)
 		}
 		return lower, bestV <= float64(M), nil
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // TestPercentileExhaustive: on random small chain traces, the interval of
-// Percentile (Lagrangian probes, and gonum's LP in a second run) contains
+// Percentile (Lagrangian probes; gonum's LP in a second run; Lagrangian
+// probes with the local search in a third) contains
 // the lowest Q-th percentile of uncached tokens found by exhaustive search
 // over eviction sequences, computed independently: the least candidate τ
 // at which the fewest violations of b > τ (exhaustive.PrefixOptimum) are at
@@ -51,7 +52,7 @@ func TestPercentileExhaustive(t *testing.T) {
 		if want < 0 {
 			t.Fatalf("instance %d: no candidate achieves P%v", i, q)
 		}
-		for _, opt := range []Options{{Lagrange: &LagrangeOptions{}}, {LP: lpBackend(t)}} {
+		for _, opt := range []Options{{Lagrange: &LagrangeOptions{}}, {LP: lpBackend(t)}, {Lagrange: &LagrangeOptions{}, Local: &LocalOptions{Rounds: 50}}} {
 			// every progress line's interval holds the optimum
 			opt.Progress = func(what string, done, total int64) {
 				var qq float64
@@ -78,12 +79,12 @@ func TestPercentileExhaustive(t *testing.T) {
 		}
 	}
 	if proven < n {
-		t.Errorf("only %d of %d runs proven: the search decides little", proven, 2*n)
+		t.Errorf("only %d of %d runs proven: the search decides little", proven, 3*n)
 	}
 	if lines == 0 {
 		t.Error("no τ probe was reported")
 	}
-	t.Logf("%d of %d runs proven optimal; %d progress lines", proven, 2*n, lines)
+	t.Logf("%d of %d runs proven optimal; %d progress lines", proven, 3*n, lines)
 }
 
 // ExamplePercentile bounds the lowest p80 of uncached tokens on the

@@ -92,6 +92,9 @@
 //     With the IP's solution the same rule replays its schedule, and an
 //     optimum that the replay does not attain is an error. Each replay's cost is recomputed from the hits the cache
 //     reports, so the upper bound is a value some schedule attains.
+//     Last, Problem.Improve (local.go) searches from the best of them by
+//     ruin and recreate over the program's 0/1 points, and replays what
+//     it finds the same way.
 //
 // # The Lagrangian lower bound (no LP solver)
 //

@@ -23,6 +23,10 @@ type Options struct {
 	// its Upper is set to the best replay's cost and its TimeLimit to
 	// TimeLimit when zero.
 	Lagrange *LagrangeOptions
+	// Local, when not nil, improves the best schedule by the local search
+	// of local.go (Problem.Improve) after every other replay; the result
+	// is replayed and listed as "local-search".
+	Local *LocalOptions
 	// TimeLimit bounds each solve (0: none): the LP, the IP, and the
 	// Lagrangian search as a whole.
 	TimeLimit time.Duration
@@ -117,18 +121,23 @@ func (p *Problem) CapacityFree() float64 {
 func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 	b := &Bounds{Objective: p.Obj.Kind.String(), Upper: math.Inf(1), Columns: len(p.Cols), PrecedenceRows: p.PrecedenceRows,
 		Requests: len(p.Reqs), RefBlocks: p.RefBlocks, Lower: p.CapacityFree(), LowerFrom: "capacity-free"}
-	add := func(rule string, v float64) {
+	var bestHits []int
+	addHits := func(rule string, hits []int, v float64) {
 		b.Heuristics = append(b.Heuristics, Heuristic{Rule: rule, Value: v})
 		if v < b.Upper-tol*max(1, math.Abs(v)) {
 			b.Upper, b.UpperRule = v, rule
+			if hits != nil {
+				bestHits = hits
+			}
 		}
 	}
+	add := func(rule string, v float64) { addHits(rule, nil, v) }
 	for _, r := range []Rule{Furthest, Saving, Density} {
-		_, v, err := p.Replay(r, nil)
+		hits, v, err := p.Replay(r, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r, err)
 		}
-		add(string(r), v)
+		addHits(string(r), hits, v)
 	}
 	// The Lagrangian is skipped when the replays already meet the
 	// capacity-free bound (the interval is closed without it).
@@ -155,11 +164,11 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 				{Guided, "lagrangian-rounding-closed-down", p.closed(lg.Guide, false)},
 				{Guided, "lagrangian-rounding-closed-up", p.closed(lg.Guide, true)}} {
 				r, name := rn.rule, rn.name
-				_, v, err := p.Replay(r, rn.guide)
+				hits, v, err := p.Replay(r, rn.guide)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
-				add(name, v)
+				addHits(name, hits, v)
 			}
 		}
 	}
@@ -178,11 +187,11 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 				b.Lower, b.LowerFrom = max(b.Lower, *s.Value), "lp"
 			}
 			for _, r := range []Rule{Guided, GuidedDensity} {
-				_, v, err := p.Replay(r, x)
+				hits, v, err := p.Replay(r, x)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", r, err)
 				}
-				add(string(r), v)
+				addHits(string(r), hits, v)
 			}
 		}
 	}
@@ -206,18 +215,33 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 			add("ip-schedule", v)
 		}
 	}
+	if opt.Local != nil && bestHits != nil && !b.closed(p.Obj.Kind) {
+		lo := *opt.Local
+		lo.Target = b.Lower
+		if p.Obj.Kind == SLO {
+			lo.Target = math.Ceil(b.Lower - tol)
+		}
+		sc, err := p.Improve(ctx, bestHits, lo)
+		if err != nil {
+			return nil, err
+		}
+		add("local-search", sc.Cost)
+	}
 	if b.Lower > b.Upper+tol*max(1, math.Abs(b.Upper)) {
 		return nil, fmt.Errorf("lower bound %v above upper bound %v", b.Lower, b.Upper)
 	}
-	b.Proven = b.Upper-b.Lower <= tol*max(1, math.Abs(b.Upper))
-	if p.Obj.Kind == SLO && math.Ceil(b.Lower-tol) >= b.Upper {
-		b.Proven = true
-	}
+	b.Proven = b.closed(p.Obj.Kind)
 	if b.Proven {
 		v := b.Upper
 		b.Optimum = &v
 	}
 	return b, nil
+}
+
+// closed reports whether the interval is closed: the ends meet (for SLO,
+// whose values are integers, the lower end rounded up meets the upper).
+func (b *Bounds) closed(k Kind) bool {
+	return b.Upper-b.Lower <= tol*max(1, math.Abs(b.Upper)) || k == SLO && math.Ceil(b.Lower-tol) >= b.Upper
 }
 
 // closed returns guide made to keep the prefix rule, for rounding: down,

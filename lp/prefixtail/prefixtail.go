@@ -215,7 +215,10 @@ type Problem struct {
 	// Obj is the cost of a request.
 	Obj Objective
 
-	off []int // off[t]: index of request t's first reference
+	// free counts the leading requests that are history (NewRelaxation):
+	// their costs are not counted and their capacity rows do not bind.
+	free int
+	off  []int // off[t]: index of request t's first reference
 	// per reference (off[t]+d): next use of the same block (-1 none), and
 	// the column of the interval starting / ending there (-1: none, or
 	// constant, or pruned).
@@ -247,6 +250,14 @@ type Interval struct {
 // A chain longer than the capacity, or a block repeated within a chain, is
 // an error naming the request.
 func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Problem, error) {
+	return newProblem(reqs, 0, block, capacity, obj)
+}
+
+// newProblem is New with the first free requests history: not counted in
+// the cost (Base, the weights, Evaluate) and with no capacity row (Program,
+// pack), so the intervals that start among them and end later are cached
+// for free up to the first counted request.
+func newProblem(reqs []prefixcache.Req, free int, block int64, capacity int, obj Objective) (*Problem, error) {
 	if block < 1 {
 		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
 	}
@@ -256,7 +267,7 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
 		return nil, fmt.Errorf("threshold is NaN")
 	}
-	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, off: make([]int, len(reqs)+1)}
+	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, off: make([]int, len(reqs)+1)}
 	var depth []int32
 	var parent []prefixcache.BlockID
 	total := 0
@@ -275,9 +286,12 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 			if id < 0 {
 				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
 			}
-			for int(id) >= len(depth) {
-				depth = append(depth, int32(d))
-				parent = append(parent, par)
+			for int(id) >= len(depth) { // unseen ids (a window's trace need not start at id 0)
+				depth = append(depth, -1)
+				parent = append(parent, -1)
+			}
+			if depth[id] < 0 {
+				depth[id], parent[id] = int32(d), par
 			}
 			if depth[id] != int32(d) || parent[id] != par {
 				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
@@ -313,7 +327,7 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 	}
 	// Weights per reference and Base.
 	weight := make([]float64, total)
-	for t := range reqs {
+	for t := free; t < len(reqs); t++ {
 		r := &reqs[t]
 		c := 0
 		for d := range r.Blocks {
@@ -422,7 +436,7 @@ func (p *Problem) Value(x []float64) float64 {
 // Σ f_t(hits[t]).
 func (p *Problem) Evaluate(hits []int) float64 {
 	v := 0.0
-	for t := range p.Reqs {
+	for t := p.free; t < len(p.Reqs); t++ {
 		v += p.Obj.Cost(p.Reqs[t].Input, hits[t], p.BlockTokens)
 	}
 	return v
@@ -467,6 +481,9 @@ func (p *Problem) Program() *lp.Problem {
 		prob.Obj = append(prob.Obj, 0)
 		prob.ColLo = append(prob.ColLo, 0)
 		up := float64(p.CapacityBlocks - len(p.Reqs[t].Blocks))
+		if t < p.free {
+			up = float64(nc) // history: no capacity row (nc bounds any load)
+		}
 		if t == 0 {
 			up = 0
 		}

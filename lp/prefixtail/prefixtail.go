@@ -144,6 +144,50 @@
 // The interval is proven optimal when the IP solved to optimality, or when
 // the upper bound meets the lower bound (for SLO, whose values are
 // integers, when ⌈lower − 1e-6⌉ ≥ upper).
+//
+// # Windowed bounds (issue 33; Windowed, NewRelaxation)
+//
+// The turn-level version is lp/window. The requests are split into N windows of consecutive
+// requests W = [s, e), each bounded on its own, and the sums give an
+// interval on the whole trace's optimum OPT.
+//
+// Lower bound. W's relaxation keeps the intervals I = (p, q) that end in
+// W (s ≤ q < e), counts only the costs of W's requests, and keeps only the
+// capacity rows of W's steps: an interval that starts before W is cached
+// for free up to s (it spans W's steps s … q−1 only), and one that ends at
+// s spans none of W's steps. It is built as a trace (NewRelaxation): the
+// requests before s that are the last use of some block W references
+// (history, no cost, no capacity row), then W's requests. Validity: take
+// an optimal x* of the whole program (above) and set, in W's relaxation,
+// x_I = x*_I for the intervals ending in W after s — the same intervals as
+// in the whole program, a crossing one starting at its block's last use
+// before s, which the history keeps — and x_I = 1 for the rest (those
+// ending at s, and the history's own, which the compression may merge).
+// This point is feasible: at a step of W only intervals ending in W after s
+// count, a subset of those x* keeps there (capacity); a prefix row
+// x_I ≤ x_J has J inside I, so either J is set to 1 or both end in W after
+// s and the row is one of x*'s; every constant interval is kept (x* keeps
+// W's, the rest are set to 1). The weights are ≥ 0 (f is non-increasing
+// in the hits), so its cost is at most x*'s cost at W's requests (each
+// request's cost depends only on the intervals ending at it). So the
+// relaxation's optimum is at most x*'s cost on W, and Σ_W of any lower
+// bound on each relaxation's optimum (Bound's Lower: the Lagrangian, the
+// LP, or the IP) is at most OPT.
+//
+// Upper bound. W's restriction is W's requests alone, from an empty cache;
+// Bound's best replay on it gives a schedule, read as the intervals it
+// kept (I kept iff q hit I's block). The union over windows of those
+// intervals, with every interval that crosses a window's start dropped
+// (the constant ones, forced, kept), is feasible for the whole program: at
+// a step of W only W's intervals count, the prefix rows relate intervals
+// of one window, and a constant interval spans no step. Its cost is at
+// most Σ_W of the restrictions' costs (a window's first request may also
+// hit the blocks its predecessor used). The union is replayed through the
+// cache on the whole trace (Replay, rule Guided with the union as guide:
+// kept intervals rank above dropped ones), and the replayed cost, a value
+// a schedule attains, is the upper bound; a replay above Σ_W of the
+// restrictions' costs is an error. No seams or overlap yet: the width is
+// what the windows' boundaries cost, both sides.
 package prefixtail
 
 import (

@@ -10,47 +10,6 @@ import (
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-// Windowed bounds, block level (issue 33; the turn-level version is
-// lp/window). The requests are split into N windows of consecutive
-// requests W = [s, e), each bounded on its own, and the sums give an
-// interval on the whole trace's optimum OPT.
-//
-// Lower bound. W's relaxation keeps the intervals I = (p, q) that end in
-// W (s ≤ q < e), counts only the costs of W's requests, and keeps only the
-// capacity rows of W's steps: an interval that starts before W is cached
-// for free up to s (it spans W's steps s … q−1 only), and one that ends at
-// s spans none of W's steps. It is built as a trace (NewRelaxation): the
-// requests before s that are the last use of some block W references
-// (history, no cost, no capacity row), then W's requests. Validity: take
-// an optimal x* of the whole program (package comment). Its restriction to
-// the intervals ending in W is feasible for W's relaxation — at each step
-// of W it keeps a subset of the intervals x* keeps there (capacity), the
-// prefix rows are those of x* between intervals that exist in it (a parent
-// interval that the compressed history merges into one spans only history
-// steps, where nothing binds, and is kept), and forced admission holds
-// because x* keeps every constant interval; an interval ending at s that
-// the compression makes constant is free in the relaxation, so forcing it
-// changes nothing — and it costs there what x* costs at W's requests
-// (each request's cost depends only on the intervals ending at it). So the
-// relaxation's optimum is at most x*'s cost on W, and Σ_W of any lower
-// bound on each relaxation's optimum (Bound's Lower: the Lagrangian, the
-// LP, or the IP) is at most OPT.
-//
-// Upper bound. W's restriction is W's requests alone, from an empty cache;
-// Bound's best replay on it gives a schedule, read as the intervals it
-// kept (I kept iff q hit I's block). The union over windows of those
-// intervals, with every interval that crosses a window's start dropped
-// (the constant ones, forced, kept), is feasible for the whole program: at
-// a step of W only W's intervals count, the prefix rows relate intervals
-// of one window, and a constant interval spans no step. Its cost is at
-// most Σ_W of the restrictions' costs (a window's first request may also
-// hit the blocks its predecessor used). The union is replayed through the
-// cache on the whole trace (Replay, rule Guided with the union as guide:
-// kept intervals rank above dropped ones), and the replayed cost, a value
-// a schedule attains, is the upper bound; a replay above Σ_W of the
-// restrictions' costs is an error. No seams or overlap yet: the width is
-// what the windows' boundaries cost, both sides.
-
 // WindowFigure is one window's part of a windowed interval.
 type WindowFigure struct {
 	// First is the window's first request (0-based); Requests its size.
@@ -146,7 +105,7 @@ func restriction(reqs []prefixcache.Req, s, e int) []prefixcache.Req {
 
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
 // by windows windows of consecutive requests, each window's relaxation and
-// restriction bounded by Bound under opt (package comment of window.go).
+// restriction bounded by Bound under opt (package comment, Windowed bounds).
 func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows int, opt Options) (*WindowBounds, error) {
 	n := len(reqs)
 	if windows < 1 || windows > max(n, 1) {

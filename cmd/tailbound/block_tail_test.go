@@ -58,6 +58,13 @@ func TestSolveBlockHandWorked(t *testing.T) {
 	// or 4 is evicted at request 2. Evicting 4 gives {0, 100, 100, 100,
 	// 1536}: p80 = 100; evicting 3 (furthest next use) gives {0, 100, 100,
 	// 512, 1536}: 512. p90 (rank 5) is 1,536 either way.
+	// Two windows (worked out in lp/prefixtail's TestWindowedHandWorked):
+	// lower 1,336 (the second window carries the long chain for free),
+	// upper 1,648 (the stitched schedule keeps two of its three blocks).
+	doc = runPrinted(t, "tailbound solve --level block --trace "+tr+" --trace-format mooncake --capacity 2048 --objective tel --xi-tokens 200 --windows 2")
+	if doc["lower_bound"] != 1336.0 || doc["upper_bound"] != 1648.0 || doc["proven_optimal"] != false || doc["windows"] != 2.0 || math.Abs(doc["relative_width"].(float64)-312.0/1648) > 1e-12 {
+		t.Errorf("tel, 2 windows: %v", doc)
+	}
 	doc = runPrinted(t, "tailbound solve --level block --trace "+tr+" --trace-format mooncake --capacity 2048 --objective p80")
 	if doc["optimum"] != 100.0 || doc["proven_optimal"] != true || doc["objective"] != "p80" {
 		t.Errorf("p80: %v", doc)
@@ -74,6 +81,9 @@ func TestSolveBlockHandWorked(t *testing.T) {
 		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "1024"}, "exceeds the capacity"},
 		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake"}, "--capacity"},
 		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "2048", "--slo-ms", "5", "--slo-tokens", "3"}, "slo"},
+		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "2048", "--objective", "p90", "--windows", "2"}, "--windows: tel or slo only"},
+		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "2048", "--windows", "-1"}, "--windows: want ≥ 1"},
+		{[]string{"solve", "--level", "block", "--trace", tr, "--trace-format", "mooncake", "--capacity", "2048", "--windows", "6"}, "windows 6: want 1 … 5"},
 	} {
 		code, _, errs := runCLI(c.args...)
 		if code == 0 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {

@@ -77,6 +77,7 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var slo objective.SLOSettings
 	blockTailFlags(fs, &c, &lat, &slo)
 	fs.StringVar(&c.Capacities, "capacity", "", "cache capacity C, tokens, a multiple of the block size")
+	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by an interval from N windows of consecutive requests, each bounded separately (tel or slo; 0: the whole trace)")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err

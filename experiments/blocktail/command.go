@@ -51,6 +51,9 @@ type Command struct {
 	Format string
 	// Progress, when not nil, is told which solve runs.
 	Progress progress.Func
+	// Windows, when > 0, bounds the optimum by that many windows of
+	// consecutive requests (--windows; solve only, tel or slo).
+	Windows int
 
 	one bool // Solve: one capacity, flag --capacity
 }
@@ -151,6 +154,26 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	}
 	if len(cfg.Capacities) != 1 {
 		return nil, nil, option.Errorf("capacity", "one capacity")
+	}
+	if c.Windows != 0 {
+		if c.Windows < 0 {
+			return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
+		}
+		if cfg.PercentileQ > 0 {
+			return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+		}
+		w, err := BoundWindowed(ctx, tr, cfg.Capacities[0], c.Windows, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		settings := c.settings(tr)
+		settings["windows"] = c.Windows
+		doc := struct {
+			Units    string         `json:"units"`
+			Settings map[string]any `json:"settings"`
+			*Windowed
+		}{units(cfg.Objective.Kind, 0), settings, w}
+		return doc, WindowTables(c.Trace, w), nil
 	}
 	pt, err := BoundOne(ctx, tr, cfg.Capacities[0], cfg)
 	if err != nil {

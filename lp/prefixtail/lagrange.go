@@ -264,6 +264,9 @@ func (p *Problem) pack(ctx context.Context, c []int64, x []float64) (int64, erro
 	var prev int64
 	for t := 0; t < n; t++ {
 		ct := int64(p.CapacityBlocks - len(p.Reqs[t].Blocks))
+		if t < p.free {
+			ct = int64(len(p.Cols)) // history: no capacity row (bounds any load)
+		}
 		g.AddSupply(t, ct-prev)
 		prev = ct
 		g.AddArc(t, t+1, ct, 0)

@@ -147,6 +147,50 @@
 // The interval is proven optimal when the IP solved to optimality, or when
 // the upper bound meets the lower bound (for SLO, whose values are
 // integers, when ⌈lower − 1e-6⌉ ≥ upper).
+//
+// # Windowed bounds (issue 33; Windowed, NewRelaxation)
+//
+// The turn-level version is lp/window. The requests are split into N windows of consecutive
+// requests W = [s, e), each bounded on its own, and the sums give an
+// interval on the whole trace's optimum OPT.
+//
+// Lower bound. W's relaxation keeps the intervals I = (p, q) that end in
+// W (s ≤ q < e), counts only the costs of W's requests, and keeps only the
+// capacity rows of W's steps: an interval that starts before W is cached
+// for free up to s (it spans W's steps s … q−1 only), and one that ends at
+// s spans none of W's steps. It is built as a trace (NewRelaxation): the
+// requests before s that are the last use of some block W references
+// (history, no cost, no capacity row), then W's requests. Validity: take
+// an optimal x* of the whole program (above) and set, in W's relaxation,
+// x_I = x*_I for the intervals ending in W after s — the same intervals as
+// in the whole program, a crossing one starting at its block's last use
+// before s, which the history keeps — and x_I = 1 for the rest (those
+// ending at s, and the history's own, which the compression may merge).
+// This point is feasible: at a step of W only intervals ending in W after s
+// count, a subset of those x* keeps there (capacity); a prefix row
+// x_I ≤ x_J has J inside I, so either J is set to 1 or both end in W after
+// s and the row is one of x*'s; every constant interval is kept (x* keeps
+// W's, the rest are set to 1). The weights are ≥ 0 (f is non-increasing
+// in the hits), so its cost is at most x*'s cost at W's requests (each
+// request's cost depends only on the intervals ending at it). So the
+// relaxation's optimum is at most x*'s cost on W, and Σ_W of any lower
+// bound on each relaxation's optimum (Bound's Lower: the Lagrangian, the
+// LP, or the IP) is at most OPT.
+//
+// Upper bound. W's restriction is W's requests alone, from an empty cache;
+// Bound's best replay on it gives a schedule, read as the intervals it
+// kept (I kept iff q hit I's block). The union over windows of those
+// intervals, with every interval that crosses a window's start dropped
+// (the constant ones, forced, kept), is feasible for the whole program: at
+// a step of W only W's intervals count, the prefix rows relate intervals
+// of one window, and a constant interval spans no step. Its cost is at
+// most Σ_W of the restrictions' costs (a window's first request may also
+// hit the blocks its predecessor used). The union is replayed through the
+// cache on the whole trace (Replay, rule Guided with the union as guide:
+// kept intervals rank above dropped ones), and the replayed cost, a value
+// a schedule attains, is the upper bound; a replay above Σ_W of the
+// restrictions' costs is an error. No seams or overlap yet: the width is
+// what the windows' boundaries cost, both sides.
 package prefixtail
 
 import (
@@ -218,7 +262,10 @@ type Problem struct {
 	// Obj is the cost of a request.
 	Obj Objective
 
-	off []int // off[t]: index of request t's first reference
+	// free counts the leading requests that are history (NewRelaxation):
+	// their costs are not counted and their capacity rows do not bind.
+	free int
+	off  []int // off[t]: index of request t's first reference
 	// per reference (off[t]+d): next use of the same block (-1 none), and
 	// the column of the interval starting / ending there (-1: none, or
 	// constant, or pruned).
@@ -250,6 +297,14 @@ type Interval struct {
 // A chain longer than the capacity, or a block repeated within a chain, is
 // an error naming the request.
 func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Problem, error) {
+	return newProblem(reqs, 0, block, capacity, obj)
+}
+
+// newProblem is New with the first free requests history: not counted in
+// the cost (Base, the weights, Evaluate) and with no capacity row (Program,
+// pack), so the intervals that start among them and end later are cached
+// for free up to the first counted request.
+func newProblem(reqs []prefixcache.Req, free int, block int64, capacity int, obj Objective) (*Problem, error) {
 	if block < 1 {
 		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
 	}
@@ -259,7 +314,7 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
 		return nil, fmt.Errorf("threshold is NaN")
 	}
-	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, off: make([]int, len(reqs)+1)}
+	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, off: make([]int, len(reqs)+1)}
 	var depth []int32
 	var parent []prefixcache.BlockID
 	total := 0
@@ -278,9 +333,12 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 			if id < 0 {
 				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
 			}
-			for int(id) >= len(depth) {
-				depth = append(depth, int32(d))
-				parent = append(parent, par)
+			for int(id) >= len(depth) { // unseen ids (a window's trace need not start at id 0)
+				depth = append(depth, -1)
+				parent = append(parent, -1)
+			}
+			if depth[id] < 0 {
+				depth[id], parent[id] = int32(d), par
 			}
 			if depth[id] != int32(d) || parent[id] != par {
 				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
@@ -316,7 +374,7 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 	}
 	// Weights per reference and Base.
 	weight := make([]float64, total)
-	for t := range reqs {
+	for t := free; t < len(reqs); t++ {
 		r := &reqs[t]
 		c := 0
 		for d := range r.Blocks {
@@ -425,7 +483,7 @@ func (p *Problem) Value(x []float64) float64 {
 // Σ f_t(hits[t]).
 func (p *Problem) Evaluate(hits []int) float64 {
 	v := 0.0
-	for t := range p.Reqs {
+	for t := p.free; t < len(p.Reqs); t++ {
 		v += p.Obj.Cost(p.Reqs[t].Input, hits[t], p.BlockTokens)
 	}
 	return v
@@ -470,6 +528,9 @@ func (p *Problem) Program() *lp.Problem {
 		prob.Obj = append(prob.Obj, 0)
 		prob.ColLo = append(prob.ColLo, 0)
 		up := float64(p.CapacityBlocks - len(p.Reqs[t].Blocks))
+		if t < p.free {
+			up = float64(nc) // history: no capacity row (nc bounds any load)
+		}
 		if t == 0 {
 			up = 0
 		}

@@ -1,0 +1,69 @@
+package blocktail
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/lp/prefixtail"
+)
+
+// Windowed is the result of 'solve --level block --windows N': the
+// windowed interval (prefixtail.Windowed) at one capacity.
+type Windowed struct {
+	// CapacityTokens and CapacityBlocks are the cache size.
+	CapacityTokens int64 `json:"capacity_tokens"`
+	CapacityBlocks int   `json:"capacity_blocks"`
+	prefixtail.WindowBounds
+	// Seconds is the whole computation's wall time.
+	Seconds float64 `json:"seconds"`
+}
+
+// BoundWindowed bounds the optimum of tr at one capacity, tokens, by
+// windows windows of consecutive requests, each bounded by cfg's solvers.
+func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, cfg Config) (*Windowed, error) {
+	block := tr.Block()
+	if capacity < 0 || capacity%block != 0 {
+		return nil, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", capacity, block)
+	}
+	lpBe, ipBe, err := Backends(cfg.LPSolver, cfg.IPSolver)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
+	if lowerName(cfg.LPSolver) == Lagrangian {
+		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
+	}
+	wb, err := prefixtail.Windowed(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, opt)
+	if err != nil {
+		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+	}
+	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// WindowTables are the tables of a windowed interval: the interval, then
+// each window's figures.
+func WindowTables(trace string, w *Windowed) []report.Table {
+	what := "TEL (tokens)"
+	if w.Objective == prefixtail.SLO.String() {
+		what = "SLO violations"
+	}
+	t := report.Table{
+		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: their restrictions stitched and replayed; no seams, no overlap)",
+			trace, what, w.Requests, w.Windows),
+		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal"},
+	}
+	t.Add(report.CellI(w.CapacityTokens), report.CellI(int64(w.CapacityBlocks)), report.CellF(w.Lower, 1), report.CellF(w.Upper, 1),
+		report.CellPct(w.RelativeWidth), report.CellText(fmt.Sprint(w.Proven)))
+	pw := report.Table{
+		Title:  "windows (their times, seconds, in the JSON)",
+		Header: []string{"window", "first request", "requests", "history requests", "lower", "restricted"},
+	}
+	for i, f := range w.PerWindow {
+		pw.Add(report.CellI(int64(i)), report.CellI(int64(f.First)), report.CellI(int64(f.Requests)), report.CellI(int64(f.History)),
+			report.CellF(f.Lower, 1), report.CellF(f.Restricted, 1))
+	}
+	return []report.Table{t, pw}
+}

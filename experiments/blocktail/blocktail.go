@@ -167,21 +167,33 @@ func Backends(lpName, ipName string) (lpBe, ipBe lp.Backend, err error) {
 	return lpBe, ipBe, nil
 }
 
+// solverOptions checks capacity (tokens, a multiple of block) and returns
+// the bounds' options cfg asks for: backends, time limit, progress and,
+// with the Lagrangian lower bound, its options.
+func solverOptions(capacity, block int64, cfg Config) (prefixtail.Options, error) {
+	if capacity < 0 || capacity%block != 0 {
+		return prefixtail.Options{}, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", capacity, block)
+	}
+	lpBe, ipBe, err := Backends(cfg.LPSolver, cfg.IPSolver)
+	if err != nil {
+		return prefixtail.Options{}, err
+	}
+	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit, Progress: cfg.Progress}
+	if lowerName(cfg.LPSolver) == Lagrangian {
+		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
+	}
+	return opt, nil
+}
+
 // BoundOne bounds the optimum of tr at one capacity, tokens.
 func BoundOne(ctx context.Context, tr *Trace, capacity int64, cfg Config) (*Point, error) {
 	block := tr.Block()
-	if capacity < 0 || capacity%block != 0 {
-		return nil, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", capacity, block)
-	}
-	lpBe, ipBe, err := Backends(cfg.LPSolver, cfg.IPSolver)
+	opt, err := solverOptions(capacity, block, cfg)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit, Progress: cfg.Progress, Local: &prefixtail.LocalOptions{}}
-	if lowerName(cfg.LPSolver) == Lagrangian {
-		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
-	}
+	opt.Local = &prefixtail.LocalOptions{}
 	if cfg.PercentileQ > 0 {
 		b, err := prefixtail.Percentile(ctx, tr.Reqs, block, int(capacity/block), cfg.PercentileQ, opt)
 		if err != nil {

@@ -24,18 +24,11 @@ type Windowed struct {
 // windows windows of consecutive requests, each bounded by cfg's solvers.
 func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, cfg Config) (*Windowed, error) {
 	block := tr.Block()
-	if capacity < 0 || capacity%block != 0 {
-		return nil, fmt.Errorf("capacity %d tokens must be ≥ 0 and a multiple of the block size %d tokens", capacity, block)
-	}
-	lpBe, ipBe, err := Backends(cfg.LPSolver, cfg.IPSolver)
+	opt, err := solverOptions(capacity, block, cfg)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	opt := prefixtail.Options{LP: lpBe, IP: ipBe, TimeLimit: cfg.TimeLimit}
-	if lowerName(cfg.LPSolver) == Lagrangian {
-		opt.Lagrange = &prefixtail.LagrangeOptions{Progress: cfg.Progress}
-	}
 	wb, err := prefixtail.Windowed(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)

@@ -207,11 +207,7 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 		if err != nil {
 			return nil, nil, err
 		}
-		dst := c.Out
-		if dst == "" {
-			dst = outfile.Stdout
-		}
-		return nil, nil, outfile.Write(ctx, "out", dst, stdout, f.Write)
+		return nil, nil, c.writeShard(ctx, stdout, f)
 	}
 	src, done, err := c.turns(mem, -1)
 	if err != nil {
@@ -238,6 +234,16 @@ func (c Command) turns(mem *trace.Trace, limit int) (window.TurnReader, func(), 
 	}
 	rd := trace.NewParallelReader(f, c.Trace, 1)
 	return &firstTurns{src: rd, left: limit}, func() { rd.Close(); f.Close() }, nil
+}
+
+// writeShard writes a shard's result file f to --out (standard output
+// when not given).
+func (c Command) writeShard(ctx context.Context, stdout io.Writer, f *suite.File) error {
+	dst := c.Out
+	if dst == "" {
+		dst = outfile.Stdout
+	}
+	return outfile.Write(ctx, "out", dst, stdout, f.Write)
 }
 
 // sloOutput is the document and tables of windowed SLO bounds b, with
@@ -463,11 +469,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		if err != nil {
 			return nil, nil, err
 		}
-		dst := c.Out
-		if dst == "" {
-			dst = outfile.Stdout
-		}
-		return nil, nil, outfile.Write(ctx, "out", dst, stdout, f.Write)
+		return nil, nil, c.writeShard(ctx, stdout, f)
 	}
 	rep := &Report{Unit: "tokens", TargetWidth: c.TargetWidth, Settings: settings}
 	for {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/tailbound/tailbound/internal/segtree"
 )
 
 // Local search on the upper end (issue 32, item 2, at block level).
@@ -75,7 +77,7 @@ type local struct {
 	children [][]int32
 	kept     []bool
 	saved    float64 // Σ w over kept intervals
-	slack    *slackTree
+	slack    *segtree.Max
 	log      []int32 // +(j+1): kept, −(j+1): dropped, since the round began
 	stamp    []uint32
 	cur      uint32
@@ -114,7 +116,11 @@ func (p *Problem) newLocal(x []bool) (*local, error) {
 			return nil, fmt.Errorf("schedule keeps %d blocks too many across request %d", -free[t], t)
 		}
 	}
-	l.slack = newSlackTree(free)
+	over := make([]int64, n) // blocks over capacity per request: −free
+	for t, f := range free {
+		over[t] = -f
+	}
+	l.slack = segtree.NewMax(over)
 	return l, nil
 }
 
@@ -123,12 +129,12 @@ func (l *local) set(j int32, on bool) {
 	iv := l.p.Cols[j]
 	l.kept[j] = on
 	if on {
-		l.slack.addRange(int(iv.P)+1, int(iv.Q)-1, -1)
+		l.slack.Add(int(iv.P)+1, int(iv.Q)-1, 1)
 		l.saved += iv.Weight
 		l.log = append(l.log, j+1)
 		return
 	}
-	l.slack.addRange(int(iv.P)+1, int(iv.Q)-1, 1)
+	l.slack.Add(int(iv.P)+1, int(iv.Q)-1, -1)
 	l.saved -= iv.Weight
 	l.log = append(l.log, -(j + 1))
 }
@@ -186,7 +192,7 @@ func (l *local) tryKeep(j int32) bool {
 	for _, k := range l.upClosure(j) {
 		l.set(k, true)
 	}
-	if l.slack.least() < 0 {
+	if l.slack.Max(0, l.slack.Len()-1) > 0 {
 		l.undo(mark)
 		return false
 	}

@@ -5,41 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"pgregory.net/rapid"
 )
-
-// TestSlackTree: range additions and the least value agree with a plain
-// slice (the brute force) on random operations.
-func TestSlackTree(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		v := make([]int64, n)
-		for i := range v {
-			v[i] = rapid.Int64Range(-5, 5).Draw(t, "v")
-		}
-		s := newSlackTree(v)
-		for range rapid.IntRange(0, 30).Draw(t, "ops") {
-			lo := rapid.IntRange(0, n-1).Draw(t, "lo")
-			hi := rapid.IntRange(lo-1, n-1).Draw(t, "hi")
-			w := rapid.Int64Range(-3, 3).Draw(t, "w")
-			s.addRange(lo, hi, w)
-			for i := lo; i <= hi; i++ {
-				v[i] += w
-			}
-			least := v[0]
-			for i, x := range v {
-				least = min(least, x)
-				if got := s.at(i); got != x {
-					t.Fatalf("value %d: tree %d, slice %d", i, got, x)
-				}
-			}
-			if s.least() != least {
-				t.Fatalf("least: tree %d, slice %d", s.least(), least)
-			}
-		}
-	})
-}
 
 // TestImproveHandWorked: on the worked example (handTrace: keep block 3
 // of the long request, not the short request's block 4) furthest next

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/segtree"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/mcf"
 )
@@ -105,7 +106,7 @@ func (pr *problem) lpBound(ctx context.Context) (served []bool, ub []int, total 
 
 // slackOf returns the tree of load − capacity at every step (blocks) of
 // the served candidates.
-func (pr *problem) slackOf(served []bool) *slackTree {
+func (pr *problem) slackOf(served []bool) *segtree.Max {
 	K := pr.in.K()
 	diff := make([]int64, K+1)
 	for i, c := range pr.cands {
@@ -120,7 +121,7 @@ func (pr *problem) slackOf(served []bool) *slackTree {
 		load += diff[t]
 		v[t] = load - pr.cap[t]
 	}
-	return newSlackTree(v)
+	return segtree.NewMax(v)
 }
 
 // improve adds to served every candidate that still fits, smallest demand
@@ -147,9 +148,9 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 	fill := func() {
 		for _, i := range order {
 			c := pr.cands[i]
-			if !served[i] && st.max(c.a, c.n-1)+c.d <= 0 {
+			if !served[i] && st.Max(c.a, c.n-1)+c.d <= 0 {
 				served[i] = true
-				st.add(c.a, c.n-1, c.d)
+				st.Add(c.a, c.n-1, c.d)
 			}
 		}
 	}
@@ -172,15 +173,15 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 				continue
 			}
 			ci := pr.cands[i]
-			st.add(ci.a, ci.n-1, -ci.d)
+			st.Add(ci.a, ci.n-1, -ci.d)
 			var added []int
 			for _, j := range members {
 				cj := pr.cands[j]
 				if j == i || served[j] || cj.n <= ci.a || cj.a >= ci.n {
 					continue
 				}
-				if st.max(cj.a, cj.n-1)+cj.d <= 0 {
-					st.add(cj.a, cj.n-1, cj.d)
+				if st.Max(cj.a, cj.n-1)+cj.d <= 0 {
+					st.Add(cj.a, cj.n-1, cj.d)
 					added = append(added, j)
 					if len(added) == 2 {
 						break
@@ -196,9 +197,9 @@ func (pr *problem) improve(ctx context.Context, served []bool) {
 			}
 			for _, j := range added {
 				cj := pr.cands[j]
-				st.add(cj.a, cj.n-1, -cj.d)
+				st.Add(cj.a, cj.n-1, -cj.d)
 			}
-			st.add(ci.a, ci.n-1, ci.d)
+			st.Add(ci.a, ci.n-1, ci.d)
 		}
 	}
 	fill()
@@ -226,7 +227,7 @@ const ejectAttempts = 3000
 // before and still does not), so an attempt costs what it touches, not
 // the component's size (at 10^6 turns, 4.4·10^5 candidates in one
 // component, scanning them all made each attempt cost milliseconds).
-func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, members []int, idx *spanIndex, rank []int) {
+func (pr *problem) eject(ctx context.Context, st *segtree.Max, served []bool, members []int, idx *spanIndex, rank []int) {
 	var near []int
 	type move struct {
 		i  int
@@ -246,7 +247,7 @@ func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, memb
 			if !in {
 				w = -w
 			}
-			st.add(c.a, c.n-1, w)
+			st.Add(c.a, c.n-1, w)
 			served[i] = in
 			log = append(log, move{i, in})
 		}
@@ -256,8 +257,8 @@ func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, memb
 		ok := true
 		comp := pr.comp[u]
 		lo, hi := cu.a, cu.n-1 // steps the leavers span
-		for st.max(cu.a, cu.n-1) > 0 {
-			t := st.argmax(cu.a, cu.n-1)
+		for st.Max(cu.a, cu.n-1) > 0 {
+			t := st.Argmax(cu.a, cu.n-1)
 			out := -1
 			near = idx.spanning(t, t, near)
 			for _, j := range near {
@@ -279,7 +280,7 @@ func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, memb
 			slices.SortFunc(near, func(i, j int) int { return rank[i] - rank[j] })
 			for _, j := range near {
 				cj := pr.cands[j]
-				if !served[j] && pr.comp[j] == comp && st.max(cj.a, cj.n-1)+cj.d <= 0 {
+				if !served[j] && pr.comp[j] == comp && st.Max(cj.a, cj.n-1)+cj.d <= 0 {
 					set(j, true)
 					gain++
 				}
@@ -295,7 +296,7 @@ func (pr *problem) eject(ctx context.Context, st *slackTree, served []bool, memb
 			if m.in {
 				w = -w
 			}
-			st.add(c.a, c.n-1, w)
+			st.Add(c.a, c.n-1, w)
 			served[m.i] = !m.in
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/segtree"
 	"github.com/tailbound/tailbound/lp"
 )
 
@@ -122,7 +123,7 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 		load += diff[t]
 		v[t] = load - pr.cap[t]
 	}
-	st := newSlackTree(v)
+	st := segtree.NewMax(v)
 	idx := pr.newSpanIndex()
 	spanning := idx.spanning
 	area := func(i int) int64 { c := pr.cands[i]; return c.d * int64(c.n-c.a) }
@@ -144,7 +145,7 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 				continue
 			}
 			c := pr.cands[i]
-			over := st.max(c.a, c.n-1) + c.d
+			over := st.Max(c.a, c.n-1) + c.d
 			if pr.lpY != nil {
 				// the LP's wish to serve i counts as room
 				over -= int64(pr.lpY[i] * float64(c.d))
@@ -180,7 +181,7 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 					key[i] = -ov * (0.5 + rng.Float64())
 					out = append(out, i)
 				} else {
-					over := st.max(c.a, c.n-1) + c.d
+					over := st.Max(c.a, c.n-1) + c.d
 					if pr.lpY != nil {
 						over -= int64(pr.lpY[i] * float64(c.d))
 					}
@@ -263,7 +264,7 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 // other candidate fixed as served says, and writes its optimum into
 // served and st when it serves more, or as many over fewer block-steps.
 // exact reports that the branch and bound finished within its node limit.
-func (pr *problem) solveWindow(ws *windowSolver, st *slackTree, served []bool, free []int, weight func(i int) int64) (gain int, changed, exact bool) {
+func (pr *problem) solveWindow(ws *windowSolver, st *segtree.Max, served []bool, free []int, weight func(i int) int64) (gain int, changed, exact bool) {
 	// Take the free candidates out; the residual capacity of a step is
 	// then −(load − cap).
 	cur := 0
@@ -274,12 +275,12 @@ func (pr *problem) solveWindow(ws *windowSolver, st *slackTree, served []bool, f
 		it := wItem{a: c.a, n: c.n, d: c.d, served: served[i], w: weight(i)}
 		ws.items = append(ws.items, it)
 		if served[i] {
-			st.add(c.a, c.n-1, -c.d)
+			st.Add(c.a, c.n-1, -c.d)
 			cur++
 			curArea += it.w
 		}
 	}
-	ws.segments(func(lo, hi int) int64 { return -st.max(lo, hi) })
+	ws.segments(func(lo, hi int) int64 { return -st.Max(lo, hi) })
 	exact = ws.solve(cur, curArea)
 	pick := ws.best
 	if ws.bestCount > cur || ws.bestCount == cur && ws.bestArea < curArea {
@@ -294,7 +295,7 @@ func (pr *problem) solveWindow(ws *windowSolver, st *slackTree, served []bool, f
 		}
 		if served[i] {
 			c := pr.cands[i]
-			st.add(c.a, c.n-1, c.d)
+			st.Add(c.a, c.n-1, c.d)
 		}
 	}
 	return gain, changed, exact

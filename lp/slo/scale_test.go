@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailbound/tailbound/internal/segtree"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
@@ -43,7 +44,7 @@ func TestSpanIndexAgainstScan(t *testing.T) {
 // plainEject is the ejection pass written as a scan of the component's
 // members at every step (the pass before the span index): the reference
 // the indexed one must match move for move.
-func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
+func (pr *problem) plainEject(st *segtree.Max, served []bool, members []int) {
 	type move struct {
 		i  int
 		in bool
@@ -62,7 +63,7 @@ func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
 			if !in {
 				w = -w
 			}
-			st.add(c.a, c.n-1, w)
+			st.Add(c.a, c.n-1, w)
 			served[i] = in
 			log = append(log, move{i, in})
 		}
@@ -70,8 +71,8 @@ func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
 		set(u, true)
 		gain := 1
 		ok := true
-		for st.max(cu.a, cu.n-1) > 0 {
-			t := st.argmax(cu.a, cu.n-1)
+		for st.Max(cu.a, cu.n-1) > 0 {
+			t := st.Argmax(cu.a, cu.n-1)
 			out := -1
 			for _, j := range members {
 				cj := pr.cands[j]
@@ -89,7 +90,7 @@ func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
 		if ok {
 			for _, j := range members {
 				cj := pr.cands[j]
-				if !served[j] && st.max(cj.a, cj.n-1)+cj.d <= 0 {
+				if !served[j] && st.Max(cj.a, cj.n-1)+cj.d <= 0 {
 					set(j, true)
 					gain++
 				}
@@ -105,7 +106,7 @@ func (pr *problem) plainEject(st *slackTree, served []bool, members []int) {
 			if m.in {
 				w = -w
 			}
-			st.add(c.a, c.n-1, w)
+			st.Add(c.a, c.n-1, w)
 			served[m.i] = !m.in
 		}
 	}
@@ -123,9 +124,9 @@ func TestEjectMatchesPlainScan(t *testing.T) {
 		served := make([]bool, m)
 		st := pr.slackOf(served)
 		for _, i := range order {
-			if c := pr.cands[i]; st.max(c.a, c.n-1)+c.d <= 0 {
+			if c := pr.cands[i]; st.Max(c.a, c.n-1)+c.d <= 0 {
 				served[i] = true
-				st.add(c.a, c.n-1, c.d)
+				st.Add(c.a, c.n-1, c.d)
 			}
 		}
 		rank := make([]int, m)
@@ -222,9 +223,9 @@ func benchProblem(b *testing.B, turns int) (*problem, []bool, [][]int, []int) {
 	served := make([]bool, len(pr.cands))
 	st := pr.slackOf(served)
 	for _, i := range order {
-		if c := pr.cands[i]; st.max(c.a, c.n-1)+c.d <= 0 {
+		if c := pr.cands[i]; st.Max(c.a, c.n-1)+c.d <= 0 {
 			served[i] = true
-			st.add(c.a, c.n-1, c.d)
+			st.Add(c.a, c.n-1, c.d)
 		}
 	}
 	rank := make([]int, len(order))

@@ -35,8 +35,8 @@ func (pr *problem) fromSchedule(x []int64) []bool {
 	st := pr.slackOf(served)
 	idx := pr.newSpanIndex()
 	var on []int
-	for st.max(0, K-1) > 0 {
-		t := st.argmax(0, K-1)
+	for st.Max(0, K-1) > 0 {
+		t := st.Argmax(0, K-1)
 		out := -1
 		on = idx.spanning(t, t, on)
 		for _, i := range on {
@@ -50,7 +50,7 @@ func (pr *problem) fromSchedule(x []int64) []bool {
 		}
 		served[out] = false
 		c := pr.cands[out]
-		st.add(c.a, c.n-1, -c.d)
+		st.Add(c.a, c.n-1, -c.d)
 	}
 	return served
 }

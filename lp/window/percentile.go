@@ -160,12 +160,11 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 	lo, hi := r.StartLower-1, r.StartUpper
 
 	const (
-		both = iota
-		proofs
-		schedules
+		proofs    = objective.ProofsOnly
+		schedules = objective.SchedulesOnly
 	)
-	modeName := []string{"both", "lower", "upper"}
-	probe := func(tau int64, mode int) (Probe, error) {
+	modeName := map[objective.ProbeMode]string{objective.EitherWay: "both", proofs: "lower", schedules: "upper"}
+	probe := func(tau int64, mode objective.ProbeMode) (Probe, error) {
 		pr := Probe{Tau: tau, Mode: modeName[mode]}
 		src, done, err := open()
 		if err != nil {
@@ -208,10 +207,6 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		}
 		return pr, nil
 	}
-	type span struct {
-		a, b int64 // open interval of τ still to decide
-		mode int
-	}
 	// seen holds each probed τ's (partial) sums, turns, as a guide for
 	// pick; steps counts the picks.
 	seen := map[int64]Probe{}
@@ -223,7 +218,7 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 	// linearly in τ over a narrow interval, as lp/slo.Percentile finds
 	// whole — and the midpoint otherwise, so the interval at least halves
 	// every two probes. Which τ is probed never affects what is certified.
-	pick := func(a, b int64, mode int) int64 {
+	pick := func(a, b int64, mode objective.ProbeMode) int64 {
 		mid := a + (b-a)/2
 		steps++
 		pa, oka := seen[a]
@@ -247,39 +242,30 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		t := float64(a) + (va-target)/(va-vb)*float64(b-a)
 		return min(max(int64(math.Round(t)), a+1), b-1)
 	}
-	work := []span{{lo, hi, both}}
-	for len(work) > 0 && ctx.Err() == nil && (o.MaxProbes == 0 || len(r.Probes) < o.MaxProbes) {
-		sp := work[len(work)-1]
-		work = work[:len(work)-1]
-		a, b := max(sp.a, lo), min(sp.b, hi)
-		if b-a <= 1 {
-			continue
-		}
-		mid := pick(a, b, sp.mode)
-		pr, err := probe(mid, sp.mode)
+	// The τ search itself is objective.TauSearch's, as in lp/slo and
+	// lp/prefixtail; an achieved probe lowers the upper end to its
+	// stitched schedule's own percentile, which can lie below τ.
+	ts := objective.TauSearch[int64]{Lo: lo, Hi: hi, MaxProbes: o.MaxProbes}
+	err = ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
+		pr, err := probe(mid, mode)
 		if err != nil {
-			return nil, err
+			return objective.Undecided, err
 		}
 		r.Probes = append(r.Probes, pr)
 		seen[mid] = pr
 		switch pr.Decided {
 		case "achieved":
-			hi = min(hi, pr.Quantile)
-			work = append(work, span{a, mid, sp.mode})
+			ts.Hi = min(ts.Hi, pr.Quantile)
+			return objective.Achieved, nil
 		case "too low":
-			lo = max(lo, mid)
-			work = append(work, span{mid, b, sp.mode})
-		default:
-			switch sp.mode {
-			case both:
-				work = append(work, span{a, mid, proofs}, span{mid, b, schedules})
-			case proofs:
-				work = append(work, span{a, mid, proofs})
-			case schedules:
-				work = append(work, span{mid, b, schedules})
-			}
+			return objective.TooLow, nil
 		}
+		return objective.Undecided, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	lo, hi = ts.Lo, ts.Hi
 	if err = ctx.Err(); err != nil && len(r.Probes) == 0 {
 		return nil, err
 	}

@@ -50,10 +50,13 @@ type TauSearch[T ~int | ~int64] struct {
 	// Probes counts the probes made by Run; Undecided those that decided
 	// neither way.
 	Probes, Undecided int
+	// MaxProbes, when > 0, stops Run once Probes reaches it (the interval
+	// is then wider, still valid).
+	MaxProbes int
 }
 
-// Run probes until every τ in (Lo, Hi) is decided or left undecidable, or
-// ctx is done; Lo and Hi are the interval reached, valid in either case.
+// Run probes until every τ in (Lo, Hi) is decided or left undecidable,
+// MaxProbes are made, or ctx is done; Lo and Hi are the interval reached, valid in either case.
 //
 // pick (nil: the midpoint) chooses the next τ strictly inside (a, b), the
 // open interval of a span clipped to (Lo, Hi); mode is what a probe there
@@ -70,7 +73,7 @@ func (s *TauSearch[T]) Run(ctx context.Context, pick func(a, b T, mode ProbeMode
 		mode ProbeMode
 	}
 	work := []span{{s.Lo, s.Hi, EitherWay}}
-	for len(work) > 0 && ctx.Err() == nil {
+	for len(work) > 0 && ctx.Err() == nil && (s.MaxProbes <= 0 || s.Probes < s.MaxProbes) {
 		sp := work[len(work)-1]
 		work = work[:len(work)-1]
 		a, b := max(sp.a, s.Lo), min(sp.b, s.Hi)

@@ -115,3 +115,24 @@ func TestTauSearchCancelled(t *testing.T) {
 		t.Fatalf("got (%d, %d], %d probes, err %v", s.Lo, s.Hi, s.Probes, err)
 	}
 }
+
+// TestTauSearchMaxProbes: with P = 37 in (0, 100] and a truthful oracle,
+// bisection probes 50 (achieved), 25 (too low), 37 (achieved): three
+// probes leave (25, 37], worked by hand; MaxProbes 2 stops at (25, 50].
+func TestTauSearchMaxProbes(t *testing.T) {
+	for _, c := range []struct {
+		max, probes int
+		lo, hi      int
+	}{{2, 2, 25, 50}, {3, 3, 25, 37}} {
+		s := TauSearch[int]{Lo: 0, Hi: 100, MaxProbes: c.max}
+		err := s.Run(context.Background(), nil, func(tau int, _ ProbeMode) (Verdict, error) {
+			if tau >= 37 {
+				return Achieved, nil
+			}
+			return TooLow, nil
+		})
+		if err != nil || s.Probes != c.probes || s.Lo != c.lo || s.Hi != c.hi {
+			t.Errorf("MaxProbes %d: (%d, %d] after %d probes (err %v), want (%d, %d] after %d", c.max, s.Lo, s.Hi, s.Probes, err, c.lo, c.hi, c.probes)
+		}
+	}
+}

@@ -219,25 +219,37 @@ func EnumerateCuts(in *lp.Instance, s int64, maxRow int) (*CutSet, error) {
 				sum += ds[k]
 			}
 			cs.Cuts = append(cs.Cuts, Cut{Family: "cardinality", Step: step, Turns: turns(row), Max: k})
-			for mask := 1; mask < 1<<len(row); mask++ {
-				var cover []int32
-				var sum, dmin int64 = 0, -1
-				for j, i := range row {
-					if mask>>j&1 == 1 {
-						cover = append(cover, i)
-						sum += m.d[i]
-						if dmin < 0 || m.d[i] < dmin {
-							dmin = m.d[i]
-						}
-					}
-				}
-				if sum <= capR || sum-dmin > capR {
-					continue // not a cover, or not minimal
-				}
-				c := m.extend(r, cover)
+			for _, c := range m.minimalCovers(r) {
 				cs.Cuts = append(cs.Cuts, Cut{Family: "cover", Step: step, Turns: turns(c.items), Max: int(c.rhs)})
 			}
 		}
 	}
 	return cs, nil
+}
+
+// minimalCovers returns the extended cover inequality of each minimal
+// cover of row r of m (a subset whose demands, blocks, exceed the row's
+// capacity and would not without its smallest), enumerated over all
+// 2^|row| subsets: for exhaustive checks on small rows only.
+func (m *component) minimalCovers(r int) []cut {
+	row := m.rowItems[r]
+	capR := m.segCap[m.rowSeg[r]]
+	var out []cut
+	for mask := 1; mask < 1<<len(row); mask++ {
+		var cover []int32
+		var sum, dmin int64 = 0, -1
+		for j, i := range row {
+			if mask>>j&1 == 1 {
+				cover = append(cover, i)
+				sum += m.d[i]
+				if dmin < 0 || m.d[i] < dmin {
+					dmin = m.d[i]
+				}
+			}
+		}
+		if sum > capR && sum-dmin <= capR {
+			out = append(out, m.extend(r, cover))
+		}
+	}
+	return out
 }

@@ -11,31 +11,14 @@ import (
 	"github.com/tailbound/tailbound/lp/exhaustive"
 )
 
-// allCuts returns, for every row of m with at most maxRow members, its
-// cardinality inequality and the extended cover inequality of each of its
-// minimal covers (enumerated over all subsets, as EnumerateCuts does).
+// allCuts returns, for every row of m with at most maxRow members, the
+// extended cover inequality of each of its minimal covers
+// (component.minimalCovers, as EnumerateCuts uses).
 func allCuts(m *component, maxRow int) []cut {
 	var out []cut
 	for r, row := range m.rowItems {
-		if len(row) > maxRow {
-			continue
-		}
-		capR := m.segCap[m.rowSeg[r]]
-		for mask := 1; mask < 1<<len(row); mask++ {
-			var cover []int32
-			var sum, dmin int64 = 0, -1
-			for j, i := range row {
-				if mask>>j&1 == 1 {
-					cover = append(cover, i)
-					sum += m.d[i]
-					if dmin < 0 || m.d[i] < dmin {
-						dmin = m.d[i]
-					}
-				}
-			}
-			if sum > capR && sum-dmin <= capR {
-				out = append(out, m.extend(r, cover))
-			}
+		if len(row) <= maxRow {
+			out = append(out, m.minimalCovers(r)...)
 		}
 	}
 	return out
@@ -44,7 +27,7 @@ func allCuts(m *component, maxRow int) []cut {
 // TestCBCWithCutsAndStart: on random small instances where pairs compete
 // for capacity (optional and forced caching, B = 1..4), each component's
 // program handed to CBC as Violations does under -tags coin (solveIP),
-// with every cardinality and extended cover inequality of its rows as
+// with every extended cover inequality of its rows as
 // extra rows and a MIP start (the greedy schedule, or serving nothing),
 // gives the exhaustive search's optimum; stopped after one node, its
 // certified bound never puts the fewest violations above that optimum, and

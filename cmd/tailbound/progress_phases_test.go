@@ -39,17 +39,7 @@ func TestSolvePhasesProgress(t *testing.T) {
 			if shown {
 				args = append(args, "--progress=true")
 			}
-			errf, err := os.Create(filepath.Join(dir, "stderr"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			code := run(args, &out, errf)
-			errf.Close()
-			b, _ := os.ReadFile(errf.Name())
-			if code != 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, b)
-			}
+			out, b := runStderrFile(t, dir, args)
 			if !shown {
 				if len(b) != 0 {
 					t.Errorf("%s: stderr redirected to a file holds %q, want nothing", c.name, b)
@@ -66,8 +56,8 @@ func TestSolvePhasesProgress(t *testing.T) {
 				Lower *int64 `json:"lower_bound"`
 				Upper *int64 `json:"upper_bound"`
 			}
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil || rep.Lower == nil || rep.Upper == nil {
-				t.Fatalf("percentile: no lower_bound and upper_bound in %s (%v)", out.String(), err)
+			if err := json.Unmarshal(out, &rep); err != nil || rep.Lower == nil || rep.Upper == nil {
+				t.Fatalf("percentile: no lower_bound and upper_bound in %s (%v)", out, err)
 			}
 			ms := probeLine.FindAllStringSubmatch(string(b), -1)
 			if len(ms) == 0 {
@@ -96,18 +86,8 @@ func TestGenPrefixProgress(t *testing.T) {
 		if shown {
 			args = append(args, "--progress=true")
 		}
-		errf, err := os.Create(filepath.Join(dir, "stderr"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		code := run(args, &out, errf)
-		errf.Close()
-		b, _ := os.ReadFile(errf.Name())
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, b)
-		}
-		traces[i] = out.Bytes()
+		var b []byte
+		traces[i], b = runStderrFile(t, dir, args)
 		switch {
 		case !shown && len(b) != 0:
 			t.Errorf("stderr redirected to a file holds %q, want nothing", b)
@@ -118,4 +98,27 @@ func TestGenPrefixProgress(t *testing.T) {
 	if !bytes.Equal(traces[0], traces[1]) || bytes.Count(traces[0], []byte("\n")) != 300000 {
 		t.Errorf("the trace differs with progress shown, or is not 300000 lines")
 	}
+}
+
+// runStderrFile runs the command line args with its standard error
+// redirected to a file in dir, as a user's 2>file is, fails the test on a
+// non-zero exit, and returns what it wrote to standard output and to the
+// file.
+func runStderrFile(t *testing.T, dir string, args []string) (stdout, stderr []byte) {
+	t.Helper()
+	errf, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run(args, &out, errf)
+	errf.Close()
+	b, err := os.ReadFile(errf.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, b)
+	}
+	return out.Bytes(), b
 }

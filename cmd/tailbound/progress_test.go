@@ -39,21 +39,11 @@ func TestProgressNotInFiles(t *testing.T) {
 		flag string
 		want bool // carriage returns expected
 	}{{"", false}, {"--progress=false", false}, {"--progress=true", true}, {"--progress", true}} {
-		errf, err := os.Create(filepath.Join(dir, "stderr"))
-		if err != nil {
-			t.Fatal(err)
-		}
 		args := []string{"solve", "--trace", tr, "--solver", "flow", "--capacity", "4096", "--xi-tokens", "300"}
 		if c.flag != "" {
 			args = append(args, c.flag)
 		}
-		var out bytes.Buffer
-		code := run(args, &out, errf)
-		errf.Close()
-		b, _ := os.ReadFile(errf.Name())
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, b)
-		}
+		_, b := runStderrFile(t, dir, args)
 		if got := bytes.Contains(b, []byte("\r")); got != c.want {
 			t.Errorf("flag %q: carriage returns in the redirected stderr: %v, want %v (%q)", c.flag, got, c.want, b)
 		}

@@ -18,19 +18,19 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesi
 // are object traces: each reference a request of one block of block
 // tokens (1 when block is 0), no prefix chain, no conversation.
 func OpenWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
-	src, _, b, f, err := openWith(path, format, block, csvParams, maxChain)
+	src, _, b, f, err := openWith(path, format, block, csvParams, maxChain, false)
 	return src, b, f, err
 }
 
 // openWith is OpenWith that also returns, for the oracle-general format,
 // a Bulk reader of the same requests (nil for the other formats): one of
-// the two may be read, not both.
-func openWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, blocktrace.Bulk, int64, io.Closer, error) {
+// the two may be read, not both. noLinking is open's.
+func openWith(path, format string, block int64, csvParams string, maxChain int64, noLinking bool) (blocktrace.Source, blocktrace.Bulk, int64, io.Closer, error) {
 	if format != "libcachesim-csv" && format != "oracle-general" {
 		if csvParams != "" {
 			return nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 		}
-		src, b, f, err := open(path, format, block, maxChain)
+		src, b, f, err := open(path, format, block, maxChain, noLinking)
 		return src, nil, b, f, err
 	}
 	if block == 0 {
@@ -67,12 +67,14 @@ func openWith(path, format string, block int64, csvParams string, maxChain int64
 // be 0 or equal to it). It returns the requests as a Source, the block size
 // in tokens and the file to close.
 func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer, error) {
-	return open(path, format, block, 0)
+	return open(path, format, block, 0, false)
 }
 
 // open is Open with a bound on a canonical request's chain, blocks (0: the
-// default, DefaultMaxChainBlocks).
-func open(path, format string, block, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
+// default, DefaultMaxChainBlocks), and, when noLinking, without deriving
+// the Mooncake format's conversations (importer.Options.NoLinking: every
+// Conv −1), for a replay that reads no conversation ids.
+func open(path, format string, block, maxChain int64, noLinking bool) (blocktrace.Source, int64, io.Closer, error) {
 	switch format {
 	case "canonical":
 		f, err := trace.Open(path)
@@ -86,7 +88,9 @@ func open(path, format string, block, maxChain int64) (blocktrace.Source, int64,
 		}
 		return src, block, f, nil
 	case "mooncake", "bailian", "blocks":
-		src, f, err := importer.Open(path, format, importer.DefaultOptions())
+		imp := importer.DefaultOptions()
+		imp.NoLinking = noLinking
+		src, f, err := importer.Open(path, format, imp)
 		if err != nil {
 			return nil, 0, nil, err
 		}

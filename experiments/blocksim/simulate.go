@@ -175,7 +175,9 @@ type blockSource struct {
 
 // source opens the block-level trace (the embedded workload, chained per
 // conversation, without --trace) with the --mix trace interleaved, and
-// returns a function that closes them.
+// returns a function that closes them. Under --no-ideal a Mooncake trace's
+// conversations are not derived: nothing that runs there reads them (see
+// the streaming replay, stream.go).
 func (c *Command) source() (blockSource, func(), error) {
 	nop := func() {}
 	if c.TraceFormat == "canonical" || c.Trace == "" {
@@ -204,7 +206,7 @@ func (c *Command) source() (blockSource, func(), error) {
 	if c.MaxChain < 1 {
 		return blockSource{}, nop, option.Errorf("max-chain-blocks", "must be ≥ 1, got %d", c.MaxChain)
 	}
-	src, bulk, b, f, err := openWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain)
+	src, bulk, b, f, err := openWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain, c.NoIdeal)
 	if err != nil {
 		return blockSource{}, nop, err
 	}
@@ -222,7 +224,7 @@ func (c *Command) mixed(src blocktrace.Source, format string, block int64, done 
 	if c.Mix == "" {
 		return blockSource{next: src, block: block}, done, nil
 	}
-	m, mb, mc, err := Open(c.Mix, format, block)
+	m, mb, mc, err := open(c.Mix, format, block, 0, c.NoIdeal)
 	if err != nil {
 		done()
 		return blockSource{}, func() {}, &option.Error{Flags: []string{"mix"}, Err: err}

@@ -21,6 +21,19 @@ import (
 // the ids it holds; see Forgetter), so the results are those of Replay
 // without NoIdeal; the ideal figures, which need every block seen, are not
 // computed.
+//
+// Nor are the Mooncake format's conversations derived (Command.source
+// opens the trace with importer.Options.NoLinking; every request's Conv is
+// −1, its Turn 1 as before): the policies that run here read chains only,
+// never Conv, Turn or Category, and the figures count requests and blocks,
+// not conversations, so no reported number depends on the ids. An exact
+// linker must keep every chain a later request could still continue, for
+// as long as it could, since the format marks no session's end: on a
+// generated cluster whose sessions each end on a chain of their own it kept
+// one chain per session, most of the replay's memory at 10^6 requests.
+// Skipping it is exact; a compact store of the same chains (a prefix tree)
+// would still grow with the sessions, and a horizon after which a chain is
+// forgotten would change the ids wherever a conversation resumes after it.
 
 // rawBatch is a batch of requests as read.
 type rawBatch struct {

@@ -80,6 +80,8 @@
 // Every request gets a conversation id (blocktrace.Request.Conv ≥ 0), dense
 // in order of first appearance; a request that continues no earlier one
 // starts a conversation of its own.
+// (Options.NoLinking turns the Mooncake derivation off for consumers that
+// read no conversation ids: every Conv is then −1.)
 //
 // Bailian: a request continues its parent's conversation when the parent is
 // that conversation's latest request. A request whose parent is absent

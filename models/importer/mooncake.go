@@ -13,7 +13,8 @@ import (
 const MooncakeBlockTokens = 512
 
 // Mooncake reads a Mooncake trace (see the package documentation) and links
-// its requests into conversations by shared prefixes.
+// its requests into conversations by shared prefixes, unless
+// Options.NoLinking says that nothing will read them.
 type Mooncake struct {
 	in      *lines
 	opt     Options
@@ -28,7 +29,11 @@ type Mooncake struct {
 // NewMooncake returns a reader of the Mooncake trace r; name is used in
 // errors.
 func NewMooncake(r io.Reader, name string, opt Options) *Mooncake {
-	return &Mooncake{in: newLines(r, name, opt.MaxLineBytes), opt: opt, link: newPrefixLinker(opt.MinSharedBlocks)}
+	m := &Mooncake{in: newLines(r, name, opt.MaxLineBytes), opt: opt}
+	if !opt.NoLinking {
+		m.link = newPrefixLinker(opt.MinSharedBlocks)
+	}
+	return m
 }
 
 type mooncakeRecord struct {
@@ -77,12 +82,16 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 		return blocktrace.Request{}, err
 	}
 	m.lastMs = *rec.Timestamp
-	conv, linked := m.link.link(rec.Hashes, int(*rec.Input/MooncakeBlockTokens))
-	if linked {
-		m.sum.Linked++
-	} else {
-		m.sum.Conversations++
-		m.firstLn.add(l.line)
+	conv := -1
+	if m.link != nil {
+		var linked bool
+		conv, linked = m.link.link(rec.Hashes, int(*rec.Input/MooncakeBlockTokens))
+		if linked {
+			m.sum.Linked++
+		} else {
+			m.sum.Conversations++
+			m.firstLn.add(l.line)
+		}
 	}
 	r := blocktrace.Request{Index: int(m.sum.Requests), Time: float64(*rec.Timestamp) / 1000,
 		Input: *rec.Input, Output: *rec.Output, Hashes: rec.Hashes, Conv: conv}
@@ -94,8 +103,13 @@ func (m *Mooncake) Next() (blocktrace.Request, error) {
 func (m *Mooncake) BlockTokens() int { return MooncakeBlockTokens }
 
 // ConvName returns the 1-based line number of conversation c's first
-// request.
-func (m *Mooncake) ConvName(c int) string { return strconv.Itoa(m.firstLn.at(c)) }
+// request; "" under Options.NoLinking, which derives no conversations.
+func (m *Mooncake) ConvName(c int) string {
+	if m.link == nil {
+		return ""
+	}
+	return strconv.Itoa(m.firstLn.at(c))
+}
 
 // lineRuns holds the increasing first lines of the conversations as runs
 // of consecutive lines, so that a stream where most requests start a

@@ -114,6 +114,19 @@ type Options struct {
 	ExtraTypes []string
 	// MaxLineBytes bounds one line; 0 means 64 MiB.
 	MaxLineBytes int
+	// NoLinking turns the Mooncake reader's conversation linking off, for
+	// a consumer that reads no conversation ids (simulate --no-ideal:
+	// its policies see chains only). Every request's Conv is then −1
+	// ("not linked", as package blocktrace has it), Summary counts
+	// requests only (Linked and Conversations stay 0), ConvName names
+	// nothing, and the reader keeps no state per conversation: the
+	// linker's chains, which an exact linker must keep for as long as a
+	// later request could continue them (the format marks no session's
+	// end), are what made its memory grow with the sessions of a long
+	// stream. Everything else — validation, errors, the other fields of
+	// every request — is unchanged. The other formats read their
+	// conversations from the file's own fields and ignore it.
+	NoLinking bool
 }
 
 // DefaultOptions returns ChainCeil and k = DefaultMinSharedBlocks.

@@ -130,8 +130,13 @@ func NewBlockWriter(w io.Writer, block int) *BlockWriter {
 	return &BlockWriter{w: bufio.NewWriter(w), block: int64(block)}
 }
 
-// Write writes r as one line.
+// Write writes r as one line. A request without a conversation id (Conv
+// < 0: a Mooncake reader with Options.NoLinking derives none) is an error,
+// since the format requires one.
 func (w *BlockWriter) Write(r *blocktrace.Request) error {
+	if r.Conv < 0 {
+		return fmt.Errorf("blocks: request %d has no conversation id (conv %d; read the trace with its conversations derived)", r.Index, r.Conv)
+	}
 	t, conv, in, out := r.Time, int64(r.Conv), r.Input, r.Output
 	hashes := r.Hashes
 	if hashes == nil {

@@ -69,6 +69,12 @@ func sameButConv(t interface{ Fatalf(string, ...any) }, label string, linked, pl
 // what the linking reader returns, but for Conv, which is −1, and the
 // same error.
 func TestMooncakeNoLinkingRandom(t *testing.T) {
+	var links, errs int64
+	defer func() {
+		if links == 0 || errs == 0 {
+			t.Errorf("%d linked requests, %d malformed traces in all draws: want both exercised", links, errs)
+		}
+	}()
 	rapid.Check(t, func(rt *rapid.T) {
 		var b strings.Builder
 		var prev [][]int64
@@ -95,6 +101,10 @@ func TestMooncakeNoLinkingRandom(t *testing.T) {
 		}
 		k := rapid.IntRange(0, 2).Draw(rt, "k")
 		linked, plain, errL, errP, sumL, sumP := readBoth([]byte(b.String()), k)
+		links += sumL.Linked
+		if errL != nil {
+			errs++
+		}
 		sameButConv(rt, "random", linked, plain, errL, errP, sumL, sumP)
 	})
 }
@@ -186,5 +196,24 @@ func TestMooncakeNoLinkingKeepsNothingPerSession(t *testing.T) {
 	t.Logf("without linking: %d bytes retained at %d sessions, %d at %d", large, sessions, small, sessions/10)
 	if grow := int64(large) - int64(small); grow > sessions*(4*turns-1)*8/10 {
 		t.Fatalf("without linking: %d bytes retained at %d sessions, %d at %d", large, sessions, small, sessions/10)
+	}
+}
+
+// The writers refuse what a reader without linking returns, instead of
+// writing a file that their readers would reject (blocks: conv −1) or
+// failing outside their errors (canonical: conversation names).
+func TestNoLinkingNotWritten(t *testing.T) {
+	in := `{"timestamp": 0, "input_length": 1100, "output_length": 50, "hash_ids": [0, 7, 8]}` + "\n"
+	opt := DefaultOptions()
+	opt.NoLinking = true
+	var out bytes.Buffer
+	if err := WriteBlocks(&out, NewMooncake(strings.NewReader(in), "in.jsonl", opt)); err == nil || !strings.Contains(err.Error(), "no conversation id") {
+		t.Errorf("blocks: error %v, want no conversation id", err)
+	}
+	if _, err := WriteCanonical(&out, NewMooncake(strings.NewReader(in), "in.jsonl", opt)); err == nil {
+		t.Error("canonical: no error")
+	}
+	if out.Len() != 0 {
+		t.Errorf("%d bytes written: %q", out.Len(), out.String())
 	}
 }

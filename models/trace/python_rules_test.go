@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -51,18 +52,8 @@ REQUIRED = (%s)
 
 #: the fields a line may have
 OPTIONAL = (%s)
-`, maxLine, bitsOf(MaxTurnTokens), int64(MaxTurnTokens), strings.Join(req, ", "), strings.Join(opt, ", "))
+`, maxLine, bits.TrailingZeros64(MaxTurnTokens), int64(MaxTurnTokens), strings.Join(req, ", "), strings.Join(opt, ", "))
 	return b.Bytes()
-}
-
-// bitsOf returns k for x = 2^k.
-func bitsOf(x int64) int {
-	k := 0
-	for x > 1 {
-		x >>= 1
-		k++
-	}
-	return k
 }
 
 // The Python package reads its bounds and field names from

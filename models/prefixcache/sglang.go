@@ -141,7 +141,9 @@ func (p *sglang) split(c int32, l int64) int32 {
 }
 
 // match returns the matched tokens of bs's first end tokens and the last
-// node of the match.
+// node of the match. It is the walk of match_prefix and of insert alike:
+// every node on the path, the root included, gets one new time, and a
+// match ending inside a node splits it (split).
 func (p *sglang) match(bs []BlockID, end int64) (int64, int32) {
 	p.tick++
 	t := p.tick
@@ -164,27 +166,11 @@ func (p *sglang) match(bs []BlockID, end int64) (int64, int32) {
 	return pos, node
 }
 
-// insert adds bs's first end tokens and returns the deepest node.
+// insert adds bs's first end tokens and returns the deepest node: match's
+// walk, then the tokens past the match as one new leaf under its last
+// node, created after the walk.
 func (p *sglang) insert(bs []BlockID, end int64) int32 {
-	p.tick++
-	t := p.tick
-	node, pos := int32(0), int64(0)
-	p.nodes[0].last = t
-	for pos < end {
-		c, ok := p.kids[sgKey{node, bs[pos/p.block]}]
-		if !ok {
-			break
-		}
-		node = c
-		p.nodes[c].last = t
-		l := p.common(&p.nodes[c], bs, pos, end)
-		pos += l
-		if l < p.nodes[c].end-p.nodes[c].start {
-			node = p.split(c, l)
-			p.offer(c)
-			break
-		}
-	}
+	pos, node := p.match(bs, end)
 	if pos < end {
 		blocks := append([]BlockID(nil), bs[pos/p.block:(end-1)/p.block+1]...)
 		p.tick++

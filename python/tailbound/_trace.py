@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ._engine import TailboundError, run
+from ._trace_rules import MAX_LINE_BYTES as _MAX_LINE, MAX_TURN_TOKENS as _MAX_TURN, OPTIONAL, REQUIRED
 
 __all__ = ["read_trace", "write_trace", "trace_lines"]
 
-#: columns of a canonical trace DataFrame, in order (category and user are optional)
-COLUMNS = ["t", "conv", "prompt", "response"]
-OPTIONAL = ["category", "user"]
+#: columns of a canonical trace DataFrame, in order (OPTIONAL: the
+#: optional ones, category and user); the fields and bounds are the
+#: engine's, from _trace_rules (generated from Go models/trace)
+COLUMNS = list(REQUIRED)
 
 _CHUNK = 65536  # rows serialized per chunk when streaming
 
@@ -47,13 +49,13 @@ def _bad(d, where, last):
         ("t", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
          "must be a finite number of seconds ≥ 0"),
         ("conv", lambda v: isinstance(v, str) and v != "", "must be a non-empty string"),
-        ("prompt", lambda v: is_int(v) and 1 <= v <= _MAX_TURN, "must be ≥ 1 token and ≤ 2^40 tokens"),
-        ("response", lambda v: is_int(v) and 0 <= v <= _MAX_TURN, "must be ≥ 0 and ≤ 2^40 tokens"),
+        ("prompt", lambda v: is_int(v) and 1 <= v <= _MAX_TURN, "must be ≥ 1 token and ≤ %s tokens" % _TURN_BOUND),
+        ("response", lambda v: is_int(v) and 0 <= v <= _MAX_TURN, "must be ≥ 0 and ≤ %s tokens" % _TURN_BOUND),
         ("category", lambda v: v is None or isinstance(v, str), "must be a string"),
         ("user", lambda v: v is None or isinstance(v, str), "must be a string"),
     ]
     for key, ok, rule in rules:
-        if key not in d and key not in ("category", "user"):
+        if key not in d and key in REQUIRED:
             return TailboundError('tailbound: %s: field "%s": missing' % (where, key))
         v = d.get(key)
         if not ok(v):
@@ -64,11 +66,9 @@ def _bad(d, where, last):
     return TailboundError("tailbound: %s: bad line" % where)
 
 
-#: bounds the engine puts on a line and a turn (models/trace: maxLine,
-#: MaxTurnTokens)
-_MAX_LINE = 1 << 20
-_MAX_TURN = 1 << 40
-_NAMES = ("t", "conv", "prompt", "response", "category", "user")
+#: the turn bound as the engine writes it in its errors ("2^40")
+_TURN_BOUND = "2^%d" % (_MAX_TURN.bit_length() - 1)
+_NAMES = REQUIRED + OPTIONAL
 _KEY_END = re.compile(r'"\s*:')
 
 
@@ -266,7 +266,7 @@ def _tokens(df, col, lo):
     bad = (a < lo) | (a > _MAX_TURN)  # compared in the column's own type: a uint64 above 2^63 does not wrap
     if bad.any():
         i = _first(bad)
-        rule = "must be ≥ %d and ≤ 2^40 tokens" % lo
+        rule = "must be ≥ %d and ≤ %s tokens" % (lo, _TURN_BOUND)
         raise _row_error(df, i, col, rule, s.iloc[i])
     return a.astype("int64").tolist()
 

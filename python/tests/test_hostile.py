@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import tailbound
+from tailbound._trace_rules import MAX_LINE_BYTES, MAX_TURN_TOKENS
 from tailbound.policies import LRU
 
 
@@ -193,3 +194,34 @@ def test_read_trace_and_engine_accept_alike(tmp_path, cli, text):
     assert list(df["prompt"]) == [1]
     doc = cli("simulate", "--trace", p, "--policies", "lru", "--capacity", "64", "--format", "json")
     assert doc["policies"][0]["turns"] == 1
+
+
+# The bounds read_trace applies are the engine's (tailbound/_trace_rules.py,
+# generated from Go models/trace and checked there): at each bound both
+# accept, one past it both refuse.
+def padded(n):
+    """A good second line of exactly n bytes (an ignored key pads it)."""
+    head = '{"t":2,"conv":"a","prompt":1,"response":0,"pad":"'
+    return head + "x" * (n - len(head) - 2) + '"}'
+
+
+@pytest.mark.parametrize("line, ok", [
+    (padded(MAX_LINE_BYTES), True),
+    (padded(MAX_LINE_BYTES + 1), False),
+    ('{"t":2,"conv":"a","prompt":%d,"response":0}' % MAX_TURN_TOKENS, True),
+    ('{"t":2,"conv":"a","prompt":1,"response":%d}' % (MAX_TURN_TOKENS + 1), False),
+], ids=["line-at-bound", "line-past-bound", "turn-at-bound", "turn-past-bound"])
+def test_read_trace_bounds_are_the_engines(tmp_path, cli, line, ok):
+    p = tmp_path / "t.jsonl"
+    p.write_text(GOOD + line + "\n")
+    args = ("simulate", "--trace", p, "--policies", "lru", "--capacity", "64", "--format", "json")
+    if ok:
+        assert len(tailbound.read_trace(p)) == 2
+        assert cli(*args)["policies"][0]["turns"] == 2
+        return
+    with pytest.raises(tailbound.TailboundError) as e:
+        tailbound.read_trace(p)
+    assert e.value.message.startswith("tailbound: %s:2: " % p), e.value.message
+    with pytest.raises(Exception) as ce:
+        cli(*args, json_out=False)
+    assert ":2: " in ce.value.stderr.decode(), ce.value.stderr

@@ -48,7 +48,8 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c.SLO = objective.DefaultSLOSettings()
 	fs.Float64Var(&c.SLO.SLOMs, "slo-ms", c.SLO.SLOMs, "with --objective slo: the SLO on TTFT, ms ≥ 0 (converted to uncached tokens by the latency model)")
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
-	fs.IntVar(&c.Windows, "windows", 0, "bound the TEL optimum by the certified interval of N windows of steps (as solve --windows, seams and lower overlap ±5000 steps) instead of solving it; each policy's gap is then an interval (TEL, turn level)")
+	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by the certified interval of N windows of steps (as solve --windows, seams ±5000 steps, and for TEL a lower overlap of 5000 steps) instead of solving it; each policy's gap is then an interval (turn level; slo and pQ: optional caching)")
+	fs.IntVar(&c.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

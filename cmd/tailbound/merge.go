@@ -19,6 +19,6 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o.Files = fs.Args()
-	o.Others = map[string]func(io.Writer, *suite.File, string) error{windows.Name: windows.Render}
+	o.Others = map[string]func(io.Writer, *suite.File, string) error{windows.Name: windows.Render, windows.BlockName: windows.RenderBlock}
 	return suite.MergeFiles(ctx, o, stdout)
 }

@@ -54,6 +54,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")
 	fs.IntVar(&w.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
+	var taus string
+	fs.StringVar(&taus, "taus", "", "with --windows and --objective pQ: probe exactly these thresholds, tokens, comma-separated ascending, instead of searching; each a pass over the trace; needed with --shard and --slurm")
 	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (the i-th of n runs of consecutive windows, with --objective tel or slo) and write its result file for merge")
 	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
 	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
@@ -83,7 +85,13 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
 				return fmt.Errorf("flag --slo-ms/--slo-tokens: for --objective slo only")
 			}
+			if fs.Changed("taus") {
+				return fmt.Errorf("flag --taus: for --objective pQ only")
+			}
 		case "slo":
+			if fs.Changed("taus") {
+				return fmt.Errorf("flag --taus: for --objective pQ only")
+			}
 			if fs.Changed("lower-overlap") {
 				return fmt.Errorf("flag --lower-overlap: TEL only (a count of violations does not split between windows: docs/windows.md)")
 			}
@@ -104,6 +112,11 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("flag --lower-overlap/--slo-ms/--slo-tokens: not with --objective %s (its probes choose the thresholds; no lower overlap: docs/windows.md)", c.Objective)
 			}
 			w.Percentile = &o
+			if fs.Changed("taus") {
+				if w.Taus, err = option.Ints("taus", taus); err != nil {
+					return err
+				}
+			}
 		}
 		if fs.Changed("windows") {
 			ns, err := option.Ints("windows", winList)
@@ -134,7 +147,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // windowed reports whether a flag of the windowed interval was given.
 func windowed(fs *pflag.FlagSet) bool {
-	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm", "max-probes"} {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm", "max-probes", "taus"} {
 		if fs.Changed(f) {
 			return true
 		}

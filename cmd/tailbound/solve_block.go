@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/blocktail"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/objective"
 )
@@ -78,6 +79,9 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	blockTailFlags(fs, &c, &lat, &slo)
 	fs.StringVar(&c.Capacities, "capacity", "", "cache capacity C, tokens, a multiple of the block size")
 	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by an interval from N windows of consecutive requests, each bounded separately (tel or slo; 0: the whole trace)")
+	fs.StringVar(&c.Shard, "shard", "", "with --windows: bound only shard i/n (the i-th of n runs of consecutive windows, its stitched schedule replayed from an empty cache at its start) and write its result file for merge")
+	fs.StringVar(&c.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
+	fs.IntVar(&c.Slurm, "slurm", 0, "with --windows: print a Slurm array script bounding the windows in N shards, and a merge job that runs only if every shard succeeds")
 	format, err := parseFormat(fs, args)
 	if err != nil {
 		return err
@@ -86,8 +90,12 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	c.Format, c.Policies, c.Progress = format, "none", progressFunc(stderr)
+	if c.Shard != "" || c.Slurm != 0 {
+		c.Given = givenFlags(fs)
+		return windows.RunBlock(ctx, stdout, c)
+	}
 	doc, tables, err := c.Solve(ctx)
-	if err != nil {
+	if err != nil || doc == nil {
 		return err
 	}
 	return report.Emit(stdout, format, doc, tables...)

@@ -3,8 +3,9 @@ package blocktail
 import (
 	"context"
 	"fmt"
-	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
+
+	"github.com/tailbound/tailbound/internal/progress"
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/internal/option"
@@ -54,8 +55,48 @@ type Command struct {
 	// Windows, when > 0, bounds the optimum by that many windows of
 	// consecutive requests (--windows; solve only, tel or slo).
 	Windows int
+	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
+	// of consecutive windows and write the shard's result file to Out
+	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
+	// array job of that many shards and its merge instead (--slurm); Given
+	// are the flags given, as "--name=value", to pass on. Both run through
+	// experiments/windows.RunBlock (a shard file is experiments/suite's,
+	// which imports this package).
+	Shard, Out string
+	Slurm      int
+	Given      []string
 
 	one bool // Solve: one capacity, flag --capacity
+}
+
+// WindowConfig validates c as 'solve --level block --windows N' (one
+// capacity, tel or slo) and reads its trace: what a shard of it needs.
+func (c Command) WindowConfig() (*Trace, Config, error) {
+	c.one = true
+	tr, cfg, err := c.config()
+	if err != nil {
+		return nil, cfg, err
+	}
+	switch {
+	case len(cfg.Capacities) != 1:
+		return nil, cfg, option.Errorf("capacity", "one capacity")
+	case c.Windows < 1:
+		return nil, cfg, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
+	case cfg.PercentileQ > 0:
+		return nil, cfg, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+	}
+	return tr, cfg, nil
+}
+
+// WindowSettings are the settings a block-level windowed shard's file
+// carries, as strings (merge refuses files whose settings differ, naming
+// the first).
+func (c Command) WindowSettings(tr *Trace, cfg Config) map[string]string {
+	return map[string]string{"trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": fmt.Sprint(tr.Block()),
+		"capacity_tokens": fmt.Sprint(cfg.Capacities[0]), "objective": cfg.Objective.Kind.String(),
+		"xi_tokens": fmt.Sprint(c.XiTokens), "slo_tokens": fmt.Sprint(c.SLOTokens),
+		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver, "time_limit_s": fmt.Sprint(c.TimeLimit),
+		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs))}
 }
 
 // config validates c and reads its trace.
@@ -155,12 +196,21 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if len(cfg.Capacities) != 1 {
 		return nil, nil, option.Errorf("capacity", "one capacity")
 	}
+	if c.Windows == 0 && (c.Shard != "" || c.Slurm != 0 || c.Out != "") {
+		return nil, nil, option.Errorf("windows", "--shard, --slurm and --out are for --windows N")
+	}
 	if c.Windows != 0 {
 		if c.Windows < 0 {
 			return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
 		}
 		if cfg.PercentileQ > 0 {
 			return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+		}
+		switch {
+		case c.Shard != "" || c.Slurm != 0:
+			return nil, nil, option.Errorf("shard", "as shards, 'solve --level block --windows' runs through experiments/windows.RunBlock")
+		case c.Out != "":
+			return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
 		}
 		w, err := BoundWindowed(ctx, tr, cfg.Capacities[0], c.Windows, cfg)
 		if err != nil {

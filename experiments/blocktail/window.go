@@ -3,6 +3,7 @@ package blocktail
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -36,16 +37,64 @@ func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, 
 	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
 }
 
+// BoundWindowedRange is BoundWindowed for the windows first … last
+// (0-based, inclusive) only: one shard's run of consecutive windows
+// (prefixtail.WindowedRange; Upper is the run's stitched schedule replayed
+// from an empty cache at its first request).
+func BoundWindowedRange(ctx context.Context, tr *Trace, capacity int64, windows, first, last int, cfg Config) (*Windowed, error) {
+	block := tr.Block()
+	opt, err := solverOptions(capacity, block, cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	wb, err := prefixtail.WindowedRange(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, first, last, opt)
+	if err != nil {
+		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+	}
+	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// WindowUnits explains the values of a windowed interval of objective
+// name (tel or slo).
+func WindowUnits(name string) string {
+	if name == prefixtail.SLO.String() {
+		return units(prefixtail.SLO, 0)
+	}
+	return units(prefixtail.TEL, 0)
+}
+
 // WindowTables are the tables of a windowed interval: the interval, then
 // each window's figures.
 func WindowTables(trace string, w *Windowed) []report.Table {
+	return WindowTablesRuns(trace, w, 1)
+}
+
+// SetWidth sets Proven and RelativeWidth from Lower and Upper, as
+// prefixtail.Windowed does.
+func (w *Windowed) SetWidth() {
+	w.Proven = w.Upper-w.Lower <= 1e-6*max(1, math.Abs(w.Upper))
+	w.RelativeWidth = 0
+	if w.Upper > 0 {
+		w.RelativeWidth = max(w.Upper-w.Lower, 0) / w.Upper
+	}
+}
+
+// WindowTablesRuns is WindowTables for an upper bound stitched and
+// replayed within each of runs runs of consecutive windows (shards), each
+// from an empty cache.
+func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 	what := "TEL (tokens)"
 	if w.Objective == prefixtail.SLO.String() {
 		what = "SLO violations"
 	}
+	upper := "their restrictions stitched and replayed"
+	if runs > 1 {
+		upper = fmt.Sprintf("their restrictions stitched and replayed within each of %d shards' runs of windows, from an empty cache at each run's start", runs)
+	}
 	t := report.Table{
-		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: their restrictions stitched and replayed; no seams, no overlap)",
-			trace, what, w.Requests, w.Windows),
+		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; no seams, no overlap)",
+			trace, what, w.Requests, w.Windows, upper),
 		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal"},
 	}
 	t.Add(report.CellI(w.CapacityTokens), report.CellI(int64(w.CapacityBlocks)), report.CellF(w.Lower, 1), report.CellF(w.Upper, 1),

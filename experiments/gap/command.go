@@ -85,9 +85,13 @@ type Command struct {
 	Objective string
 	SLO       objective.SLOSettings
 	// Windows, when > 0, bounds the optimum by the windowed interval in
-	// that many windows instead of solving it (--windows; TEL, turn level,
-	// one trace or seed).
+	// that many windows instead of solving it (--windows; turn level, one
+	// trace or seed; slo and pQ under optional caching only).
 	Windows int
+	// MaxProbes bounds the thresholds the windowed percentile's search
+	// tries (--max-probes; --windows with --objective pQ only; 0: until
+	// the interval closes).
+	MaxProbes int
 }
 
 // given reports whether flag was on the command line.
@@ -110,12 +114,20 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 		switch {
 		case c.Windows < 0:
 			return nil, nil, option.Errorf("windows", "must be ≥ 1, got %d", c.Windows)
-		case obj.Kind != objective.TEL || c.Level == "block":
-			return nil, nil, option.Errorf("windows", "for the turn level's TEL optimum only (--objective tel, --level turn)")
+		case c.Level == "block":
+			return nil, nil, option.Errorf("windows", "turn level only (--level turn)")
+		case obj.Kind != objective.TEL && c.Forced:
+			return nil, nil, option.Errorf("forced", "windowed %s bounds are for optional caching only", obj)
 		}
 		if err := c.refuse([]string{"solver", "warm-start", "time-limit", "seeds"}, "not with --windows (the windows are solved by flow, one trace at a time)"); err != nil {
 			return nil, nil, err
 		}
+	}
+	if c.given("max-probes") && (c.Windows == 0 || obj.Kind != objective.Percentile) {
+		return nil, nil, option.Errorf("max-probes", "with --windows and --objective pQ only")
+	}
+	if c.MaxProbes < 0 {
+		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
 	}
 	if c.WarmStart == "on" && (obj.Kind != objective.TEL || c.Level == "block") {
 		return nil, nil, option.Errorf("warm-start", "for the turn level's TEL optimum only (--objective tel, --level turn)")
@@ -319,12 +331,23 @@ func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []repo
 		}
 		label = fmt.Sprintf("%s (seed %d)", c.workloadLabel(), list[0])
 	}
-	rows, err := RunTail(ctx, tr, cfg, spec)
+	var rows []TailRow
+	if cfg.Windows > 0 {
+		rows, err = RunTailWindowed(ctx, tr, cfg, spec, c.MaxProbes)
+	} else {
+		rows, err = RunTail(ctx, tr, cfg, spec)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	settings := c.settings(label)
 	settings["objective"] = obj.String()
+	if cfg.Windows > 0 {
+		settings["windows"], settings["seam_turns"], settings["solver"] = cfg.Windows, WindowSeamTurns, WindowedSolver
+		if obj.Kind == objective.Percentile {
+			settings["max_probes"] = c.MaxProbes
+		}
+	}
 	for k, v := range slo {
 		settings[k] = v
 	}

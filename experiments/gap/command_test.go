@@ -92,6 +92,15 @@ func TestGapCommandRefusals(t *testing.T) {
 		{"warm start on, gonum", func(c *Command) { c.WarmStart, c.Solver = "on", "gonum" }, []string{"warm-start"}, "flag --warm-start: on needs --solver flow, not gonum"},
 		{"warm start on, slo", func(c *Command) { c.WarmStart, c.Objective = "on", "slo" }, []string{"warm-start"},
 			"flag --warm-start: for the turn level's TEL optimum only (--objective tel, --level turn)"},
+		{"windows, slo, forced", func(c *Command) { c.Windows, c.Objective, c.Forced = 2, "slo", true }, []string{"forced"},
+			"flag --forced: windowed slo bounds are for optional caching only"},
+		{"windows at block level", func(c *Command) { c.Windows, c.Level = 2, "block" }, []string{"windows"}, "flag --windows: turn level only (--level turn)"},
+		{"max probes without windows", func(c *Command) { c.MaxProbes, c.Objective, c.Given = 3, "p90", givenSet("max-probes") }, []string{"max-probes"},
+			"flag --max-probes: with --windows and --objective pQ only"},
+		{"max probes, slo", func(c *Command) { c.MaxProbes, c.Windows, c.Objective, c.Given = 3, 2, "slo", givenSet("max-probes") }, []string{"max-probes"},
+			"flag --max-probes: with --windows and --objective pQ only"},
+		{"negative max probes", func(c *Command) { c.MaxProbes, c.Windows, c.Objective, c.Given = -1, 2, "p90", givenSet("max-probes") }, []string{"max-probes"},
+			"flag --max-probes: must be ≥ 0, got -1"},
 	} {
 		c := validGap(tr)
 		tc.edit(&c)

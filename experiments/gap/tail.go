@@ -87,6 +87,9 @@ type TailReport struct {
 
 	// Schedule attains UpperBound (not in the JSON).
 	Schedule []int64 `json:"-"`
+	// windows is the number of windows of a windowed interval
+	// (RunTailWindowed; 0: the whole trace's).
+	windows int
 }
 
 // tailBackend returns the backend solver names for the open components.

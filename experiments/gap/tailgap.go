@@ -35,21 +35,32 @@ type TailRow struct {
 	AboveLower int64  `json:"above_lower"`
 	AboveUpper int64  `json:"above_upper"`
 	Solver     string `json:"opt_solver"`
+	// Windows is the number of windows of the interval when it is
+	// lp/window's (gap --windows; 0, left out: the whole trace's).
+	Windows int `json:"windows,omitempty"`
 }
 
 // RunTail is Run for a tail objective: at every (capacity, ξ) point the
 // interval of spec's objective (ξ matters only to the policies) and every
 // policy's value, from the same replay as Run's.
 func RunTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec) ([]TailRow, error) {
+	return runTail(ctx, tr, cfg, spec, func(in *lp.Instance) (*TailReport, error) {
+		sp := spec
+		sp.TimeLimit = cfg.TimeLimit
+		return SolveTail(ctx, in, sp)
+	})
+}
+
+// runTail measures every policy at every (capacity, ξ) point of cfg
+// against the interval bound returns for the capacity's instance.
+func runTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, bound func(in *lp.Instance) (*TailReport, error)) ([]TailRow, error) {
 	var rows []TailRow
 	for _, c := range cfg.Capacities {
 		in, err := lp.NewInstance(tr, instance.Params{Capacity: c, BlockSize: cfg.Block, Forced: cfg.Forced})
 		if err != nil {
 			return nil, err
 		}
-		sp := spec
-		sp.TimeLimit = cfg.TimeLimit
-		rep, err := SolveTail(ctx, in, sp)
+		rep, err := bound(in)
 		if err != nil {
 			return nil, fmt.Errorf("capacity %d tokens: %w", c, err)
 		}
@@ -88,7 +99,7 @@ func RunTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec) ([
 					name = fmt.Sprintf("%s(T=%d)", o.Name, *thr[i])
 				}
 				row := TailRow{CapacityTokens: c, XiTokens: x, Policy: name, Objective: rep.Objective,
-					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver}
+					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver, Windows: rep.windows}
 				if spec.Objective.Kind == objective.SLO {
 					row.Value = o.Metrics.Exceeding(spec.SLOTokens)
 				} else {
@@ -112,9 +123,13 @@ func TailTable(trace string, block int64, forced bool, obj objective.Objective, 
 	if obj.Kind == objective.Percentile {
 		unit = obj.String() + " of uncached tokens"
 	}
+	against := "the hindsight interval"
+	if len(rows) > 0 && rows[0].Windows > 0 {
+		against = fmt.Sprintf("the windowed hindsight interval (%d windows, seams ±%d steps, at most half a window)", rows[0].Windows, WindowSeamTurns)
+	}
 	t := report.Table{
-		Title: fmt.Sprintf("%s: %s of every policy against the hindsight interval [lower, upper], B=%d tokens, forced=%v",
-			trace, unit, block, forced),
+		Title: fmt.Sprintf("%s: %s of every policy against %s [lower, upper], B=%d tokens, forced=%v",
+			trace, unit, against, block, forced),
 		Header: []string{"capacity (tokens)", "ξ (tokens)", "policy", "value", "lower", "upper", "proven", "value − lower", "value − upper"},
 	}
 	for _, r := range rows {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -81,6 +83,54 @@ func RunWindowed(ctx context.Context, tr *trace.Trace, cfg Config) ([]WindowRow,
 		}
 	}
 	return out, nil
+}
+
+// WindowedSolver is the opt_solver of the rows of gap --windows
+// --objective slo|pQ: the interval is lp/window's.
+const WindowedSolver = "lp/window"
+
+// RunTailWindowed is RunTail with the interval of spec's objective bounded
+// by lp/window in cfg.Windows windows instead of by lp/slo on the whole
+// trace, through the library calls solve --windows --objective slo|pQ
+// makes: window.RunSLOWith (SLO violations, turns) or window.RunPercentile
+// (the lowest Q-th percentile of uncached tokens, at most maxProbes
+// thresholds probed, 0: until the interval closes), seams ±WindowSeamTurns
+// steps, optional caching only. Every policy replayed is an admissible
+// schedule, so its value is at least the certified lower bound (checked,
+// as RunTail does); the interval contains the optimum, so value − upper
+// and value − lower bracket the policy's distance to it.
+func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, maxProbes int) ([]TailRow, error) {
+	if cfg.Windows < 1 {
+		return nil, fmt.Errorf("gap: %d windows", cfg.Windows)
+	}
+	if cfg.Forced {
+		return nil, fmt.Errorf("gap: windowed %s bounds are for optional caching only", spec.Objective)
+	}
+	size := window.Size(len(tr.Turns), cfg.Windows)
+	return runTail(ctx, tr, cfg, spec, func(in *lp.Instance) (*TailReport, error) {
+		so := window.SLOOptions{Params: instance.Params{Capacity: in.Capacity, BlockSize: cfg.Block}, WindowTurns: size, SeamTurns: WindowSeamTurns}
+		r := &TailReport{Objective: spec.Objective.String(), Solver: WindowedSolver, Turns: in.K()}
+		switch spec.Objective.Kind {
+		case objective.SLO:
+			so.SLOTokens = spec.SLOTokens
+			b, err := window.RunSLOWith(ctx, window.NewTurns(tr.Turns), so)
+			if err != nil {
+				return nil, err
+			}
+			r.LowerBound, r.UpperBound, r.windows = int64(b.Lower), int64(b.Upper), b.Windows
+		case objective.Percentile:
+			open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
+			b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: so, Objective: spec.Objective, MaxProbes: maxProbes})
+			if err != nil {
+				return nil, err
+			}
+			r.LowerBound, r.UpperBound, r.windows = b.Lower, b.Upper, b.Windows
+		default:
+			return nil, fmt.Errorf("objective %s: not a tail objective", spec.Objective)
+		}
+		r.Proven = r.LowerBound == r.UpperBound
+		return r, nil
+	})
 }
 
 // WindowSweepTable returns the rows of a windowed sweep of trace as one

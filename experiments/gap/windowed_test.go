@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/policies"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 )
 
@@ -50,6 +53,66 @@ func TestWindowedBracketsExact(t *testing.T) {
 			}
 			if cfg.Windows == 1 && !w.ProvenOptimal {
 				t.Fatalf("one window: interval [%v, %v] not closed", w.Lower, w.Upper)
+			}
+		}
+	}
+}
+
+// TestWindowedTailBracketsExact: on tiny random traces, every row of the
+// windowed sweep for slo and pQ has the value of RunTail's row (the same
+// replay), an interval containing the optimum found by enumerating every
+// schedule (lp/exhaustive), and a value at least that optimum; with one
+// window and seams the interval is lp/slo's on the whole trace, so it
+// meets RunTail's.
+func TestWindowedTailBracketsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 42))
+	for i := 0; i < 40; i++ {
+		tr := &trace.Trace{}
+		convs := 1 + r.IntN(3)
+		for k := 0; k < 2+r.IntN(6); k++ {
+			tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(20), r.Int64N(20))
+		}
+		block := int64(1 + r.IntN(3))
+		cfg := Config{Block: block, Capacities: []int64{0, block * (1 + r.Int64N(4)), block * 12}, Xis: []float64{0, 3}, Policies: policies.All()[:6],
+			Model: latency.Default(), Workers: 1}
+		obj := objective.Objective{Kind: objective.SLO}
+		spec := TailSpec{Objective: obj, SLOTokens: r.Int64N(25), Solver: "gonum", Model: cfg.Model}
+		if i%2 == 1 {
+			spec.Objective, _ = objective.Parse([]string{"p50", "p75", "p90"}[r.IntN(3)])
+			spec.SLOTokens = 0
+		}
+		exact, err := RunTail(context.Background(), tr, cfg, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Windows = 1 + r.IntN(len(tr.Turns))
+		win, err := RunTailWindowed(context.Background(), tr, cfg, spec, r.IntN(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(win) != len(exact) {
+			t.Fatalf("%d windowed rows, %d exact", len(win), len(exact))
+		}
+		for j, w := range win {
+			e := exact[j]
+			if w.Policy != e.Policy || w.CapacityTokens != e.CapacityTokens || w.XiTokens != e.XiTokens || w.Value != e.Value {
+				t.Fatalf("case %d row %d: windowed %+v, whole %+v", i, j, w, e)
+			}
+			p := instance.Params{Capacity: w.CapacityTokens, BlockSize: block}
+			var opt int64
+			if spec.Objective.Kind == objective.SLO {
+				opt = int64(len(tr.Turns) - exhaustive.MaxMeeting(tr, p, spec.SLOTokens))
+			} else {
+				opt = exhaustive.MinPercentile(tr, p, spec.Objective.Rank(len(tr.Turns)))
+			}
+			if w.LowerBound > opt || w.UpperBound < opt || w.Value < opt {
+				t.Fatalf("case %d row %d (%s, %d windows): [%d, %d], value %d, optimum %d", i, j, spec.Objective, cfg.Windows, w.LowerBound, w.UpperBound, w.Value, opt)
+			}
+			if w.AboveLower != w.Value-w.LowerBound || w.AboveUpper != w.Value-w.UpperBound || w.Solver != WindowedSolver || w.Windows < 1 {
+				t.Fatalf("case %d row %d: %+v", i, j, w)
+			}
+			if w.Proven != (w.LowerBound == w.UpperBound) {
+				t.Fatalf("case %d row %d: proven %v for [%d, %d]", i, j, w.Proven, w.LowerBound, w.UpperBound)
 			}
 		}
 	}

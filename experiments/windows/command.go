@@ -92,21 +92,31 @@ type Command struct {
 	// (--max-probes; 0: until the interval closes or no probe narrows
 	// it); each probe is a pass over the trace.
 	MaxProbes int
+	// Taus, when not empty, are the thresholds a percentile probes,
+	// tokens, ascending (--taus): a grid fixed in advance instead of the
+	// search, each a pass over the trace, which runs as shards too
+	// (window.RunPercentileGrid, window.SumGrid).
+	Taus []int64
 	// Progress (nil: none) is told the windows solved.
 	Progress progress.Func
 
 	traceTurns int // the trace's turns, for Progress's total (≤ 0: unknown)
 }
 
-// runPercentile is Run for --objective pQ.
-func (c Command) runPercentile(ctx context.Context, p instance.Params) (any, []report.Table, error) {
+// runPercentile is Run for --objective pQ: the τ search in one process,
+// or with --taus a grid of thresholds, in one process or as shards.
+func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance.Params) (any, []report.Table, error) {
 	switch {
 	case c.Forced:
 		return nil, nil, option.Errorf("forced", "windowed percentile bounds are for optional caching only")
-	case c.Shard != "" || c.Slurm > 0 || len(c.Curve) > 0 || c.TargetWidth > 0:
-		return nil, nil, option.Errorf("objective", "--objective %s with --windows runs in one process (no --shard, --slurm, --target-width or list of window counts)", c.Percentile)
 	case c.Trace == "-":
 		return nil, nil, option.Errorf("trace", "a percentile's probes read the trace several times: give a file, not standard input")
+	case len(c.Taus) > 0:
+		return c.runGrid(ctx, stdout, p)
+	case c.Shard != "" || c.Slurm > 0:
+		return nil, nil, option.Errorf("taus", "--objective %s with --shard or --slurm needs the thresholds given (--taus T1,T2,…): the search's probes depend on every window's sums, so it runs in one process", c.Percentile)
+	case len(c.Curve) > 0 || c.TargetWidth > 0:
+		return nil, nil, option.Errorf("objective", "--objective %s with --windows takes one window count (no --target-width or list of window counts)", c.Percentile)
 	case c.MaxProbes < 0:
 		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
 	}
@@ -420,7 +430,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return c.runSLO(ctx, stdout, p)
 	}
 	if c.Percentile != nil {
-		return c.runPercentile(ctx, p)
+		return c.runPercentile(ctx, stdout, p)
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
@@ -618,8 +628,10 @@ func Render(w io.Writer, f *suite.File, format string) error {
 	if format == "latex" {
 		return fmt.Errorf("flag --format: latex is for the suites; %s prints table|markdown|csv|json", Name)
 	}
-	if f.Options.Params["objective"] == "slo" {
+	if o := f.Options.Params["objective"]; o == "slo" {
 		return renderSLO(w, f, format)
+	} else if o != "" {
+		return renderGrid(w, f, format)
 	}
 	figs := make([]window.Figures, len(f.Grid))
 	for _, r := range f.Records {

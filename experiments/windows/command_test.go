@@ -152,7 +152,11 @@ func TestBadFlags(t *testing.T) {
 		{"slurm", func(c *windows.Command) { c.Slurm = -1 }},
 		{"max-probes", func(c *windows.Command) { c.Percentile, c.MaxProbes = p99(), -1 }},
 		{"forced", func(c *windows.Command) { c.Percentile, c.Forced = p99(), true }},
-		{"objective", func(c *windows.Command) { c.Percentile, c.Shard = p99(), "1/2" }},
+		{"taus", func(c *windows.Command) { c.Percentile, c.Shard = p99(), "1/2" }},
+		{"taus", func(c *windows.Command) { c.Percentile, c.Slurm = p99(), 2 }},
+		{"taus", func(c *windows.Command) { c.Percentile, c.Taus = p99(), []int64{5, 4} }},
+		{"max-probes", func(c *windows.Command) { c.Percentile, c.Taus, c.MaxProbes = p99(), []int64{5}, 2 }},
+		{"objective", func(c *windows.Command) { c.Percentile, c.TargetWidth = p99(), 0.1 }},
 		{"trace", func(c *windows.Command) { c.Percentile, c.Trace, c.Windows, c.WindowTurns = p99(), "-", 0, 10 }},
 		{"forced", func(c *windows.Command) { s := int64(100); c.SLO, c.Forced = &s, true }},
 	} {
@@ -302,5 +306,71 @@ func TestSLOShardsMergeToOneProcess(t *testing.T) {
 	}
 	if _, err := suite.ReadFiles([]string{files[0], files[1], o.Out}); err == nil || !strings.Contains(err.Error(), "slo_tokens") {
 		t.Fatalf("merge of another SLO: %v", err)
+	}
+}
+
+// TestGridShardsMergeToOneProcess: --objective p90 with a grid of
+// thresholds (--taus) as three shards, each reading the trace only up to
+// one window past its last, merged with the suites' checks, prints
+// exactly the one-process run's CSV; that interval meets lp/slo's on the
+// whole trace, and the grid, placed around it, decides thresholds both
+// ways. A shard of another grid is refused, naming taus_tokens.
+func TestGridShardsMergeToOneProcess(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 200, 6)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := objective.Parse("p90")
+	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := base(path)
+	c.Percentile, c.LowerOverlap = &o, 0
+	c.Taus = []int64{whole.Lower / 2, whole.Lower - 1, whole.Upper, 2 * whole.Upper}
+	doc, tables, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := doc.(*window.GridBounds)
+	if b.Windows != 5 || b.Turns != 200 || b.Lower > whole.Upper || b.Upper < whole.Lower {
+		t.Fatalf("grid %v: [%d, %d] in %d windows, %d turns; lp/slo whole [%d, %d]", c.Taus, b.Lower, b.Upper, b.Windows, b.Turns, whole.Lower, whole.Upper)
+	}
+	if b.Probes[0].Decided != "too low" || b.Probes[3].Decided != "achieved" {
+		t.Fatalf("grid %v around lp/slo's [%d, %d]: %+v", c.Taus, whole.Lower, whole.Upper, b.Probes)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+		if _, _, err := sh.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sh.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.Render(&got, f, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
+	}
+	other := c
+	other.Taus, other.Shard, other.Out = []int64{1, 2}, "3/3", filepath.Join(t.TempDir(), "other.json")
+	if _, _, err := other.Run(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.ReadFiles([]string{files[0], files[1], other.Out}); err == nil || !strings.Contains(err.Error(), "taus_tokens") {
+		t.Fatalf("merge of another grid: %v", err)
 	}
 }

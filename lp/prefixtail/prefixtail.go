@@ -191,6 +191,23 @@
 // a schedule attains, is the upper bound; a replay above Σ_W of the
 // restrictions' costs is an error. No seams or overlap yet: the width is
 // what the windows' boundaries cost, both sides.
+//
+// Windowed bounds as shards (WindowedRange). Each window's relaxation and
+// restriction need nothing from the other windows, but the replay of the
+// stitched schedule is one pass through the cache over the whole trace,
+// which no shard can run alone. So a shard, a run of consecutive windows
+// [s0, e0), replays its own windows' stitched schedule on its requests
+// alone, from an empty cache at s0, and the runs' replayed costs are
+// summed. That sum is an upper bound: each run's replay is a schedule of
+// its requests, read as the intervals it kept (all inside the run); their
+// union, every interval that crosses a run's start dropped, is feasible
+// for the whole program by the argument above (runs in place of windows),
+// at a cost at most the sum. Each run's lower bounds are its windows'
+// relaxations, the same as in one process, so the lower end does not
+// depend on the runs; the upper end pays once more at each run's start
+// (the cache is empty there, as at each window's start in the
+// restrictions), so it is at least as wide as the one process's unless
+// the replay's rule happens to do worse on the longer trace.
 package prefixtail
 
 import (

@@ -107,18 +107,34 @@ func restriction(reqs []prefixcache.Req, s, e int) []prefixcache.Req {
 // by windows windows of consecutive requests, each window's relaxation and
 // restriction bounded by Bound under opt (package comment, Windowed bounds).
 func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows int, opt Options) (*WindowBounds, error) {
+	return WindowedRange(ctx, reqs, block, capacity, obj, windows, 0, windows-1, opt)
+}
+
+// WindowedRange is Windowed for the windows first … last (0-based,
+// inclusive) of the windows windows of reqs only: one shard's run of
+// consecutive windows. Lower is the sum of their relaxations' lower
+// bounds, as in Windowed; Upper is the stitched schedule of their
+// restrictions replayed on their requests alone, from an empty cache at
+// the run's first request (package comment, "Windowed bounds as shards"),
+// so the runs' Lower and Upper add up to an interval on the whole trace's
+// optimum. PerWindow holds the run's windows; Windows stays the total.
+func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows, first, last int, opt Options) (*WindowBounds, error) {
 	n := len(reqs)
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
 	}
-	whole, err := New(reqs, block, capacity, obj)
+	if first < 0 || last >= windows || first > last {
+		return nil, fmt.Errorf("windows %d … %d: want a run within 0 … %d", first, last, windows-1)
+	}
+	s0, e0 := first*n/windows, (last+1)*n/windows
+	whole, err := New(restriction(reqs, s0, e0), block, capacity, obj)
 	if err != nil {
 		return nil, err
 	}
 	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n}
 	guide := make([]float64, len(whole.Cols))
 	restricted := 0.0
-	for w := range windows {
+	for w := first; w <= last; w++ {
 		start := time.Now()
 		s, e := w*n/windows, (w+1)*n/windows
 		rel, err := NewRelaxation(reqs, s, e, block, capacity, obj)
@@ -139,7 +155,7 @@ func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity
 		}
 		for q := s; q < e; q++ {
 			for d := range up.hits[q-s] {
-				if col := whole.endCol[whole.off[q]+d]; col >= 0 && int(whole.Cols[col].P) >= s {
+				if col := whole.endCol[whole.off[q-s0]+d]; col >= 0 && int(whole.Cols[col].P) >= s-s0 {
 					guide[col] = 1
 				}
 			}

@@ -134,6 +134,24 @@
 // from bounds needing no probe (the rank-th smallest least possible
 // uncached count of each turn; the percentile of caching nothing).
 //
+// # Percentiles as shards: a grid of thresholds
+//
+// The search's next probe depends on the previous probe's sums over every
+// window, so it cannot be split among tasks that do not talk to one
+// another (it would take one round of tasks per probe). Instead the
+// thresholds are fixed in advance (RunPercentileGrid): every task solves
+// its windows' relaxations, restrictions and seams at each τ of the grid,
+// as for SLO, and reports each window's L_W(τ), U_W(τ) and largest load;
+// SumGrid adds them over the windows and decides each τ as above. Lower
+// is one more than the largest τ too low (0 when none), Upper the least τ
+// achieved (the largest load D_k when none: caching nothing gives no turn
+// more), both certified whatever the grid. The shards' sums are the one
+// process's, so the merged result equals the one-process grid run. The
+// price: no early stop, and an achieved τ bounds P_Q by τ rather than by
+// the stitched schedule's own percentile (which would need every shard's
+// uncached counts), so a grid is best placed around a one-process
+// search's interval, or refined by a second grid inside the first's.
+//
 // # Streaming
 //
 // A Splitter reads the trace turn by turn and hands out one window at a

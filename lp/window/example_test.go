@@ -78,3 +78,39 @@ func ExampleRunPercentile() {
 	fmt.Printf("p75 in [%d, %d] tokens (before any probe [%d, %d])\n", b.Lower, b.Upper, b.StartLower, b.StartUpper)
 	// Output: p75 in [5, 5] tokens (before any probe [5, 10])
 }
+
+// The trace of ExampleRunPercentile at a grid of thresholds fixed in
+// advance, as shards would solve it: at 4 tokens a's two turns exceed the
+// threshold in every schedule (2 > 1 allowed: too low), at 5 and 9 the
+// stitched schedule leaves only a's first turn above (achieved), so the
+// interval closes at 5 tokens.
+func ExampleSumGrid() {
+	tr := &trace.Trace{}
+	tr.Append(0, "x", 1, 0)
+	tr.Append(1, "a", 10, 0)
+	tr.Append(2, "a", 5, 0)
+	tr.Append(3, "y", 1, 0)
+	q, _ := objective.Parse("p75")
+	taus := []int64{4, 5, 9}
+	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
+	so := window.SLOOptions{Params: instance.Params{Capacity: 10, BlockSize: 1}, WindowTurns: 2, SeamTurns: 1}
+	figs, err := window.RunPercentileGrid(context.Background(), open, window.GridOptions{SLO: so, Taus: taus})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := window.SumGrid(figs, taus, len(tr.Turns), q, 2, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, pr := range b.Probes {
+		fmt.Printf("τ = %d tokens: [%d, %d] violations, %s\n", pr.Tau, pr.Lower, pr.Upper, pr.Decided)
+	}
+	fmt.Printf("p75 in [%d, %d] tokens\n", b.Lower, b.Upper)
+	// Output:
+	// τ = 4 tokens: [2, 2] violations, too low
+	// τ = 5 tokens: [1, 1] violations, achieved
+	// τ = 9 tokens: [1, 1] violations, achieved
+	// p75 in [5, 5] tokens
+}

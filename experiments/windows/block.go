@@ -1,0 +1,185 @@
+package windows
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tailbound/tailbound/experiments/blocktail"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/suite"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/internal/outfile"
+	"github.com/tailbound/tailbound/lp/prefixtail"
+)
+
+// BlockName is the "suite" field of the result file of a shard of 'solve
+// --level block --windows N', by which merge knows it.
+const BlockName = "solve-block-windows"
+
+// RunBlock is 'solve --level block --windows N' as shards: with c.Slurm >
+// 0 it prints the Slurm array job of that many shards and its merge; with
+// c.Shard = i/n it bounds the i-th of n runs of consecutive windows (as
+// GridWindows assigns them; blocktail.BoundWindowedRange) and writes its
+// result file to c.Out (standard output when empty): the grid is every
+// window, the records the shard's, each with its lower bound and
+// restricted cost, the run's first window also with the run's stitched
+// schedule's replayed cost.
+func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error {
+	if c.Shard != "" && c.Slurm != 0 {
+		return option.Errorf("slurm", "not with --shard")
+	}
+	if c.Slurm < 0 {
+		return option.Errorf("slurm", "want a number of shards ≥ 1, got %d", c.Slurm)
+	}
+	if c.Windows < 1 {
+		return option.Errorf("windows", "--shard and --slurm need --windows N (N ≥ 1)")
+	}
+	if c.Slurm > 0 {
+		return blockSlurm(stdout, c)
+	}
+	sh, err := suite.ParseShard(c.Shard)
+	if err != nil {
+		return err
+	}
+	tr, cfg, err := c.WindowConfig()
+	if err != nil {
+		return err
+	}
+	nw, n := c.Windows, len(tr.Reqs)
+	if nw > max(n, 1) {
+		return option.Errorf("windows", "want 1 … %d (the number of requests), got %d", max(n, 1), nw)
+	}
+	order := GridWindows(nw, sh.N)
+	f := &suite.File{Suite: BlockName, Options: suite.Options{Params: c.WindowSettings(tr, cfg)}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
+	point := make([]int, nw)
+	first, last := nw, -1
+	for p, w := range order {
+		point[w] = p
+		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "first_request": strconv.Itoa(w * n / nw), "requests": strconv.Itoa((w+1)*n/nw - w*n/nw)})
+		if sh.Has(p) {
+			first, last = min(first, w), max(last, w)
+		}
+	}
+	if last >= 0 {
+		wb, err := blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, cfg)
+		if err != nil {
+			return err
+		}
+		for k, fg := range wb.PerWindow {
+			w := first + k
+			v := map[string]suite.Num{"lower_bound": suite.Num(fg.Lower), "restricted": suite.Num(fg.Restricted), "history_requests": suite.Num(fg.History),
+				"run_first": 0, "stitched": 0, "seconds": suite.Num(fg.Seconds)}
+			if k == 0 {
+				v["run_first"], v["stitched"] = 1, suite.Num(wb.Upper)
+			}
+			f.Points = append(f.Points, point[w])
+			f.Records = append(f.Records, suite.Record{Point: point[w], Key: "window", Values: v})
+		}
+	}
+	if f.Digest, err = f.ComputeDigest(); err != nil {
+		return err
+	}
+	dst := c.Out
+	if dst == "" {
+		dst = outfile.Stdout
+	}
+	return outfile.Write(ctx, "out", dst, stdout, f.Write)
+}
+
+// blockSlurm prints the Slurm array job of c.Slurm shards of c and its
+// dependent merge.
+func blockSlurm(stdout io.Writer, c blocktail.Command) error {
+	if c.Trace == "-" || c.Trace == "" {
+		return option.Errorf("trace", "a Slurm job reads a file, not standard input")
+	}
+	cmd := []string{"solve"}
+	for _, a := range c.Given {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if name != "slurm" && name != "shard" && name != "out" && name != "format" {
+			cmd = append(cmd, a)
+		}
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		bin = "tailbound"
+	}
+	format := c.Format
+	if format == "" {
+		format = "json"
+	}
+	return suite.WriteSlurmCommand(stdout, bin, BlockName, c.Slurm, format, c.Out, cmd)
+}
+
+// RenderBlock prints a merged result file of block-level windowed shards
+// (merge calls it after its checks): the windows' lower bounds and
+// restricted costs as the one process prints them, the upper bound the
+// sum of the runs' stitched replays. From one shard (1/1) it prints what
+// the one-process run prints.
+func RenderBlock(w io.Writer, f *suite.File, format string) error {
+	if f.Suite != BlockName {
+		return fmt.Errorf("result file is %s, not %s", f.Suite, BlockName)
+	}
+	if len(f.Points) != len(f.Grid) {
+		return fmt.Errorf("%s: result file holds shard %d/%d only; merge the shards first (tailbound merge)", BlockName, f.Shard.I, f.Shard.N)
+	}
+	if format == "latex" {
+		return fmt.Errorf("flag --format: latex is for the suites; %s prints table|markdown|csv|json", BlockName)
+	}
+	ps := f.Options.Params
+	capacity, err1 := strconv.ParseInt(ps["capacity_tokens"], 10, 64)
+	block, err2 := strconv.ParseInt(ps["block_size_tokens"], 10, 64)
+	requests, err3 := strconv.Atoi(ps["requests"])
+	if err1 != nil || err2 != nil || err3 != nil || block < 1 {
+		return fmt.Errorf("%s: settings capacity_tokens %q, block_size_tokens %q, requests %q: not numbers", BlockName, ps["capacity_tokens"], ps["block_size_tokens"], ps["requests"])
+	}
+	out := &blocktail.Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block)}
+	out.Objective, out.Windows, out.Requests = ps["objective"], len(f.Grid), requests
+	figs := make([]prefixtail.WindowFigure, len(f.Grid))
+	seen := make([]bool, len(f.Grid))
+	stitched := make([]float64, len(f.Grid)) // a run's replayed cost, at its first window
+	runs := 0
+	for _, r := range f.Records {
+		g := f.Grid[r.Point]
+		idx, _ := strconv.Atoi(g["window"])
+		first, _ := strconv.Atoi(g["first_request"])
+		n, _ := strconv.Atoi(g["requests"])
+		if idx < 0 || idx >= len(figs) || seen[idx] {
+			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", BlockName, r.Point, g["window"], len(figs))
+		}
+		for _, m := range []string{"lower_bound", "restricted", "history_requests", "run_first", "stitched"} {
+			if _, ok := r.Values[m]; !ok {
+				return fmt.Errorf("%s: record of window %d: value %q missing", BlockName, idx, m)
+			}
+		}
+		seen[idx] = true
+		figs[idx] = prefixtail.WindowFigure{First: first, Requests: n, History: int(r.V("history_requests")), Lower: r.V("lower_bound"),
+			Restricted: r.V("restricted"), Seconds: r.V("seconds")}
+		stitched[idx] = r.V("stitched")
+		if r.V("run_first") == 1 {
+			runs++
+		}
+	}
+	// Sum in window order, as the one process does.
+	for i, fg := range figs {
+		out.Lower += fg.Lower
+		out.Upper += stitched[i]
+	}
+	out.PerWindow = figs
+	out.SetWidth()
+	if out.Lower > out.Upper+1e-6*max(1, out.Upper) {
+		return fmt.Errorf("%s: lower bound %v above the upper bound %v (a bug)", BlockName, out.Lower, out.Upper)
+	}
+	doc := struct {
+		Units    string            `json:"units"`
+		Settings map[string]string `json:"settings"`
+		// Runs is the number of runs of consecutive windows (shards), each
+		// replayed from an empty cache.
+		Runs int `json:"runs"`
+		*blocktail.Windowed
+	}{blocktail.WindowUnits(out.Objective), ps, runs, out}
+	return report.Emit(w, format, doc, blocktail.WindowTablesRuns(ps["trace"], out, runs)...)
+}

@@ -1,0 +1,100 @@
+package windows_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailbound/tailbound/experiments/blocktail"
+	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/suite"
+	"github.com/tailbound/tailbound/experiments/windows"
+	"github.com/tailbound/tailbound/models/latency"
+)
+
+// blockCommand is 'solve --level block --windows 2' on the hand-worked
+// trace of lp/prefixtail's TestWindowedHandWorked (B = 512, C = 4 blocks,
+// ξ = 200 tokens; OPT = 1,336).
+func blockCommand() blocktail.Command {
+	return blocktail.Command{Trace: filepath.Join("..", "..", "examples", "block", "tail-example.jsonl"), TraceFormat: "mooncake", Block: 16,
+		Capacities: "2048", Objective: "tel", Model: latency.Default(), XiTokens: 200, LPSolver: "lagrangian", IPSolver: "none", Policies: "none",
+		Format: "csv", Windows: 2}
+}
+
+// blockShards runs c as n shards and merges them with the suites' checks.
+func blockShards(t *testing.T, c blocktail.Command, n int) (*suite.File, string) {
+	t.Helper()
+	var files []string
+	for i := 1; i <= n; i++ {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/%d", i, n), filepath.Join(t.TempDir(), "shard.json")
+		if err := windows.RunBlock(context.Background(), nil, sh); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sh.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.RenderBlock(&got, f, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	return f, got.String()
+}
+
+// TestBlockShards: one shard (1/1), merged, prints the one-process run's
+// CSV ([1,336, 1,648], worked out in TestWindowedHandWorked); two shards
+// keep the lower bound 1,336 (the same relaxations) and replay each
+// window from an empty cache, 1,336 each: upper 2,672, the sum of the
+// restrictions (each run is one window). A shard of another capacity is
+// refused, naming capacity_tokens.
+func TestBlockShards(t *testing.T) {
+	c := blockCommand()
+	doc, tables, err := c.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := blockShards(t, c, 1); got != want.String() {
+		t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want.String())
+	}
+	if !strings.Contains(want.String(), ",lower,1336\n") || !strings.Contains(want.String(), ",upper,1648\n") {
+		t.Fatalf("one process: %s", want.String())
+	}
+	f, got := blockShards(t, c, 2)
+	var j bytes.Buffer
+	if err := windows.RenderBlock(&j, f, "json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"lower_bound": 1336`, `"upper_bound": 2672`, `"runs": 2`} {
+		if !strings.Contains(j.String(), s) {
+			t.Fatalf("two shards: no %s in\n%s\n%s", s, j.String(), got)
+		}
+	}
+	other := c
+	other.Capacities, other.Shard, other.Out = "2560", "2/2", filepath.Join(t.TempDir(), "other.json")
+	if err := windows.RunBlock(context.Background(), nil, other); err != nil {
+		t.Fatal(err)
+	}
+	first := c
+	first.Shard, first.Out = "1/2", filepath.Join(t.TempDir(), "first.json")
+	if err := windows.RunBlock(context.Background(), nil, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.ReadFiles([]string{first.Out, other.Out}); err == nil || !strings.Contains(err.Error(), "capacity_tokens") {
+		t.Fatalf("merge of another capacity: %v", err)
+	}
+	bad := c
+	bad.Shard, bad.Slurm = "1/2", 2
+	if err := windows.RunBlock(context.Background(), nil, bad); err == nil || !strings.Contains(err.Error(), "--slurm") {
+		t.Fatalf("--shard with --slurm: %v", err)
+	}
+}

@@ -32,13 +32,16 @@ type Accumulator struct {
 	later      Later // the uncached counts of the turns added by AddLater
 }
 
-// Later appends to dst the uncached counts, tokens, of the turns an
-// accumulator received through AddLater, in any order, and returns the
-// extended slice (counts appended in increasing order spare the
-// accumulator a sort). It lets several accumulators (one per capacity of a
-// curve) share one store of those turns instead of each keeping a
-// histogram entry per turn.
-type Later func(dst []int64) []int64
+// Later yields the uncached counts, tokens, of the turns an accumulator
+// received through AddLater, one per turn, in any order and in batches
+// (a batch is valid only during its yield); it may be iterated more than
+// once and must give the same counts each time. It lets several
+// accumulators (one per capacity of a curve) share one store of those
+// turns instead of each keeping a histogram entry per turn; the
+// accumulator's percentiles read it twice without keeping it
+// (orderStats), its distribution (CDF, Exceeding, UncachedAtRank)
+// collects and sorts it.
+type Later func(yield func(batch []int64) bool)
 
 // smallLimit bounds the dense part of the histogram (tokens).
 const smallLimit = 1 << 20
@@ -147,6 +150,14 @@ func (a *Accumulator) quantiles(ps ...float64) []float64 {
 	for i, p := range ps {
 		ranks[i] = max(1, int64(math.Ceil(p*float64(a.turns))))
 	}
+	if a.later != nil {
+		if bs, ok := a.orderStats(ranks); ok {
+			for i, b := range bs {
+				out[i] = float64(b)
+			}
+			return out
+		}
+	}
 	i := 0
 	var seen int64
 	visit := func(b, count int64) {
@@ -171,7 +182,10 @@ func (a *Accumulator) each(f func(b, count int64)) {
 	slices.Sort(keys)
 	var late []int64
 	if a.later != nil {
-		late = sortInts(a.later(nil))
+		for batch := range a.later {
+			late = append(late, batch...)
+		}
+		late = sortInts(late)
 	}
 	// Merge the three increasing sources: dense (index order), keys and
 	// late (with repeats), visiting each distinct count once. Dense

@@ -18,9 +18,11 @@ const bucketBits = 12
 // much as the pass; here they are read twice, without being kept: once
 // counted into at most 2^bucketBits buckets of consecutive counts, then
 // only those in the buckets holding a rank kept, sorted and walked with
-// the histogram's counts in the same range. false when a store count is
-// negative or above the largest count the accumulator saw (a store that
-// does not match its AddLater turns): the caller then walks each.
+// the histogram's counts in the same range. The Shifted sets are read by
+// binary search: one per bucket they occupy. false when a store count is
+// negative or above the largest count the accumulator saw, in the store
+// or a set (one that does not match its AddLater turns): the caller then
+// walks each.
 func (a *Accumulator) orderStats(ranks []int64) ([]int64, bool) {
 	top := max(a.maxB, int64(len(a.small))-1)
 	for b := range a.large {
@@ -34,12 +36,26 @@ func (a *Accumulator) orderStats(ranks []int64) ([]int64, bool) {
 	for b, c := range a.large {
 		buckets[b>>shift] += c
 	}
-	for batch := range a.later {
-		for _, b := range batch {
-			if b < 0 || b > top {
-				return nil, false
+	if a.later != nil {
+		for batch := range a.later {
+			for _, b := range batch {
+				if b < 0 || b > top {
+					return nil, false
+				}
+				buckets[b>>shift]++
 			}
-			buckets[b>>shift]++
+		}
+	}
+	for _, set := range a.shifted {
+		if n := len(set.Keys); n > 0 && (set.Keys[0]-set.Offset < 0 || set.Keys[n-1]-set.Offset > top) {
+			return nil, false
+		}
+		// One binary search per bucket the set's counts occupy.
+		for i := 0; i < len(set.Keys); {
+			k := (set.Keys[i] - set.Offset) >> shift
+			j := set.bucketEnd(i, k, shift)
+			buckets[k] += int64(j - i)
+			i = j
 		}
 	}
 	// The bucket of each rank, and the turns in the buckets before it.
@@ -67,10 +83,26 @@ func (a *Accumulator) orderStats(ranks []int64) ([]int64, bool) {
 			slot[k] = int8(len(late))
 		}
 	}
-	for batch := range a.later {
-		for _, b := range batch {
-			if s := slot[b>>shift]; s > 0 {
-				late[s-1] = append(late[s-1], b)
+	if a.later != nil {
+		for batch := range a.later {
+			for _, b := range batch {
+				if s := slot[b>>shift]; s > 0 {
+					late[s-1] = append(late[s-1], b)
+				}
+			}
+		}
+	}
+	for _, set := range a.shifted {
+		for k, s := range slot {
+			if s == 0 {
+				continue
+			}
+			i := 0
+			if k > 0 {
+				i = set.bucketEnd(0, int64(k)-1, shift)
+			}
+			for _, key := range set.Keys[i:set.bucketEnd(i, int64(k), shift)] {
+				late[s-1] = append(late[s-1], key-set.Offset)
 			}
 		}
 	}
@@ -105,4 +137,20 @@ func (a *Accumulator) orderStats(ranks []int64) ([]int64, bool) {
 		}
 	}
 	return out, true
+}
+
+// bucketEnd returns the first index at or after i whose count lies in a
+// bucket after k (buckets of 2^shift counts); the counts from i on are in
+// bucket k or later.
+func (set Shifted) bucketEnd(i int, k int64, shift int) int {
+	lo, hi := i, len(set.Keys) // the answer is in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if (set.Keys[m]-set.Offset)>>shift > k {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }

@@ -12,8 +12,8 @@ import (
 // TestOrderStatsByBruteForce: orderStats at random increasing ranks (past
 // the last turn too) equals the nearest-rank order statistic read off
 // every turn's uncached count sorted, on turns split at random between
-// the dense histogram, its sparse part and a Later store (given in random
-// batches), with counts from 0 to 2^40 so that the buckets span from one
+// the dense histogram, its sparse part, a Later store (given in random
+// batches) and sorted Shifted sets, with counts from 0 to 2^40 so that the buckets span from one
 // count to 2^28 counts each.
 func TestOrderStatsByBruteForce(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -38,6 +38,21 @@ func TestOrderStatsByBruteForce(t *testing.T) {
 				}
 			}
 		})
+		// Sorted sets: keys k with counts k − offset, up to three sets.
+		var sets []Shifted
+		for n := rapid.IntRange(0, 3).Draw(rt, "sets"); n > 0; n-- {
+			off := rapid.Int64Range(0, 1000).Draw(rt, "offset")
+			var keys []int64
+			for m := rapid.IntRange(0, 200).Draw(rt, "set turns"); m > 0; m-- {
+				d := rapid.OneOf(rapid.Int64Range(0, min(top, 300)), rapid.Int64Range(0, top), rapid.Just(top)).Draw(rt, "set d")
+				a.AddLater(0, 0, d)
+				keys = append(keys, d+off)
+				all = append(all, d)
+			}
+			slices.Sort(keys)
+			sets = append(sets, Shifted{Keys: keys, Offset: off})
+		}
+		a.SetShifted(sets...)
 		slices.Sort(all)
 		ranks := rapid.SliceOfNDistinct(rapid.Int64Range(1, int64(len(all))+3), 1, 6, rapid.ID[int64]).Draw(rt, "ranks")
 		slices.Sort(ranks)
@@ -57,8 +72,9 @@ func TestOrderStatsByBruteForce(t *testing.T) {
 	})
 }
 
-// TestOrderStatsRefusesForeignCounts: a store giving a count above every
-// count the accumulator saw (or a negative one) is refused, and the
+// TestOrderStatsRefusesForeignCounts: a store or a sorted set giving a
+// count above every count the accumulator saw (or a negative one) is
+// refused, and the
 // summary's percentiles then come from the walk of every count in order,
 // which places it where it belongs.
 func TestOrderStatsRefusesForeignCounts(t *testing.T) {
@@ -69,6 +85,8 @@ func TestOrderStatsRefusesForeignCounts(t *testing.T) {
 	}{
 		{"above", []int64{5, 1 << 30}, 1 << 30},
 		{"negative", []int64{-3, 5}, 9},
+		{"set above", nil, 1 << 30},
+		{"set negative", nil, 9},
 	} {
 		a := New(0, latency.Model{AlphaMs: 1}, 1)
 		for _, d := range []int64{1, 9} {
@@ -76,7 +94,14 @@ func TestOrderStatsRefusesForeignCounts(t *testing.T) {
 		}
 		a.AddLater(0, 0, 5)
 		a.AddLater(0, 0, 5)
-		a.SetLater(func(yield func([]int64) bool) { yield(c.late) })
+		switch c.name {
+		case "set above":
+			a.SetShifted(Shifted{Keys: []int64{5, 1 << 30}})
+		case "set negative":
+			a.SetShifted(Shifted{Keys: []int64{7, 15}, Offset: 10}) // −3, 5
+		default:
+			a.SetLater(func(yield func([]int64) bool) { yield(c.late) })
+		}
 		if _, ok := a.orderStats([]int64{1}); ok {
 			t.Errorf("%s: store %v accepted", c.name, c.late)
 		}

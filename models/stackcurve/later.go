@@ -35,6 +35,11 @@ type Late struct {
 	block int64
 	recs  []int64    // per turn of other than one run: d, the number of runs r, then r pairs (s, l)
 	one   [][]oneRun // the turns of one run, in chunks of at most chunkRuns
+
+	// After Freeze: the one-run turns whose count is a constant at every
+	// capacity of the range (flat: the counts) or a key minus B·C
+	// (linear: the keys d + B·s), each in increasing order.
+	flat, linear []int64
 }
 
 // chunkRuns is the most one-run turns a chunk of a Late store holds.
@@ -112,4 +117,46 @@ func (s *Late) Uncached(capB int64) metrics.Later {
 			yield(buf)
 		}
 	}
+}
+
+// Freeze ends the recording (no Add after it) for capacities of cmin to
+// cmax blocks (cmin ≤ cmax), and takes out of the Uncached iteration the
+// one-run turns whose count is, at every capacity C of that range, a
+// constant or a key minus B·C: those with s ≥ cmax (they miss, d), with
+// s + l ≤ cmin (they hit their whole run, d − min(B·l, d)), and those with
+// s < cmin, s + l > cmax and key = d + B·s ≥ B·cmax (they hit C − s blocks
+// and leave key − B·C ≥ 0). Their keys are sorted, once, and Shifted gives
+// them to each capacity; on the long-conversation trace of docs/speed.md
+// that is nearly every deferred turn, which no capacity then reads one by
+// one.
+func (s *Late) Freeze(cmin, cmax int64) {
+	var keep []oneRun // the others, in order
+	for i, chunk := range s.one {
+		for _, r := range chunk {
+			switch {
+			case r.s >= cmax:
+				s.flat = append(s.flat, r.d)
+			case r.s+r.l <= cmin:
+				s.flat = append(s.flat, r.d-min(s.block*r.l, r.d))
+			case r.s < cmin && r.s+r.l > cmax && r.d+s.block*r.s >= s.block*cmax:
+				s.linear = append(s.linear, r.d+s.block*r.s)
+			default:
+				keep = append(keep, r)
+			}
+		}
+		s.one[i] = nil // its records are in flat, linear or keep now
+	}
+	s.one = s.one[:0]
+	if len(keep) > 0 {
+		s.one = append(s.one, keep)
+	}
+	s.flat = metrics.SortCounts(s.flat)
+	s.linear = metrics.SortCounts(s.linear)
+}
+
+// Shifted returns, after Freeze, the uncached counts at a capacity of capB
+// blocks (in Freeze's range) of the turns Freeze took out of the Uncached
+// iteration, as metrics.Shifted sets.
+func (s *Late) Shifted(capB int64) []metrics.Shifted {
+	return []metrics.Shifted{{Keys: s.flat}, {Keys: s.linear, Offset: s.block * capB}}
 }

@@ -153,3 +153,57 @@ func TestLateUncached(t *testing.T) {
 		}
 	})
 }
+
+// TestLateFreeze: after Freeze for a random range of capacities, at each
+// capacity of the range the counts of the Uncached iteration and of the
+// Shifted sets (keys in increasing order, every count ≥ 0) together are,
+// as a multiset, the counts computed turn by turn from the definition;
+// turns of one run with short and long runs, near and far stack
+// positions, so that every class of Freeze is drawn.
+func TestLateFreeze(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		block := rapid.Int64Range(1, 64).Draw(rt, "block")
+		late := NewLate(block)
+		var recs [][]int64 // d, then the runs
+		for n := rapid.IntRange(0, 400).Draw(rt, "turns"); n > 0; n-- {
+			d := rapid.Int64Range(0, 20000).Draw(rt, "d")
+			var runs []int64
+			for r := rapid.SampledFrom([]int{1, 1, 1, 0, 2}).Draw(rt, "runs"); r > 0; r-- {
+				runs = append(runs, rapid.Int64Range(0, 150).Draw(rt, "s"), rapid.Int64Range(1, 200).Draw(rt, "l"))
+			}
+			late.Add(d, runs...)
+			recs = append(recs, append([]int64{d}, runs...))
+		}
+		cmin := rapid.Int64Range(0, 200).Draw(rt, "cmin blocks")
+		cmax := rapid.Int64Range(cmin, 300).Draw(rt, "cmax blocks")
+		late.Freeze(cmin, cmax)
+		for _, c := range []int64{cmin, cmax, rapid.Int64Range(cmin, cmax).Draw(rt, "capacity blocks")} {
+			var want []int64
+			for _, r := range recs {
+				var hit int64
+				for i := 1; i < len(r); i += 2 {
+					hit += min(max(c-r[i], 0), r[i+1])
+				}
+				want = append(want, r[0]-min(block*hit, r[0]))
+			}
+			var got []int64
+			for batch := range late.Uncached(c) {
+				got = append(got, batch...)
+			}
+			for _, set := range late.Shifted(c) {
+				if !slices.IsSorted(set.Keys) {
+					rt.Fatalf("capacity %d blocks: keys not in order: %v", c, set.Keys)
+				}
+				for _, k := range set.Keys {
+					if k-set.Offset < 0 {
+						rt.Fatalf("capacity %d blocks: count %d − %d < 0", c, k, set.Offset)
+					}
+					got = append(got, k-set.Offset)
+				}
+			}
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+				rt.Fatalf("capacity %d blocks (range %d–%d): %v, want %v in any order", c, cmin, cmax, got, want)
+			}
+		}
+	})
+}

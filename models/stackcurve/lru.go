@@ -161,11 +161,16 @@ func newEngine(caps []int64, opt replay.Options, from int64) *engine {
 }
 
 // finish hands each point's accumulator the histogram entries it shares
-// with other points; run must not be called after it.
+// with other points and the late turns whose counts are sorted once for
+// all of them (Late.Freeze); run must not be called after it.
 func (e *engine) finish() {
 	accs := make([]*metrics.Accumulator, len(e.points))
+	if len(e.points) > 0 {
+		e.late.Freeze(e.points[0].capB, e.points[len(e.points)-1].capB)
+	}
 	for k := range e.points {
 		accs[k] = e.points[k].acc
+		accs[k].SetShifted(e.late.Shifted(e.points[k].capB)...)
 	}
 	e.shared.give(accs)
 }

@@ -1,6 +1,8 @@
 package stackcurve
 
 import (
+	"slices"
+
 	"github.com/tailbound/tailbound/models/metrics"
 )
 
@@ -130,15 +132,34 @@ func (s *Late) Uncached(capB int64) metrics.Later {
 // that is nearly every deferred turn, which no capacity then reads one by
 // one.
 func (s *Late) Freeze(cmin, cmax int64) {
-	var keep []oneRun // the others, in order
+	// The class of a record: 0 flat, 1 linear, 2 neither. Counted first so
+	// that each slice is made at its size: no copies as it grows, and the
+	// keys sorted in place (slices.Sort), not beside a radix sort's copy —
+	// the store is most of a curve's memory at the end of the pass.
+	class := func(r oneRun) int {
+		switch {
+		case r.s >= cmax, r.s+r.l <= cmin:
+			return 0
+		case r.s < cmin && r.s+r.l > cmax && r.d+s.block*r.s >= s.block*cmax:
+			return 1
+		}
+		return 2
+	}
+	var n [3]int
+	for _, chunk := range s.one {
+		for _, r := range chunk {
+			n[class(r)]++
+		}
+	}
+	s.flat, s.linear = make([]int64, 0, n[0]), make([]int64, 0, n[1])
+	keep := make([]oneRun, 0, n[2]) // in order
 	for i, chunk := range s.one {
 		for _, r := range chunk {
-			switch {
-			case r.s >= cmax:
-				s.flat = append(s.flat, r.d)
-			case r.s+r.l <= cmin:
-				s.flat = append(s.flat, r.d-min(s.block*r.l, r.d))
-			case r.s < cmin && r.s+r.l > cmax && r.d+s.block*r.s >= s.block*cmax:
+			switch class(r) {
+			case 0:
+				// d when it misses (s ≥ cmax), else its run is hit whole.
+				s.flat = append(s.flat, r.d-min(s.block*min(max(cmin-r.s, 0), r.l), r.d))
+			case 1:
 				s.linear = append(s.linear, r.d+s.block*r.s)
 			default:
 				keep = append(keep, r)
@@ -150,8 +171,8 @@ func (s *Late) Freeze(cmin, cmax int64) {
 	if len(keep) > 0 {
 		s.one = append(s.one, keep)
 	}
-	s.flat = metrics.SortCounts(s.flat)
-	s.linear = metrics.SortCounts(s.linear)
+	slices.Sort(s.flat)
+	slices.Sort(s.linear)
 }
 
 // Shifted returns, after Freeze, the uncached counts at a capacity of capB

@@ -101,8 +101,14 @@ func sweep(src replay.Source, whole func() (*trace.Trace, error), entries []poli
 		}
 		src = replay.WithContext(s.ctx(), src) // a signal stops the pass
 		src = counted(src, s.Progress, fmt.Sprintf("%s curve, %d capacities: turns", e.Name, len(capacities)))
+		// One engine for every capacity, not workers engines: each
+		// engine keeps the whole recency list and late store, so a second
+		// one cost the long-conversation curve of docs/speed.md 1.09× the
+		// CPU time and 1.3× the peak memory of one, for 1.06× the wall
+		// time at a load of 7 on 2 cores (the trace reader's goroutines
+		// use the second core).
 		var err error
-		if curves[j], err = stackcurve.LRU(src, e.Name, capacities, s.Options, workers); err != nil {
+		if curves[j], err = stackcurve.LRU(src, e.Name, capacities, s.Options, 1); err != nil {
 			return Sweep{}, err // a read error names its file and line
 		}
 	}

@@ -19,7 +19,13 @@ func TestAddLaterEqualsAdd(t *testing.T) {
 		m := latency.Model{AlphaMs: 0.1, BetaMs: 7}
 		all, split := New(30, m, 50), New(30, m, 50)
 		var late []int64
-		split.SetLater(func(dst []int64) []int64 { return append(dst, late...) })
+		split.SetLater(func(yield func([]int64) bool) { // in batches of 3
+			for i := 0; i < len(late); i += 3 {
+				if !yield(late[i:min(i+3, len(late))]) {
+					return
+				}
+			}
+		})
 		n := rapid.IntRange(0, 400).Draw(rt, "turns")
 		for i := 0; i < n; i++ {
 			d := rapid.OneOf(rapid.Int64Range(0, 300), rapid.Int64Range(smallLimit-5, smallLimit+5), rapid.Int64Range(0, 1<<40)).Draw(rt, "d")

@@ -29,16 +29,20 @@ type Accumulator struct {
 	violations int64
 	small      []int64 // small[b] = turns with b uncached tokens, b < len
 	large      map[int64]int64
-	later      Later // the uncached counts of the turns added by AddLater
+	later      Later     // the uncached counts of the turns added by AddLater
+	shifted    []Shifted // further such counts, sorted sets
 }
 
-// Later appends to dst the uncached counts, tokens, of the turns an
-// accumulator received through AddLater, in any order, and returns the
-// extended slice (counts appended in increasing order spare the
-// accumulator a sort). It lets several accumulators (one per capacity of a
-// curve) share one store of those turns instead of each keeping a
-// histogram entry per turn.
-type Later func(dst []int64) []int64
+// Later yields the uncached counts, tokens, of the turns an accumulator
+// received through AddLater, one per turn, in any order and in batches
+// (a batch is valid only during its yield); it may be iterated more than
+// once and must give the same counts each time. It lets several
+// accumulators (one per capacity of a curve) share one store of those
+// turns instead of each keeping a histogram entry per turn; the
+// accumulator's percentiles read it twice without keeping it
+// (orderStats), its distribution (CDF, Exceeding, UncachedAtRank)
+// collects and sorts it.
+type Later func(yield func(batch []int64) bool)
 
 // smallLimit bounds the dense part of the histogram (tokens).
 const smallLimit = 1 << 20
@@ -79,6 +83,23 @@ func (a *Accumulator) AddLaterCount(b, n int64) {
 // SetLater gives the accumulator the store of the uncached counts of the
 // turns it will receive through AddLater.
 func (a *Accumulator) SetLater(l Later) { a.later = l }
+
+// Shifted is a set of uncached counts, tokens, given by sorted keys and
+// one offset: the counts Keys[i] − Offset, Keys in increasing order, each
+// count ≥ 0. A curve's store gives in this form the turns whose count at
+// every one of its capacities C is a constant, or a key minus B·C: their
+// keys are sorted once for every capacity, and a percentile reads them by
+// binary search instead of one by one.
+type Shifted struct {
+	Keys   []int64
+	Offset int64 // tokens
+}
+
+// SetShifted gives the accumulator further uncached counts of the turns
+// it received through AddLater, besides its Later store's: those of
+// every set of sets (replacing any given before). The accumulator keeps
+// the sets, not copies: they must not change.
+func (a *Accumulator) SetShifted(sets ...Shifted) { a.shifted = sets }
 
 // AddLater is Add for a turn whose uncached count, d − x, the accumulator's
 // Later store (SetLater) will report: every figure is as if the turn had
@@ -147,6 +168,14 @@ func (a *Accumulator) quantiles(ps ...float64) []float64 {
 	for i, p := range ps {
 		ranks[i] = max(1, int64(math.Ceil(p*float64(a.turns))))
 	}
+	if a.later != nil || a.shifted != nil {
+		if bs, ok := a.orderStats(ranks); ok {
+			for i, b := range bs {
+				out[i] = float64(b)
+			}
+			return out
+		}
+	}
 	i := 0
 	var seen int64
 	visit := func(b, count int64) {
@@ -171,8 +200,16 @@ func (a *Accumulator) each(f func(b, count int64)) {
 	slices.Sort(keys)
 	var late []int64
 	if a.later != nil {
-		late = sortInts(a.later(nil))
+		for batch := range a.later {
+			late = append(late, batch...)
+		}
 	}
+	for _, set := range a.shifted {
+		for _, k := range set.Keys {
+			late = append(late, k-set.Offset)
+		}
+	}
+	late = sortInts(late)
 	// Merge the three increasing sources: dense (index order), keys and
 	// late (with repeats), visiting each distinct count once. Dense
 	// counts are below smallLimit and keys at or above it.

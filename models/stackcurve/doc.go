@@ -146,12 +146,19 @@
 // only) and reads its uncached count from the store when a percentile is
 // asked. The turn-level engine reads A_c off its points and keeps the
 // record only if it gives back every point's cached amount, so the store
-// holds nothing the engine did not compute. A turn of one run (s, l) caches
-// part of it at C exactly when s < C < s + l, and its uncached count is then
-// max(d + B·s − B·C, 0), increasing in the capacity-free key d + B·s: the
-// store sorts those turns by key once, and each capacity reads its counts
-// in order in one pass (the few other turns' counts sorted and merged in),
-// where a sort per capacity cost a 32-capacity curve as much as the pass.
+// holds nothing the engine did not compute. A capacity's percentiles need
+// only four ranks of its counts: metrics selects them from buckets of
+// consecutive counts, reading the store's counts (given in batches, in no
+// order) twice and keeping only those in the ranks' buckets, where a sort
+// per capacity cost a 32-capacity curve as much as the pass. And most turns
+// of one run (s, l) have a count that, over the whole range of an engine's
+// capacities [C_min, C_max], is a constant (s ≥ C_max: a miss, d; s + l ≤
+// C_min: the run hit whole) or a key minus B·C (s < C_min, s + l > C_max
+// and key = d + B·s ≥ B·C_max: they hit C − s blocks and leave
+// key − B·C ≥ 0). After the pass the store sorts those keys once
+// (Late.Freeze) and each capacity reads them by binary search
+// (metrics.Shifted): the long conversations' turns on the trace of
+// docs/speed.md are nearly all of them.
 //
 // # Turns that miss or hit whole at a run of capacities
 //

@@ -14,10 +14,12 @@ func ExampleLate() {
 	late := stackcurve.NewLate(512)
 	late.Add(10000, 3, 3, 9, 1) // runs (3, 3) and (9, 1)
 	for _, c := range []int64{5, 6, 10} {
-		fmt.Println(c, "blocks:", late.Uncached(c)(nil))
+		for counts := range late.Uncached(c) {
+			fmt.Println(c, "blocks:", counts, "tokens uncached")
+		}
 	}
 	// Output:
-	// 5 blocks: [8976]
-	// 6 blocks: [8464]
-	// 10 blocks: [7952]
+	// 5 blocks: [8976] tokens uncached
+	// 6 blocks: [8464] tokens uncached
+	// 10 blocks: [7952] tokens uncached
 }

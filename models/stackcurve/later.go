@@ -1,9 +1,7 @@
 package stackcurve
 
 import (
-	"cmp"
 	"slices"
-	"sync"
 
 	"github.com/tailbound/tailbound/models/metrics"
 )
@@ -30,75 +28,78 @@ const DeferFrom = deferFrom
 // capacity of C blocks is Σ clamp(C − s, 0, l) blocks over its runs (s, l),
 // its cached tokens x = min(B·hit, d) and its uncached count d − x. One
 // record serves every capacity, so the store grows with the deferred
-// turns, not with turns × capacities.
-//
-// A turn of one run (every deferred turn at turn level, most at block
-// level) caches part of its run at C exactly when s < C < s + l, and then
-// its uncached count is max(d + B·s − B·C, 0): in the order of the
-// capacity-free key d + B·s. So the store keeps those turns in that order
-// (sorted once, when the counts are first asked) and gives each
-// capacity's counts in increasing order — those turns' in one sequential
-// read, the few others sorted and merged in — instead of leaving each
-// capacity's accumulator a sort of them all.
+// turns, not with turns × capacities. The counts are given in the order of
+// the records, unsorted: an accumulator's percentiles need only the
+// buckets of their ranks in order (metrics), and the turns of one run
+// (every deferred turn at turn level, most at block level) are kept in
+// chunks that are never copied as the store grows.
 type Late struct {
 	block int64
-	recs  []int64  // per turn of other than one run: d, the number of runs r, then r pairs (s, l)
-	one   []oneRun // the turns of one run; one[:sorted] in increasing order of d + B·s
-	n     int      // turns recorded
+	recs  []int64    // per turn of other than one run: d, the number of runs r, then r pairs (s, l)
+	one   [][]oneRun // the turns of one run, in chunks of at most chunkRuns
 
-	mu     sync.Mutex
-	sorted int
+	// After Freeze: the one-run turns whose count is a constant at every
+	// capacity of the range (flat: the counts) or a key minus B·C
+	// (linear: the keys d + B·s), each in increasing order.
+	flat, linear []int64
 }
 
-// oneRun is a turn whose hit positions are the run s, s+1, …, s+l−1
-// (blocks) and whose load is key − B·s tokens.
-type oneRun struct{ key, s, l int64 }
+// chunkRuns is the most one-run turns a chunk of a Late store holds.
+const chunkRuns = 1 << 14
+
+// oneRun is a turn of load d tokens whose hit positions are the run s,
+// s+1, …, s+l−1 (blocks).
+type oneRun struct{ d, s, l int64 }
 
 // NewLate returns an empty store for blocks of block tokens.
 func NewLate(block int64) *Late { return &Late{block: block} }
 
 // Add records a turn of load d tokens whose hit positions are runs
 // (pairs s, l, in blocks: s, s+1, …, s+l−1). It must not run at the
-// same time as a call of an Uncached function.
+// same time as an iteration of an Uncached store.
 func (s *Late) Add(d int64, runs ...int64) {
-	s.n++
 	if len(runs) == 2 {
-		s.one = append(s.one, oneRun{key: d + s.block*runs[0], s: runs[0], l: runs[1]})
+		n := len(s.one)
+		if n == 0 || len(s.one[n-1]) == cap(s.one[n-1]) {
+			// Chunks double from 64 runs up to chunkRuns: a small store
+			// stays small, a large one is never copied.
+			size := 64
+			if n > 0 {
+				size = min(2*cap(s.one[n-1]), chunkRuns)
+			}
+			s.one = append(s.one, make([]oneRun, 0, size))
+			n++
+		}
+		s.one[n-1] = append(s.one[n-1], oneRun{d: d, s: runs[0], l: runs[1]})
 		return
 	}
 	s.recs = append(s.recs, d, int64(len(runs)/2))
 	s.recs = append(s.recs, runs...)
 }
 
-// sort puts the turns of one run in order of their key. The caller holds
-// s.mu.
-func (s *Late) sort() {
-	if s.sorted == len(s.one) {
-		return
-	}
-	slices.SortFunc(s.one, func(a, b oneRun) int { return cmp.Compare(a.key, b.key) })
-	s.sorted = len(s.one)
-}
+// uncachedBatch is the most counts an Uncached store yields at a time.
+const uncachedBatch = 1 << 10
 
 // Uncached returns the store's uncached counts at a capacity of capB
-// blocks, as a metrics.Later that appends them in increasing order.
+// blocks, one per turn recorded, in the order of the records, as a
+// metrics.Later.
 func (s *Late) Uncached(capB int64) metrics.Later {
-	return func(dst []int64) []int64 {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.sort()
-		dst = slices.Grow(dst, s.n)
-		start := len(dst)
-		var other []int64 // the counts not in key order, then sorted
-		c := s.block * capB
-		for _, r := range s.one {
-			if hit := capB - r.s; hit > 0 && hit < r.l {
-				dst = append(dst, max(r.key-c, 0)) // d − min(B·hit, d)
-			} else {
-				d := r.key - s.block*r.s
-				other = append(other, d-min(s.block*min(max(hit, 0), r.l), d))
+	return func(yield func([]int64) bool) {
+		buf := make([]int64, 0, uncachedBatch)
+		for _, chunk := range s.one {
+			for len(chunk) > 0 {
+				part := chunk[:min(len(chunk), uncachedBatch)]
+				chunk = chunk[len(part):]
+				buf = buf[:len(part)]
+				for i, r := range part {
+					buf[i] = r.d - min(s.block*min(max(capB-r.s, 0), r.l), r.d)
+				}
+				if !yield(buf) {
+					return
+				}
 			}
 		}
+		buf = buf[:0]
 		for i := 0; i < len(s.recs); {
 			d, r := s.recs[i], int(s.recs[i+1])
 			i += 2
@@ -107,26 +108,76 @@ func (s *Late) Uncached(capB int64) metrics.Later {
 				hit += min(max(capB-s.recs[i], 0), s.recs[i+1])
 				i += 2
 			}
-			other = append(other, d-min(s.block*hit, d))
-		}
-		if len(other) == 0 {
-			return dst
-		}
-		// Merge other in from the back, in place: the keyed counts
-		// dst[start:k] move up by len(other) at most.
-		other = metrics.SortCounts(other)
-		k := len(dst)
-		dst = append(dst, other...)
-		i, j := k-1, len(other)-1
-		for w := len(dst) - 1; j >= 0; w-- {
-			if i >= start && dst[i] > other[j] {
-				dst[w] = dst[i]
-				i--
-			} else {
-				dst[w] = other[j]
-				j--
+			if buf = append(buf, d-min(s.block*hit, d)); len(buf) == uncachedBatch {
+				if !yield(buf) {
+					return
+				}
+				buf = buf[:0]
 			}
 		}
-		return dst
+		if len(buf) > 0 {
+			yield(buf)
+		}
 	}
+}
+
+// Freeze ends the recording (no Add after it) for capacities of cmin to
+// cmax blocks (cmin ≤ cmax), and takes out of the Uncached iteration the
+// one-run turns whose count is, at every capacity C of that range, a
+// constant or a key minus B·C: those with s ≥ cmax (they miss, d), with
+// s + l ≤ cmin (they hit their whole run, d − min(B·l, d)), and those with
+// s < cmin, s + l > cmax and key = d + B·s ≥ B·cmax (they hit C − s blocks
+// and leave key − B·C ≥ 0). Their keys are sorted, once, and Shifted gives
+// them to each capacity; on the long-conversation trace of docs/speed.md
+// that is nearly every deferred turn, which no capacity then reads one by
+// one.
+func (s *Late) Freeze(cmin, cmax int64) {
+	// The class of a record: 0 flat, 1 linear, 2 neither. Counted first so
+	// that each slice is made at its size: no copies as it grows, and the
+	// keys sorted in place (slices.Sort), not beside a radix sort's copy —
+	// the store is most of a curve's memory at the end of the pass.
+	class := func(r oneRun) int {
+		switch {
+		case r.s >= cmax, r.s+r.l <= cmin:
+			return 0
+		case r.s < cmin && r.s+r.l > cmax && r.d+s.block*r.s >= s.block*cmax:
+			return 1
+		}
+		return 2
+	}
+	var n [3]int
+	for _, chunk := range s.one {
+		for _, r := range chunk {
+			n[class(r)]++
+		}
+	}
+	s.flat, s.linear = make([]int64, 0, n[0]), make([]int64, 0, n[1])
+	keep := make([]oneRun, 0, n[2]) // in order
+	for i, chunk := range s.one {
+		for _, r := range chunk {
+			switch class(r) {
+			case 0:
+				// d when it misses (s ≥ cmax), else its run is hit whole.
+				s.flat = append(s.flat, r.d-min(s.block*min(max(cmin-r.s, 0), r.l), r.d))
+			case 1:
+				s.linear = append(s.linear, r.d+s.block*r.s)
+			default:
+				keep = append(keep, r)
+			}
+		}
+		s.one[i] = nil // its records are in flat, linear or keep now
+	}
+	s.one = s.one[:0]
+	if len(keep) > 0 {
+		s.one = append(s.one, keep)
+	}
+	slices.Sort(s.flat)
+	slices.Sort(s.linear)
+}
+
+// Shifted returns, after Freeze, the uncached counts at a capacity of capB
+// blocks (in Freeze's range) of the turns Freeze took out of the Uncached
+// iteration, as metrics.Shifted sets.
+func (s *Late) Shifted(capB int64) []metrics.Shifted {
+	return []metrics.Shifted{{Keys: s.flat}, {Keys: s.linear, Offset: s.block * capB}}
 }

@@ -74,7 +74,10 @@ func TestDeferTurnRecordsEveryTurn(t *testing.T) {
 		opt := replay.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Model{AlphaMs: 0.1}}
 		e := newEngine(caps, opt, 0)
 		e.run(tr.Turns)
-		n := len(e.late.one) // the turns of one run, and the others:
+		n := 0 // the turns of one run, and the others:
+		for _, chunk := range e.late.one {
+			n += len(chunk)
+		}
 		for i := 0; i < len(e.late.recs); i += 2 + 2*int(e.late.recs[i+1]) {
 			n++
 		}
@@ -84,17 +87,29 @@ func TestDeferTurnRecordsEveryTurn(t *testing.T) {
 	})
 }
 
-// TestLateUncachedInOrder: for random turns of zero, one or several runs,
-// added in several rounds with capacities asked in between, each
-// capacity's counts are, in increasing order, the counts computed turn by
-// turn from the definition d − min(B·Σ clamp(C − s, 0, l), d).
-func TestLateUncachedInOrder(t *testing.T) {
+// TestLateUncached: for random turns of zero, one or several runs (enough
+// one-run turns to fill several chunks), added in several rounds with
+// capacities asked in between, each capacity's counts are, as a multiset,
+// the counts computed turn by turn from the definition
+// d − min(B·Σ clamp(C − s, 0, l), d), in batches of 1 to uncachedBatch
+// counts, and an iteration stopped early gives a prefix of them.
+func TestLateUncached(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		block := rapid.Int64Range(1, 64).Draw(rt, "block")
 		late := NewLate(block)
 		var recs [][]int64 // d, then the runs
+		fill := rapid.IntRange(0, 9).Draw(rt, "fill a chunk") == 0
 		for round := rapid.IntRange(1, 3).Draw(rt, "rounds"); round > 0; round-- {
 			for n := rapid.IntRange(0, 300).Draw(rt, "turns"); n > 0; n-- {
+				if fill {
+					// a whole chunk and more of one-run turns, once
+					fill = false
+					for k := range chunkRuns + 100 {
+						d, s, l := int64(k%5000), int64(k%101), int64(1+k%39)
+						late.Add(d, s, l)
+						recs = append(recs, []int64{d, s, l})
+					}
+				}
 				d := rapid.Int64Range(0, 5000).Draw(rt, "d")
 				var runs []int64
 				for r := rapid.IntRange(0, 3).Draw(rt, "runs"); r > 0; r-- {
@@ -112,10 +127,82 @@ func TestLateUncachedInOrder(t *testing.T) {
 					}
 					want = append(want, r[0]-min(block*hit, r[0]))
 				}
-				slices.Sort(want)
-				if got := late.Uncached(c)([]int64{-1}); !slices.Equal(got[1:], want) || got[0] != -1 {
-					rt.Fatalf("capacity %d blocks: %v, want [-1] then %v", c, got, want)
+				var got []int64
+				for batch := range late.Uncached(c) {
+					if len(batch) == 0 || len(batch) > uncachedBatch {
+						rt.Fatalf("capacity %d blocks: a batch of %d counts", c, len(batch))
+					}
+					got = append(got, batch...)
 				}
+				if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+					rt.Fatalf("capacity %d blocks: %v, want %v in any order", c, got, want)
+				}
+				k := rapid.IntRange(0, 3).Draw(rt, "batches taken")
+				var first []int64
+				for batch := range late.Uncached(c) {
+					if k == 0 {
+						break
+					}
+					k--
+					first = append(first, batch...)
+				}
+				if !slices.Equal(first, got[:len(first)]) {
+					rt.Fatalf("capacity %d blocks: batches stopped early gave %v, want a prefix of %v", c, first, got)
+				}
+			}
+		}
+	})
+}
+
+// TestLateFreeze: after Freeze for a random range of capacities, at each
+// capacity of the range the counts of the Uncached iteration and of the
+// Shifted sets (keys in increasing order, every count ≥ 0) together are,
+// as a multiset, the counts computed turn by turn from the definition;
+// turns of one run with short and long runs, near and far stack
+// positions, so that every class of Freeze is drawn.
+func TestLateFreeze(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		block := rapid.Int64Range(1, 64).Draw(rt, "block")
+		late := NewLate(block)
+		var recs [][]int64 // d, then the runs
+		for n := rapid.IntRange(0, 400).Draw(rt, "turns"); n > 0; n-- {
+			d := rapid.Int64Range(0, 20000).Draw(rt, "d")
+			var runs []int64
+			for r := rapid.SampledFrom([]int{1, 1, 1, 0, 2}).Draw(rt, "runs"); r > 0; r-- {
+				runs = append(runs, rapid.Int64Range(0, 150).Draw(rt, "s"), rapid.Int64Range(1, 200).Draw(rt, "l"))
+			}
+			late.Add(d, runs...)
+			recs = append(recs, append([]int64{d}, runs...))
+		}
+		cmin := rapid.Int64Range(0, 200).Draw(rt, "cmin blocks")
+		cmax := rapid.Int64Range(cmin, 300).Draw(rt, "cmax blocks")
+		late.Freeze(cmin, cmax)
+		for _, c := range []int64{cmin, cmax, rapid.Int64Range(cmin, cmax).Draw(rt, "capacity blocks")} {
+			var want []int64
+			for _, r := range recs {
+				var hit int64
+				for i := 1; i < len(r); i += 2 {
+					hit += min(max(c-r[i], 0), r[i+1])
+				}
+				want = append(want, r[0]-min(block*hit, r[0]))
+			}
+			var got []int64
+			for batch := range late.Uncached(c) {
+				got = append(got, batch...)
+			}
+			for _, set := range late.Shifted(c) {
+				if !slices.IsSorted(set.Keys) {
+					rt.Fatalf("capacity %d blocks: keys not in order: %v", c, set.Keys)
+				}
+				for _, k := range set.Keys {
+					if k-set.Offset < 0 {
+						rt.Fatalf("capacity %d blocks: count %d − %d < 0", c, k, set.Offset)
+					}
+					got = append(got, k-set.Offset)
+				}
+			}
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+				rt.Fatalf("capacity %d blocks (range %d–%d): %v, want %v in any order", c, cmin, cmax, got, want)
 			}
 		}
 	})

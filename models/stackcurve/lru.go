@@ -105,13 +105,9 @@ const none int32 = -1
 type engine struct {
 	block int64
 
-	hist []int64 // history per conversation, tokens
-	n    []int64 // whole blocks of the history, ⌊hist/B⌋
-	last []int   // index of the conversation's latest turn
-	prev []int32 // recency list: the next more recent conversation
-	next []int32 // recency list: the next less recent conversation
-	head int32   // most recent conversation with n > 0
-	tail int32   // least recent one
+	convs []conv // by conversation id
+	head  int32  // most recent conversation with n > 0
+	tail  int32  // least recent one
 
 	points []point // in increasing order of capacity
 	at     []int   // at[i]: the point of the engine's i-th capacity as given
@@ -119,6 +115,17 @@ type engine struct {
 	from   int64   // loads ≥ from tokens go to late
 	late   *Late   // the turns deferred, for every point's accumulator
 	shared *shared // the histogram entries runs of points share
+}
+
+// conv is a conversation's state in an engine, its fields together so
+// that a point's finger moving to a conversation reads one cache line,
+// not one per field.
+type conv struct {
+	hist int64 // history, tokens
+	n    int64 // whole blocks of the history, ⌊hist/B⌋
+	last int   // index of the conversation's latest turn
+	prev int32 // recency list: the next more recent conversation
+	next int32 // recency list: the next less recent conversation
 }
 
 // point is one capacity's cache, seen through the recency list: every
@@ -130,7 +137,7 @@ type point struct {
 	total int64 // cached blocks
 	b     int32
 	cb    int64
-	lastB int // e.last[b], kept here to spare a random read per turn
+	lastB int // e.convs[b].last, kept here to spare a random read per turn
 
 	acc           *metrics.Accumulator
 	evictions     int64
@@ -154,11 +161,16 @@ func newEngine(caps []int64, opt replay.Options, from int64) *engine {
 }
 
 // finish hands each point's accumulator the histogram entries it shares
-// with other points; run must not be called after it.
+// with other points and the late turns whose counts are sorted once for
+// all of them (Late.Freeze); run must not be called after it.
 func (e *engine) finish() {
 	accs := make([]*metrics.Accumulator, len(e.points))
+	if len(e.points) > 0 {
+		e.late.Freeze(e.points[0].capB, e.points[len(e.points)-1].capB)
+	}
 	for k := range e.points {
 		accs[k] = e.points[k].acc
+		accs[k].SetShifted(e.late.Shifted(e.points[k].capB)...)
 	}
 	e.shared.give(accs)
 }
@@ -203,38 +215,34 @@ func (e *engine) deferTurn(d, m int64) bool {
 // grow makes room for conversation c (ids are dense, in order of first
 // appearance).
 func (e *engine) grow(c int) {
-	for len(e.hist) <= c {
-		e.hist = append(e.hist, 0)
-		e.n = append(e.n, 0)
-		e.last = append(e.last, -1)
-		e.prev = append(e.prev, none)
-		e.next = append(e.next, none)
+	for len(e.convs) <= c {
+		e.convs = append(e.convs, conv{last: -1, prev: none, next: none})
 	}
 }
 
 // unlink removes conversation c from the recency list.
 func (e *engine) unlink(c int32) {
-	p, q := e.prev[c], e.next[c]
+	p, q := e.convs[c].prev, e.convs[c].next
 	if p == none {
 		e.head = q
 	} else {
-		e.next[p] = q
+		e.convs[p].next = q
 	}
 	if q == none {
 		e.tail = p
 	} else {
-		e.prev[q] = p
+		e.convs[q].prev = p
 	}
-	e.prev[c], e.next[c] = none, none
+	e.convs[c].prev, e.convs[c].next = none, none
 }
 
 // pushFront makes conversation c the most recent.
 func (e *engine) pushFront(c int32) {
-	e.prev[c], e.next[c] = none, e.head
+	e.convs[c].prev, e.convs[c].next = none, e.head
 	if e.head == none {
 		e.tail = c
 	} else {
-		e.prev[e.head] = c
+		e.convs[e.head].prev = c
 	}
 	e.head = c
 }
@@ -259,15 +267,16 @@ func (e *engine) run(turns []trace.Turn) {
 	for _, t := range turns {
 		e.grow(t.Conv)
 		c := int32(t.Conv)
-		h := e.hist[c]
-		nOld := e.n[c]
+		cs := &e.convs[c]
+		h := cs.hist
+		nOld := cs.n
 		in := nOld > 0 // c is in the list
-		e.hist[c] = h + t.Prompt + t.Response
-		nNew := e.hist[c] / e.block
-		lastC := e.last[c]
+		cs.hist = h + t.Prompt + t.Response
+		nNew := cs.hist / e.block
+		lastC := cs.last
 		var pc int32 = none // c's more recent neighbour before the turn
 		if in && nNew > 0 {
-			pc = e.prev[c]
+			pc = cs.prev
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
 		d := h + t.Prompt
@@ -286,7 +295,7 @@ func (e *engine) run(turns []trace.Turn) {
 			if in && p.b == c {
 				p.b = pc
 				if pc != none {
-					p.cb, p.lastB = e.n[pc], e.last[pc]
+					p.cb, p.lastB = e.convs[pc].n, e.convs[pc].last
 				}
 			}
 			nc := min(nNew, p.capB)
@@ -307,11 +316,11 @@ func (e *engine) run(turns []trace.Turn) {
 					break
 				}
 				over -= p.cb
-				p.b = e.prev[p.b]
+				p.b = e.convs[p.b].prev
 				if p.b == none { // c itself, not yet linked at the front
 					p.b = c
 				}
-				p.cb, p.lastB = e.n[p.b], e.last[p.b]
+				p.cb, p.lastB = e.convs[p.b].n, e.convs[p.b].last
 				if p.b == c {
 					p.cb, p.lastB = nc, t.Index
 				}
@@ -321,8 +330,8 @@ func (e *engine) run(turns []trace.Turn) {
 		if nNew == 0 {
 			continue
 		}
-		e.n[c] = nNew
-		e.last[c] = t.Index
+		e.convs[c].n = nNew
+		e.convs[c].last = t.Index
 		e.pushFront(c)
 	}
 }

@@ -185,7 +185,7 @@ func TestStretchNodeLimit(t *testing.T) {
 // whole profit, so its value is the 0/1 optimum itself: 4.
 func TestStretchHandWorked(t *testing.T) {
 	m := handComponent([]int64{11, 11, 11}, [][3]int64{
-		{0, 3, 4}, // a
+		{0, 3, 4},            // a
 		{0, 1, 6}, {0, 1, 6}, // b, c
 		{1, 2, 6}, {1, 2, 6}, // e, f
 		{2, 3, 6}, {2, 3, 6}, // g, h

@@ -16,6 +16,9 @@ const (
 	// lagrangeShare is the part of a component's search time given to
 	// the root's subgradient method (the rest goes to branching).
 	lagrangeShare = 3
+	// stretchShare: the stretches' bound (stretch.go) takes this part of
+	// the time first, the cuts then their part of the rest.
+	stretchShare = 2
 )
 
 // search runs the branch and bound with cuts on open component c of
@@ -54,7 +57,7 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 			before++
 		}
 	}
-	ub, st, err := pr.branchAndBound(sctx, members, served, pr.componentImprover(opt), budget/lagrangeShare)
+	ub, st, err := pr.branchAndBound(sctx, members, served, pr.componentImprover(opt), budget/lagrangeShare, budget/stretchShare)
 	if err != nil {
 		return false, fmt.Errorf("slo: branch and bound: %w", err)
 	}
@@ -78,7 +81,11 @@ func (pr *problem) search(ctx context.Context, members []int, served []bool, ubC
 		r.ProvenBySearch++
 		return true, nil
 	}
-	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f", st.Stopped, st.Nodes, st.Incumbent, ub, best, st.Lagrange.Root))
+	stretch := ""
+	if st.Stretch.Stretches > 0 {
+		stretch = fmt.Sprintf(", stretch bound %.2f (%d stretches, %d steps)", st.Stretch.Best, st.Stretch.Stretches, st.Stretch.Iterations)
+	}
+	r.Detail = joinDetail(r.Detail, fmt.Sprintf("branch and bound stopped (%s) after %d nodes at [%d, %d] pairs served, cut bound %.2f from the LP's %.2f%s", st.Stopped, st.Nodes, st.Incumbent, ub, best, st.Lagrange.Root, stretch))
 	return false, nil
 }
 

@@ -62,6 +62,9 @@ func randomShares(r *rand.Rand, sd *stretchDecomp) {
 			left -= v
 		}
 	}
+	for _, w := range sd.wins {
+		w.fresh = false
+	}
 }
 
 // TestStretchValueBrute: on random components cut into stretches of 1..4
@@ -84,62 +87,70 @@ func TestStretchValueBrute(t *testing.T) {
 		} else {
 			sd.evenShares()
 		}
-		for _, w := range sd.wins {
-			for q := range w.lam {
-				w.lam[q] = r.Int64N(1 << sd.S)
+		for round := 0; round < 2; round++ {
+			if round == 1 {
+				// again from the first round's points (each solve's
+				// starting incumbent), with new shares
+				sd.solveAll(context.Background())
+				randomShares(r, sd)
 			}
-		}
-		for i, oc := range sd.occ {
-			var sum int64
-			for _, o := range oc {
-				sum += sd.wins[o[0]].beta[o[1]]
+			for _, w := range sd.wins {
+				for q := range w.lam {
+					w.lam[q] = r.Int64N(1 << sd.S)
+				}
 			}
-			if len(oc) > 0 && sum != 1<<muBits {
-				t.Fatalf("member %d: shares sum to %d", i, sum)
+			for i, oc := range sd.occ {
+				var sum int64
+				for _, o := range oc {
+					sum += sd.wins[o[0]].beta[o[1]]
+				}
+				if len(oc) > 0 && sum != 1<<muBits {
+					t.Fatalf("member %d: shares sum to %d", i, sum)
+				}
 			}
-		}
-		total := sd.solveAll(context.Background())
-		for k, w := range sd.wins {
-			want := bruteStretch(m, w)
-			if !w.exact || w.val != want {
-				t.Fatalf("%+v stretch %d (rows %d..%d): value %d exact %v, enumeration %d", m, k, w.r0, w.r1, w.val, w.exact, want)
-			}
-			var v int64
-			for r := w.r0; r < w.r1; r++ {
-				seg := m.rowSeg[r]
-				var load int64
-				for q, i := range w.items {
-					if w.z[q] && m.lo[i] <= seg && seg < m.hi[i] {
-						load += m.d[i]
+			total := sd.solveAll(context.Background())
+			for k, w := range sd.wins {
+				want := bruteStretch(m, w)
+				if !w.exact || w.val != want {
+					t.Fatalf("%+v stretch %d (rows %d..%d): value %d exact %v, enumeration %d", m, k, w.r0, w.r1, w.val, w.exact, want)
+				}
+				var v int64
+				for r := w.r0; r < w.r1; r++ {
+					seg := m.rowSeg[r]
+					var load int64
+					for q, i := range w.items {
+						if w.z[q] && m.lo[i] <= seg && seg < m.hi[i] {
+							load += m.d[i]
+						}
+					}
+					if load > m.segCap[seg] {
+						t.Fatalf("stretch %d: its point overfills row %d", k, r)
 					}
 				}
-				if load > m.segCap[seg] {
-					t.Fatalf("stretch %d: its point overfills row %d", k, r)
+				for q := range w.items {
+					if w.z[q] {
+						v += w.beta[q]
+					}
+				}
+				if v != want {
+					t.Fatalf("stretch %d: its point is worth %d, not %d", k, v, want)
 				}
 			}
-			for q := range w.items {
-				if w.z[q] {
-					v += w.beta[q]
-				}
+			opt := bruteServed(m)
+			if got := new(big.Int).Rsh(total, muBits).Int64(); got < int64(opt) {
+				t.Fatalf("%+v: stretch bound %d below the optimum %d", m, got, opt)
 			}
-			if v != want {
-				t.Fatalf("stretch %d: its point is worth %d, not %d", k, v, want)
+			P := make([]int64, len(m.members))
+			for i := range P {
+				P[i] = 1 << muBits
 			}
-		}
-		opt := bruteServed(m)
-		if got := new(big.Int).Rsh(total, muBits).Int64(); got < int64(opt) {
-			t.Fatalf("%+v: stretch bound %d below the optimum %d", m, got, opt)
-		}
-		P := make([]int64, len(m.members))
-		for i := range P {
-			P[i] = 1 << muBits
-		}
-		lpb, _, err := m.flowBound(context.Background(), P, new(big.Int), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if total.Cmp(new(big.Int).Rsh(lpb.num, lpb.S-muBits)) < 0 {
-			tighter++
+			lpb, _, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total.Cmp(new(big.Int).Rsh(lpb.num, lpb.S-muBits)) < 0 {
+				tighter++
+			}
 		}
 	}
 	if tighter < 20 {

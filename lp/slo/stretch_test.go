@@ -240,3 +240,20 @@ func TestStretchBoundExhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestStretchBoundSpan: a span of no rows is refused with an error naming
+// it; spans of one row and more are accepted.
+func TestStretchBoundSpan(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 47))
+	c, s := randomContested(t, r, 6, 12, false)
+	in := mustInstance(t, c)
+	for _, tc := range []struct {
+		span    int
+		wantErr bool
+	}{{-1, true}, {0, true}, {1, false}, {25, false}} {
+		_, err := StretchBound(context.Background(), in, s, tc.span, 5)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("span %d: error %v, want one: %v", tc.span, err, tc.wantErr)
+		}
+	}
+}

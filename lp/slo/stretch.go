@@ -93,7 +93,7 @@ type stretchDecomp struct {
 	nodeLimit int
 }
 
-// maxStretchLam caps a row multiplier at one pair per block (2^S units):
+// maxLam caps a row multiplier at one pair per block (2^S units):
 // a higher price never lowers the bound, since no share exceeds one.
 func (sd *stretchDecomp) maxLam() int64 { return int64(1) << sd.S }
 
@@ -682,11 +682,26 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 	return best, st
 }
 
+// tooWide says a row of m has more capacity than maxWindowCap blocks: a
+// stretch's knapsack table holds one entry per block of its least
+// capacity for each pair spanning it whole, so such components get no
+// stretches.
+func (m *component) tooWide() bool {
+	for _, r := range m.rowSeg {
+		if m.segCap[r] > maxWindowCap {
+			return true
+		}
+	}
+	return false
+}
+
 // StretchBound returns a certified lower bound on the fewest turns of in
 // whose uncached tokens exceed s (tokens): per component, the
 // decomposition into stretches of span consecutive rows (span ≥ 1), each
 // solved exactly (or bounded, beyond its node budget), from the LP's split
-// and then at most iterations subgradient steps. Any shares give a valid
+// and then at most iterations subgradient steps (a component with a row
+// of more than 65,536 blocks of capacity gets the LP's bound alone). Any
+// shares give a valid
 // bound, so it is never above the true fewest violations, whatever the
 // iterations and the time ctx leaves.
 func StretchBound(ctx context.Context, in *lp.Instance, s int64, span, iterations int) (int, error) {
@@ -705,9 +720,13 @@ func StretchBound(ctx context.Context, in *lp.Instance, s int64, span, iteration
 		for i := range P {
 			P[i] = 1 << muBits
 		}
-		_, y, err := m.flowBound(ctx, P, new(big.Int), nil)
+		lpb, y, err := m.flowBound(ctx, P, new(big.Int), nil)
 		if err != nil {
 			return 0, err
+		}
+		if m.tooWide() {
+			served += lpb.floor(len(mem)) // the LP's bound alone
+			continue
 		}
 		b, _ := m.stretchBound(ctx, P, y, span, 0, iterations)
 		served += b.floor(len(mem))
@@ -734,10 +753,8 @@ func (m *component) rootStretch(ctx context.Context, incumbent int) (bound, stre
 	if len(m.rowSeg) == 0 || ctx.Err() != nil {
 		return bound{}, stretchStats{}, false
 	}
-	for _, r := range m.rowSeg {
-		if m.segCap[r] > maxWindowCap {
-			return bound{}, stretchStats{}, false
-		}
+	if m.tooWide() {
+		return bound{}, stretchStats{}, false
 	}
 	P := make([]int64, len(m.members))
 	for i := range P {

@@ -91,6 +91,9 @@ type stretchDecomp struct {
 	occ [][][2]int32
 	// nodeLimit bounds each stretch's branch and bound per solve
 	nodeLimit int
+	// layers is 1, or 2 when a second layer of stretches overlaps the
+	// first (each row in two stretches)
+	layers int
 }
 
 // maxLam caps a row multiplier at one pair per block (2^S units):
@@ -99,8 +102,14 @@ func (sd *stretchDecomp) maxLam() int64 { return int64(1) << sd.S }
 
 // newStretchDecomp cuts m's rows into stretches of span rows each (the
 // last may be shorter), shares all zero.
-func (m *component) newStretchDecomp(span int) *stretchDecomp {
-	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes}
+//
+// With layers = 2 (and more than span rows) a second layer of stretches
+// is laid over the first, offset by half a stretch, so every row is in
+// two stretches; the identity of the package comment holds as long as
+// each member's shares over all its stretches sum to one, whatever the
+// layers.
+func (m *component) newStretchDecomp(span, layers int) *stretchDecomp {
+	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes, layers: layers}
 	nr := int32(len(m.rowSeg))
 	rowOf := func(seg int32) int32 { // first row whose segment is ≥ seg
 		r, _ := slices.BinarySearch(m.rowSeg, seg)
@@ -115,8 +124,23 @@ func (m *component) newStretchDecomp(span int) *stretchDecomp {
 		}
 	}
 	sd.occ = make([][][2]int32, len(m.members))
+	var ranges [][2]int32
 	for r0 := int32(0); r0 < nr; r0 += int32(span) {
-		w := &stretch{r0: r0, r1: min(r0+int32(span), nr)}
+		ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
+	}
+	if sd.layers == 2 && nr > int32(span) {
+		// a second layer, offset by half a stretch: every boundary of
+		// the first lies inside a stretch of the second
+		h := int32(span+1) / 2
+		ranges = append(ranges, [2]int32{0, h})
+		for r0 := h; r0 < nr; r0 += int32(span) {
+			ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
+		}
+	} else {
+		sd.layers = 1
+	}
+	for _, rg := range ranges {
+		w := &stretch{r0: rg[0], r1: rg[1]}
 		k := int32(len(sd.wins))
 		for i := range m.members {
 			a, b := max(rf[i], w.r0), min(re[i], w.r1)
@@ -167,9 +191,10 @@ func (sd *stretchDecomp) lpShares(pi []int64) {
 		}
 		return min(p<<(sd.S-S0), sd.maxLam())
 	}
+	// each row is in sd.layers stretches: its price is shared among them
 	for _, w := range sd.wins {
 		for q := range w.lam {
-			w.lam[q] = conv(pi[m.rowSeg[w.r0+int32(q)]])
+			w.lam[q] = conv(pi[m.rowSeg[w.r0+int32(q)]]) / int64(sd.layers)
 		}
 	}
 	f := make([]float64, 0, 8)
@@ -582,13 +607,13 @@ type stretchStats struct {
 // iterations or the bound's floor reaches incumbent. It returns the best
 // bound found (pairs served, certified) and statistics.
 func (m *component) stretchBound(ctx context.Context, P []int64, y []float64, span, incumbent, maxIter int) (bound, stretchStats) {
-	return m.stretchBoundNodes(ctx, P, y, span, incumbent, maxIter, 0)
+	return m.stretchBoundNodes(ctx, P, y, span, stretchLayers, incumbent, maxIter, 0)
 }
 
-// stretchBoundNodes is stretchBound with each stretch's node budget per
-// solve (0: defaultStretchNodes).
-func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float64, span, incumbent, maxIter, nodes int) (bound, stretchStats) {
-	sd := m.newStretchDecomp(span)
+// stretchBoundNodes is stretchBound with layers of stretches (1 or 2) and
+// each stretch's node budget per solve (0: defaultStretchNodes).
+func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float64, span, layers, incumbent, maxIter, nodes int) (bound, stretchStats) {
+	sd := m.newStretchDecomp(span, layers)
 	if nodes > 0 {
 		sd.nodeLimit = nodes
 	}
@@ -744,6 +769,9 @@ const (
 	// 10^4-turn instance the bound still falls after 200).
 	stretchIter = 300
 )
+
+// stretchLayers is the layers of stretches (1 or 2; newStretchDecomp).
+const stretchLayers = 1
 
 // rootStretch is the stretches' bound of m for the branch and bound's
 // root: the flow LP's point, then stretchBound from its split. ok is false

@@ -81,7 +81,7 @@ func TestStretchValueBrute(t *testing.T) {
 		if len(m.rowItems) == 0 {
 			continue
 		}
-		sd := m.newStretchDecomp(1 + r.IntN(4))
+		sd := m.newStretchDecomp(1+r.IntN(4), 1+it%3%2)
 		if it%2 == 0 {
 			randomShares(r, sd)
 		} else {
@@ -168,7 +168,7 @@ func TestStretchNodeLimit(t *testing.T) {
 		if len(m.rowItems) == 0 {
 			continue
 		}
-		sd := m.newStretchDecomp(len(m.rowItems))
+		sd := m.newStretchDecomp(len(m.rowItems), 1)
 		sd.nodeLimit = 1 + r.IntN(4)
 		randomShares(r, sd)
 		sd.solveAll(context.Background())

@@ -637,6 +637,14 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 	cur := best
 	stall := 0
 	f := make([]float64, 0, 8)
+	// dir: the step's direction per (stretch, item), the projected
+	// subgradient plus stretchDeflect times the last direction (a
+	// deflected subgradient: at equal CPU it ends lower than the plain
+	// one, docs/tail-bounds.md)
+	dir := make([][]float64, len(sd.wins))
+	for k, w := range sd.wins {
+		dir[k] = make([]float64, len(w.beta))
+	}
 	for it := 0; it < maxIter && ctx.Err() == nil && best.floor(len(m.members)) > incumbent; it++ {
 		st.Iterations++
 		var norm float64
@@ -652,10 +660,12 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 			}
 			mean /= float64(len(oc))
 			for _, o := range oc {
-				g := -mean
+				g := -mean // ∂/∂β_{w,n} = z^w_n, less the mean over n's stretches
 				if sd.wins[o[0]].z[o[1]] {
 					g++
 				}
+				g += stretchDeflect * dir[o[0]][o[1]]
+				dir[o[0]][o[1]] = g
 				norm += g * g
 			}
 		}
@@ -668,20 +678,9 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 			if len(oc) < 2 {
 				continue
 			}
-			var mean float64
-			for _, o := range oc {
-				if sd.wins[o[0]].z[o[1]] {
-					mean++
-				}
-			}
-			mean /= float64(len(oc))
 			f = f[:0]
 			for _, o := range oc {
-				g := -mean
-				if sd.wins[o[0]].z[o[1]] {
-					g++
-				}
-				f = append(f, bf[o[0]][o[1]]-step*g)
+				f = append(f, bf[o[0]][o[1]]-step*dir[o[0]][o[1]])
 			}
 			sd.setShares(i, f)
 			for _, o := range oc {
@@ -693,7 +692,7 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 		if cur.num.Cmp(best.num) < 0 {
 			best = cur
 			stall = 0
-		} else if stall++; stall >= 3 {
+		} else if stall++; stall >= stretchStall {
 			theta /= 2
 			stall = 0
 		}
@@ -768,6 +767,17 @@ const (
 	// stretchIter bounds the subgradient steps on the shares (on the
 	// 10^4-turn instance the bound still falls after 200).
 	stretchIter = 300
+)
+
+// The subgradient's step rule: the direction keeps stretchDeflect of the
+// last one, and the step halves after stretchStall steps without a lower
+// bound. On the 10^4-turn instance (seed 1, about 45 s of CPU) the
+// plain rule (no deflection, halving after 3) ends at 3,073.02 pairs,
+// halving after 10 at 3,072.75, deflection 0.5 at 3,072.62, both with
+// 0.7 at 3,072.56.
+const (
+	stretchDeflect = 0.7
+	stretchStall   = 10
 )
 
 // stretchLayers is the layers of stretches (1 or 2; newStretchDecomp).

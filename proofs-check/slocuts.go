@@ -19,7 +19,7 @@ import (
 
 // sloCutClaims are the claims on lp/slo's cuts and branch and bound.
 func sloCutClaims(Sizes) []claim.Claim {
-	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim(), sloDecompClaim()}
+	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim(), sloDecompClaim(), sloStretchClaim()}
 }
 
 // drawContestedSLO draws a tiny instance (2–6 turns over up to 3
@@ -199,6 +199,37 @@ func sloDecompClaim() claim.Claim {
 				return true, "", nil
 			}
 			return false, fmt.Sprintf("decomposition bound %d, LP bound %d, exhaustive %d (%s)", got, lpRes.Lower, want, params(inst.TraceInstance)), nil
+		},
+	}
+}
+
+// sloStretchClaim checks the Lagrangian decomposition into stretches of
+// consecutive rows (lp/slo/stretch.go), each stretch's 0/1 program solved
+// exactly: its lower bound on violations is never above the exhaustive
+// fewest, for stretches of one to four rows and the shares after a few
+// subgradient steps from the LP's split.
+func sloStretchClaim() claim.Claim {
+	return claim.Claim{
+		Name:      "slo-stretch-valid",
+		Statement: "Issue 32: lp/slo's Lagrangian decomposition into stretches of consecutive steps' rows (1–4 rows each), each stretch's 0/1 program solved exactly, bounds the fewest SLO violations from below: at most the exhaustive optimum, B = 1–4, optional and forced caching",
+		Generate:  drawContestedSLO,
+		Check: func(i claim.Instance) (bool, string, error) {
+			inst := i.(*SLOInstance)
+			in, err := lpInstance(inst.TraceInstance)
+			if err != nil {
+				return false, "", err
+			}
+			want := minViolations(inst)
+			for span := 1; span <= 4; span++ {
+				got, err := slo.StretchBound(context.Background(), in, inst.S, span, 20)
+				if err != nil {
+					return false, "", err
+				}
+				if got > want {
+					return false, fmt.Sprintf("stretches of %d rows: bound %d, exhaustive %d (%s)", span, got, want, params(inst.TraceInstance)), nil
+				}
+			}
+			return true, "", nil
 		},
 	}
 }

@@ -26,7 +26,8 @@ type searchStats struct {
 	Proven     bool
 	Stopped    string // why the search stopped early, if it did
 	LagrangeIn time.Duration
-	Decomp     decompStats // the windows' part of the root bound
+	Decomp     decompStats  // the windows' part of the root bound
+	Stretch    stretchStats // the stretches' bound (stretch.go), before the cuts
 	// Cuts are the root's cut pool (valid at every integer point of the
 	// component; local member indices) and CutMu their best multipliers
 	// (μ·2^muBits), for a backend's program (ip.go).
@@ -52,7 +53,12 @@ const searchLagrangeIter = 300
 // upper bound on the pairs of members served (the root's, or the optimum
 // when proven) and whether the search completed before ctx was done (then
 // served is optimal on members).
-func (pr *problem) branchAndBound(ctx context.Context, members []int, served []bool, improve Improver, lagrangeBudget time.Duration) (int, searchStats, error) {
+//
+// Before the cuts, the decomposition into stretches of rows (stretch.go)
+// bounds the component on its own within stretchBudget (0: no time limit
+// of its own; negative: skipped), and the answer is never above its
+// bound either.
+func (pr *problem) branchAndBound(ctx context.Context, members []int, served []bool, improve Improver, lagrangeBudget, stretchBudget time.Duration) (int, searchStats, error) {
 	var st searchStats
 	if improve != nil {
 		improve(ctx, members, served)
@@ -65,6 +71,21 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 		}
 	}
 	st.Incumbent = inc
+	stretchUB := len(members)
+	if stretchBudget >= 0 {
+		sctx, scancel := ctx, context.CancelFunc(func() {})
+		if stretchBudget > 0 {
+			sctx, scancel = context.WithTimeout(ctx, stretchBudget)
+		}
+		if b, ss, ok := m.rootStretch(sctx, inc); ok {
+			stretchUB, st.Stretch = b.floor(len(members)), ss
+		}
+		scancel()
+		if stretchUB <= inc {
+			st.RootBound, st.Proven = inc, true
+			return inc, st, nil
+		}
+	}
 	// Root: Lagrangian bound with cuts, within its share of the time.
 	lctx, cancel := ctx, context.CancelFunc(func() {})
 	if lagrangeBudget > 0 {
@@ -78,8 +99,8 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	if err != nil && ctx.Err() != nil {
 		// The time ran out before the root's LP was solved.
 		st.Stopped = "time limit before the root bound"
-		st.RootBound = len(members)
-		return len(members), st, nil
+		st.RootBound = stretchUB
+		return stretchUB, st, nil
 	}
 	if err != nil {
 		return 0, st, err
@@ -96,7 +117,7 @@ func (pr *problem) branchAndBound(ctx context.Context, members []int, served []b
 	st.Decomp = ds
 	st.LagrangeIn = time.Since(start)
 	st.Cuts, st.CutMu = l.pool.cuts, l.mu
-	ub := root.floor(len(members))
+	ub := min(root.floor(len(members)), stretchUB)
 	st.RootBound = ub
 	if ub <= inc {
 		st.Proven = true

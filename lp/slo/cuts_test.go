@@ -304,7 +304,7 @@ func TestBranchAndBoundAgainstExhaustive(t *testing.T) {
 		served := make([]bool, len(pr.cands))
 		total := 0
 		for _, mem := range componentsOf(pr) {
-			got, st, err := pr.branchAndBound(context.Background(), mem, served, nil, 0)
+			got, st, err := pr.branchAndBound(context.Background(), mem, served, nil, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -355,7 +355,7 @@ func TestImproverHook(t *testing.T) {
 		pr := reduce(in, s)
 		best := make([]bool, len(pr.cands))
 		for _, mem := range componentsOf(pr) {
-			if _, _, err := pr.branchAndBound(context.Background(), mem, best, nil, 0); err != nil {
+			if _, _, err := pr.branchAndBound(context.Background(), mem, best, nil, 0, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -370,7 +370,7 @@ func TestImproverHook(t *testing.T) {
 				for _, i := range members {
 					sv[i] = best[i]
 				}
-			}, 0)
+			}, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

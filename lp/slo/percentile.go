@@ -63,7 +63,41 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 // PercentileOf is Percentile of objective o (a percentile, as
 // objective.Parse reads it), its rank from o's decimal exactly
 // (Objective.Rank), also when float64 cannot hold that decimal.
+//
+// With a Backend, the search runs twice and answers the intersection of
+// the two certified intervals: first with the flow alone (Backend nil:
+// each probe's LP and search, no integer programs, so an undecided probe
+// costs little and more thresholds are decided from below), under half
+// of the time left when ctx has a deadline; then with the Backend on the
+// interval the first left open, from its schedule. Each search only
+// narrows the interval it starts from, so the answer is within both.
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
+	if opt.Backend == nil {
+		return percentileSearch(ctx, in, o, opt, nil)
+	}
+	flow := opt
+	flow.Backend = nil
+	fctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		fctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	first, err := percentileSearch(fctx, in, o, flow, nil)
+	if err != nil {
+		return nil, err
+	}
+	if first.Proven || ctx.Err() != nil {
+		return first, nil
+	}
+	return percentileSearch(ctx, in, o, opt, first)
+}
+
+// percentileSearch is PercentileOf's τ search with opt as given; from
+// (nil: none) is a previous search's answer on the same instance and
+// percentile, whose interval and schedule it starts from (so its answer
+// lies within from's interval) and whose probes it counts.
+func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options, from *PercentileResult) (*PercentileResult, error) {
 	K, q := in.K(), o.Q
 	if K == 0 {
 		return nil, fmt.Errorf("slo: percentile of an empty trace")
@@ -88,7 +122,13 @@ func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, o
 	// (issue 32).
 	lo = max(lo, leastPossible(in, rank)-1)
 	best := make([]int64, K)
-	if in.Forced {
+	if from != nil {
+		// from's interval is certified: P_Q > from.Lower − 1, and its
+		// schedule's percentile is from.Upper
+		lo, hi = max(lo, from.Lower-1), min(hi, from.Upper)
+		best = slices.Clone(from.Schedule)
+		r.Probes, r.Undecided = from.Probes, from.Undecided
+	} else if in.Forced {
 		// forced pairs with nothing in between keep what they must
 		res, err := Violations(ctx, in, maxD, opt)
 		if err != nil {

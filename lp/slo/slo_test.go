@@ -206,3 +206,43 @@ func TestExhaustiveCrossCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentileIntersects: the search with a Backend starts from a
+// previous certified interval and answers within it. From the flow-only
+// search's schedule and, as its lower end, the exhaustive optimum (a
+// certified value computed independently), the answer's lower end is that
+// optimum and its upper end at most the flow's (the search only narrows);
+// and the two-phase PercentileOf with a Backend lies within the flow-only
+// answer and holds the exhaustive optimum.
+func TestPercentileIntersects(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 90))
+	for i := 0; i < testInstances; i++ {
+		c := randomTiny(r, 11, i%2 == 1)
+		in := mustInstance(t, c)
+		o := objective.Objective{Kind: objective.Percentile, Q: 90}
+		want := exhaustive.MinPercentile(c.tr, c.p, o.Rank(in.K()))
+		flow, err := PercentileOf(context.Background(), in, o, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		both, err := PercentileOf(context.Background(), in, o, Options{Backend: gonumlp.Backend{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if both.Lower < flow.Lower || both.Upper > flow.Upper || both.Lower > want || both.Upper < want {
+			t.Fatalf("%v: with the backend [%d, %d], flow alone [%d, %d], exhaustive %d", c, both.Lower, both.Upper, flow.Lower, flow.Upper, want)
+		}
+		from := *flow
+		from.Lower, from.Proven = want, want == flow.Upper
+		got, err := percentileSearch(context.Background(), in, o, Options{}, &from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Lower != want || got.Upper > flow.Upper || got.Upper < want || got.Probes < flow.Probes {
+			t.Fatalf("%v: from [%d, %d] (%d probes) got [%d, %d] (%d probes), exhaustive %d", c, from.Lower, from.Upper, flow.Probes, got.Lower, got.Upper, got.Probes, want)
+		}
+		if Quantile(in, got.Schedule, got.Rank) != got.Upper || in.CheckSchedule(got.Schedule) != nil {
+			t.Fatalf("%v: the schedule does not attain %d", c, got.Upper)
+		}
+	}
+}

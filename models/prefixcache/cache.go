@@ -41,6 +41,11 @@ type Cache struct {
 	general bool
 	// touched is never changed: Touch's loads test it (see Interner.touched).
 	touched int
+	// objs, objTable and onEvictObject are the object mode's slots, table
+	// and eviction callback (objects.go); objs is nil in the chain mode.
+	objs          []objSlot
+	objTable      objTable
+	onEvictObject func(key int64)
 }
 
 type node struct {
@@ -122,6 +127,9 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	if c.engine != nil {
 		k, _, err := c.serveEngine(r)
 		return k, err
+	}
+	if c.objs != nil {
+		return 0, fmt.Errorf("request %d: a cache of objects cannot serve chains", r.Index)
 	}
 	if len(r.Blocks) == 1 && !c.general {
 		return c.serveSingle(r)
@@ -324,6 +332,9 @@ func (c *Cache) evict(v BlockID) error {
 func (c *Cache) Check() error {
 	if c.engine != nil {
 		return c.engine.Check()
+	}
+	if c.objs != nil {
+		return c.checkObjects()
 	}
 	kids := make([]int32, len(c.nodes))
 	used := 0

@@ -68,28 +68,14 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 // InternTo is Intern writing the request into *q, which a replay's batch
 // holds already: the request is not copied on its way there.
 func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]BlockID, error) {
-	if err := CheckNext(r, in.n > 0, in.last); err != nil {
-		return arena, err
-	}
 	if len(r.Hashes) > math.MaxInt32-in.blocks {
+		if err := CheckNext(r, in.n > 0, in.last); err != nil {
+			return arena, err
+		}
 		return arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
 	}
-	in.n++
-	in.last = r.Time
-	*q = Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
-	c := in.lastCat
-	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
-		var ok bool
-		if c, ok = in.cats[r.Category]; !ok {
-			c = len(in.names)
-			in.cats[r.Category] = c
-			in.names = append(in.names, r.Category)
-		}
-		in.lastCat = c
-	}
-	q.Category = c
-	if r.Conv >= 0 {
-		q.Turn = in.turn(r.Conv)
+	if err := in.InternObject(q, r); err != nil {
+		return arena, err
 	}
 	start := len(arena)
 	before := BlockID(in.blocks)
@@ -108,6 +94,35 @@ func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
 	return arena, nil
+}
+
+// InternObject is InternTo without the blocks: it checks r, the next
+// request of the trace, and writes it into *q with its category and turn
+// numbered, leaving q.Blocks nil and q.Seen 0, for a cache that serves
+// objects (Cache.ServeObject), which knows a block by its hash. The
+// blocks of r are not numbered: an Interner used so knows no blocks.
+func (in *Interner) InternObject(q *Req, r *blocktrace.Request) error {
+	if err := CheckNext(r, in.n > 0, in.last); err != nil {
+		return err
+	}
+	in.n++
+	in.last = r.Time
+	*q = Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
+	c := in.lastCat
+	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
+		var ok bool
+		if c, ok = in.cats[r.Category]; !ok {
+			c = len(in.names)
+			in.cats[r.Category] = c
+			in.names = append(in.names, r.Category)
+		}
+		in.lastCat = c
+	}
+	q.Category = c
+	if r.Conv >= 0 {
+		q.Turn = in.turn(r.Conv)
+	}
+	return nil
 }
 
 // CheckNext checks request r, the next of a trace: its lengths are not

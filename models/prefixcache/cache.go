@@ -43,7 +43,7 @@ type Cache struct {
 	touched int
 	// objs, objTable and onEvictObject are the object mode's slots, table
 	// and eviction callback (objects.go); objs is nil in the chain mode.
-	objs          []objSlot
+	objs          []int64 // the key of the object in each slot
 	objTable      objTable
 	onEvictObject func(key int64)
 }

@@ -27,12 +27,6 @@ func ServesObjects(p Policy) bool {
 	return slotted && !engine
 }
 
-// objSlot is what the cache holds for the object in a slot.
-type objSlot struct {
-	key    int64
-	cached bool
-}
-
 // ServeObject serves r, a request of one block that is object key, and
 // returns its hit in blocks (0 or 1); r.Blocks is not read. The policy
 // must be one that ServesObjects, and the cache must not serve chains
@@ -78,9 +72,9 @@ func (c *Cache) ServeObject(r *Req, key int64) (int, error) {
 		s = c.free[n-1]
 		c.free = c.free[:n-1]
 	} else {
-		c.objs = append(c.objs, objSlot{})
+		c.objs = append(c.objs, 0)
 	}
-	c.objs[s] = objSlot{key: key, cached: true}
+	c.objs[s] = key
 	c.objTable.add(key, s)
 	c.used++
 	if c.lru != nil {
@@ -93,19 +87,18 @@ func (c *Cache) ServeObject(r *Req, key int64) (int, error) {
 	return 0, c.checked(r)
 }
 
-// evictObject evicts the object in slot v, the policy's victim.
+// evictObject evicts the object in slot v, the policy's victim. A slot
+// holds its last object's key after that object is evicted: v is cached
+// when the table holds its key there.
 func (c *Cache) evictObject(v BlockID) error {
-	if v < 0 || int(v) >= len(c.objs) || !c.objs[v].cached || v == c.pin {
+	if v < 0 || int(v) >= len(c.objs) || v == c.pin || !c.objTable.remove(c.objs[v], v) {
 		return fmt.Errorf("policy chose block %d, which is not an evictable leaf", v)
 	}
-	o := &c.objs[v]
-	o.cached = false
-	c.objTable.remove(o.key, v)
 	c.free = append(c.free, v)
 	c.used--
 	c.evictions++
 	if c.onEvictObject != nil {
-		c.onEvictObject(o.key)
+		c.onEvictObject(c.objs[v])
 	}
 	return nil
 }
@@ -128,14 +121,21 @@ func (c *Cache) OnEvictObject(f func(key int64)) { c.onEvictObject = f }
 // objects, and that the table finds every cached object in its slot and
 // nothing else.
 func (c *Cache) checkObjects() error {
+	free := make([]bool, len(c.objs))
+	for _, s := range c.free {
+		if free[s] {
+			return fmt.Errorf("prefix cache: slot %d is free twice", s)
+		}
+		free[s] = true
+	}
 	used := 0
-	for s, o := range c.objs {
-		if !o.cached {
+	for s, key := range c.objs {
+		if free[s] {
 			continue
 		}
 		used++
-		if got := c.objTable.find(o.key, c.objs); got != int32(s) {
-			return fmt.Errorf("prefix cache: object %d is in slot %d, the table says %d", o.key, s, got)
+		if got := c.objTable.find(key, c.objs); got != int32(s) {
+			return fmt.Errorf("prefix cache: object %d is in slot %d, the table says %d", key, s, got)
 		}
 	}
 	if used != c.used || used > c.capacity || c.objTable.n != used || len(c.objs)-used != len(c.free) {
@@ -146,11 +146,14 @@ func (c *Cache) checkObjects() error {
 }
 
 // objTable maps the keys of the objects a cache holds to their slots:
-// open addressing with linear probing, at most half full, backward-shift
+// open addressing with linear probing, at most 3/4 full, backward-shift
 // deletion (slotTable's scheme). An entry is 8 bytes, the slot and the
 // high 32 bits of the key's hash (its fingerprint), not the key, so that
-// the table of a cache of 20,000 objects is 512 KiB: the cache's slots
-// hold the keys, read to confirm a fingerprint that matches. The home of
+// the table of a cache of 20,000 objects is 256 KiB: the cache's slots
+// hold the keys, read to confirm a fingerprint that matches. (Small, as
+// the cache's other arrays: on a loaded machine the process finds little
+// of its memory in the processor's caches after each pause, and what it
+// fetches again grows with what it holds.) The home of
 // an entry is the fingerprint's top bits, so the table is reorganised
 // from the fingerprints alone (at most 2^32 entries, a capacity of 2^31
 // slots).
@@ -173,7 +176,7 @@ func (t *objTable) home(fp uint32) int { return int(fp >> t.shift) }
 
 // find returns the slot of key, or -1 when key is not in the table; objs
 // holds the keys by slot.
-func (t *objTable) find(key int64, objs []objSlot) int32 {
+func (t *objTable) find(key int64, objs []int64) int32 {
 	if t.n == 0 {
 		return -1
 	}
@@ -184,7 +187,7 @@ func (t *objTable) find(key int64, objs []objSlot) int32 {
 		if e.slot1 == 0 {
 			return -1
 		}
-		if e.fp == fp && objs[e.slot1-1].key == key {
+		if e.fp == fp && objs[e.slot1-1] == key {
 			return e.slot1 - 1
 		}
 	}
@@ -192,7 +195,7 @@ func (t *objTable) find(key int64, objs []objSlot) int32 {
 
 // add stores slot for key, which is not in the table.
 func (t *objTable) add(key int64, slot int32) {
-	if 2*(t.n+1) > len(t.e) {
+	if 4*(t.n+1) > 3*len(t.e) {
 		t.resize()
 	}
 	fp := fingerprint(key)
@@ -205,12 +208,20 @@ func (t *objTable) add(key int64, slot int32) {
 	t.n++
 }
 
-// remove deletes the entry of key, which is in the table in slot, shifting
-// the entries after it in its probe run back (see slotTable.remove).
-func (t *objTable) remove(key int64, slot int32) {
+// remove deletes the entry of key in slot, shifting the entries after it
+// in its probe run back (see slotTable.remove), and reports true; or
+// reports false, changing nothing, when the table does not hold key in
+// slot.
+func (t *objTable) remove(key int64, slot int32) bool {
+	if t.n == 0 {
+		return false
+	}
 	mask := len(t.e) - 1
 	i := t.home(fingerprint(key))
 	for t.e[i].slot1 != slot+1 {
+		if t.e[i].slot1 == 0 {
+			return false
+		}
 		i = (i + 1) & mask
 	}
 	for j := (i + 1) & mask; t.e[j].slot1 != 0; j = (j + 1) & mask {
@@ -223,6 +234,7 @@ func (t *objTable) remove(key int64, slot int32) {
 	}
 	t.e[i] = objEntry{}
 	t.n--
+	return true
 }
 
 func (t *objTable) resize() {

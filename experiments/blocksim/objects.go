@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
+	"github.com/tailbound/tailbound/internal/prefetch"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -159,18 +161,16 @@ func (u *objectUses) use(key int64, idx int32) bool {
 	return false
 }
 
-// touch reads where object key's use would be, and nothing more (see
-// prefixcache.Interner.Touch): the use is written when the request comes,
-// and a write to memory the processor's caches do not hold holds up the
-// writes after it.
+// touch asks the processor to start loading object key's use, and
+// changes nothing (see prefixcache.Interner.Touch): the use is written
+// when the request comes, and a write to memory the processor's caches do
+// not hold holds up the writes after it.
 func (u *objectUses) touch(key int64) {
 	if !directObjects(key, u.n) {
 		return
 	}
 	if pg := int(key >> useBits); pg < len(u.direct) && u.direct[pg] != nil {
-		if u.direct[pg][key&useMask].first1 < 0 { // never: a load nothing waits for
-			u.n++
-		}
+		prefetch.Line(unsafe.Pointer(&u.direct[pg][key&useMask]))
 	}
 }
 

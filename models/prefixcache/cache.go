@@ -2,6 +2,9 @@ package prefixcache
 
 import (
 	"fmt"
+	"unsafe"
+
+	"github.com/tailbound/tailbound/internal/prefetch"
 
 	"github.com/tailbound/tailbound/models/instance"
 )
@@ -39,8 +42,6 @@ type Cache struct {
 	lru *lru
 	// general turns serveSingle off (tests compare the two paths).
 	general bool
-	// touched is never changed: Touch's loads test it (see Interner.touched).
-	touched int
 	// objs, objTable and onEvictObject are the object mode's slots, table
 	// and eviction callback (objects.go); objs is nil in the chain mode.
 	objs          []int64 // the key of the object in each slot
@@ -193,14 +194,14 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	return k, nil
 }
 
-// Touch reads where block id's entry would be in the cache's table and
-// nothing more: a caller that knows the requests it will serve next
-// touches their first blocks a few requests ahead, so that the memory is
-// being fetched while it serves the requests before. It changes nothing
-// that Serve returns.
+// Touch asks the processor to start loading block id's entry in the
+// cache's table (package internal/prefetch) and changes nothing: a caller
+// that knows the requests it will serve next touches their first blocks a
+// few requests ahead, so that the memory is being fetched while it serves
+// the requests before.
 func (c *Cache) Touch(id BlockID) {
-	if c.table.n > 0 && c.table.e[c.table.home(id)].id1 < 0 { // never: a load nothing waits for
-		c.touched++
+	if c.table.n > 0 {
+		prefetch.Line(unsafe.Pointer(&c.table.e[c.table.home(id)]))
 	}
 }
 

@@ -1,6 +1,11 @@
 package prefixcache
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/tailbound/tailbound/internal/prefetch"
+)
 
 // Object mode: a cache that serves an object trace (libCacheSim's
 // oracleGeneral and csv traces: every request one block, no chain, named
@@ -105,8 +110,8 @@ func (c *Cache) evictObject(v BlockID) error {
 
 // TouchObject is Touch for object key (ServeObject).
 func (c *Cache) TouchObject(key int64) {
-	if t := &c.objTable; t.n > 0 && t.e[t.home(fingerprint(key))].slot1 < 0 { // never: a load nothing waits for
-		c.touched++
+	if t := &c.objTable; t.n > 0 {
+		prefetch.Line(unsafe.Pointer(&t.e[t.home(fingerprint(key))]))
 	}
 }
 

@@ -237,12 +237,7 @@ func (c *Cache) serveSingle(r *Req) (int, error) {
 		return 1, c.checked(r)
 	}
 	for c.used >= c.capacity {
-		var v BlockID
-		if c.lru != nil {
-			v = c.lru.Victim()
-		} else {
-			v = c.policy.Victim()
-		}
+		v := c.victim()
 		if v < 0 {
 			return 0, c.checked(r) // nothing evictable: the block is not admitted
 		}
@@ -263,6 +258,14 @@ func (c *Cache) serveSingle(r *Req) (int, error) {
 	c.policy.Access(r, c.name(s), 0, false)
 	c.policy.Evictable(c.name(s), true)
 	return 0, c.checked(r)
+}
+
+// victim asks the policy for its victim (LRU directly: see serveSingle).
+func (c *Cache) victim() BlockID {
+	if c.lru != nil {
+		return c.lru.Victim()
+	}
+	return c.policy.Victim()
 }
 
 // checked returns the checker's error, if any, naming request r.

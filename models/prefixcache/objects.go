@@ -59,12 +59,7 @@ func (c *Cache) ServeObject(r *Req, key int64) (int, error) {
 		return 1, c.checked(r)
 	}
 	for c.used >= c.capacity {
-		var v BlockID
-		if c.lru != nil {
-			v = c.lru.Victim()
-		} else {
-			v = c.policy.Victim()
-		}
+		v := c.victim()
 		if v < 0 {
 			return 0, c.checked(r) // nothing evictable: the object is not admitted
 		}

@@ -60,7 +60,10 @@ type Options struct {
 	QueueServers int
 	// Bulk, when not nil, reads the same requests as the Source given to
 	// Replay, in bulk (blocktrace.Bulk): Replay then reads through it and
-	// not the Source, except under NoIdeal, which reads the Source.
+	// not the Source, except under NoIdeal, which reads the Source. The
+	// requests must be of one block each (an object trace): when every
+	// run's policy serves objects, the replay is the object replay
+	// (objects.go), and a request of other than one block is an error.
 	Bulk blocktrace.Bulk
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
@@ -126,6 +129,7 @@ const batchSize = 2048
 type batch struct {
 	reqs  []prefixcache.Req
 	arena []prefixcache.BlockID
+	keys  []int64 // the object replay's object ids (objects.go)
 }
 
 type runner struct {
@@ -208,6 +212,13 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 		ra = readAhead(src, nil, batchSize)
 	}
 	defer ra.stop()
+	if objectsOK(opt, consumers) {
+		readErr, errs := fanout.Broadcast(len(consumers), func() *batch {
+			return &batch{reqs: make([]prefixcache.Req, 0, batchSize), keys: make([]int64, 0, batchSize)}
+		}, func(b *batch) (int, bool, error) { return f.fillObjects(ra, b) },
+			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.reqs, b.keys) })
+		return finish(f, rs, consumers, readErr, errs)
+	}
 	// The ideal figures are one more consumer of the batches, after the
 	// runs: off the feeder, which is the pipeline's slowest stage on a
 	// stream of short requests.
@@ -221,6 +232,11 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 			}
 			return consumers[i].serve(b.reqs)
 		})
+	return finish(f, rs, consumers, readErr, errs)
+}
+
+// finish returns Replay's results once the batches are all served.
+func finish(f *feeder, rs []*runner, consumers []*consumer, readErr error, errs []error) ([]Result, Ideal, error) {
 	if readErr != nil {
 		return nil, Ideal{}, readErr
 	}
@@ -410,9 +426,10 @@ type feeder struct {
 	opt  Options
 	in   *prefixcache.Interner
 	acc  *metrics.Accumulator
-	uses useTable // request index of each block's first and latest use
-	refs int64    // block references observed
-	read int64    // requests read and interned; all observed once Replay's workers are done
+	uses useTable   // request index of each block's first and latest use
+	objs objectUses // the same, by object, in the object replay (objects.go)
+	refs int64      // block references observed
+	read int64      // requests read and interned; all observed once Replay's workers are done
 }
 
 func newFeeder(opt Options) *feeder {
@@ -527,9 +544,13 @@ func (t *useTable) at(id prefixcache.BlockID) *use {
 }
 
 func (f *feeder) ideal() Ideal {
-	id := Ideal{Requests: f.read, RefBlocks: f.refs, Distinct: int64(f.uses.n), Summary: f.acc.Summary()}
+	id := Ideal{Requests: f.read, RefBlocks: f.refs, Distinct: int64(f.uses.n + f.objs.n), Summary: f.acc.Summary()}
 	if f.refs > 0 {
 		id.BlockHitRatio = float64(f.refs-id.Distinct) / float64(f.refs)
+	}
+	if f.objs.n > 0 {
+		id.PeakLiveBlocks = f.objs.peakLive()
+		return id
 	}
 	// The live count between requests r and r+1 is #{first ≤ r} −
 	// #{last ≤ r} over the blocks used again; it rises only at a first

@@ -43,9 +43,11 @@ type Source func() (Request, error)
 // the storage of the Hashes of dst's elements beyond its length
 // (dst[len(dst):cap(dst)], requests the caller is done with) may be
 // reused: a caller that reads into the same slice again and again then
-// makes no garbage. A reader of a stream of short requests offers it
-// besides its Source (which reads the same requests one at a time) to
-// save a call and a copy per request.
+// makes no garbage. A reader of an object trace, whose every request is
+// one block named by its object id (libCacheSim's oracleGeneral), offers
+// it besides its Source (which reads the same requests one at a time) to
+// save a call and a copy per request; a replay may rely on it to serve
+// the requests as objects, keyed by their one hash.
 type Bulk func(dst []Request, n int) ([]Request, error)
 
 // StreamSource returns a Source over an in-memory stream.

@@ -2,6 +2,9 @@ package prefixcache
 
 import (
 	"fmt"
+	"unsafe"
+
+	"github.com/tailbound/tailbound/internal/prefetch"
 
 	"github.com/tailbound/tailbound/models/instance"
 )
@@ -39,8 +42,11 @@ type Cache struct {
 	lru *lru
 	// general turns serveSingle off (tests compare the two paths).
 	general bool
-	// touched is never changed: Touch's loads test it (see Interner.touched).
-	touched int
+	// objs, objTable and onEvictObject are the object mode's slots, table
+	// and eviction callback (objects.go); objs is nil in the chain mode.
+	objs          []int64 // the key of the object in each slot
+	objTable      objTable
+	onEvictObject func(key int64)
 }
 
 type node struct {
@@ -123,6 +129,9 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		k, _, err := c.serveEngine(r)
 		return k, err
 	}
+	if c.objs != nil {
+		return 0, fmt.Errorf("request %d: a cache of objects cannot serve chains", r.Index)
+	}
 	if len(r.Blocks) == 1 && !c.general {
 		return c.serveSingle(r)
 	}
@@ -185,14 +194,14 @@ func (c *Cache) Serve(r *Req) (int, error) {
 	return k, nil
 }
 
-// Touch reads where block id's entry would be in the cache's table and
-// nothing more: a caller that knows the requests it will serve next
-// touches their first blocks a few requests ahead, so that the memory is
-// being fetched while it serves the requests before. It changes nothing
-// that Serve returns.
+// Touch asks the processor to start loading block id's entry in the
+// cache's table (package internal/prefetch) and changes nothing: a caller
+// that knows the requests it will serve next touches their first blocks a
+// few requests ahead, so that the memory is being fetched while it serves
+// the requests before.
 func (c *Cache) Touch(id BlockID) {
-	if c.table.n > 0 && c.table.e[c.table.home(id)].id1 < 0 { // never: a load nothing waits for
-		c.touched++
+	if c.table.n > 0 {
+		prefetch.Line(unsafe.Pointer(&c.table.e[c.table.home(id)]))
 	}
 }
 
@@ -228,12 +237,7 @@ func (c *Cache) serveSingle(r *Req) (int, error) {
 		return 1, c.checked(r)
 	}
 	for c.used >= c.capacity {
-		var v BlockID
-		if c.lru != nil {
-			v = c.lru.Victim()
-		} else {
-			v = c.policy.Victim()
-		}
+		v := c.victim()
 		if v < 0 {
 			return 0, c.checked(r) // nothing evictable: the block is not admitted
 		}
@@ -254,6 +258,14 @@ func (c *Cache) serveSingle(r *Req) (int, error) {
 	c.policy.Access(r, c.name(s), 0, false)
 	c.policy.Evictable(c.name(s), true)
 	return 0, c.checked(r)
+}
+
+// victim asks the policy for its victim (LRU directly: see serveSingle).
+func (c *Cache) victim() BlockID {
+	if c.lru != nil {
+		return c.lru.Victim()
+	}
+	return c.policy.Victim()
 }
 
 // checked returns the checker's error, if any, naming request r.
@@ -324,6 +336,9 @@ func (c *Cache) evict(v BlockID) error {
 func (c *Cache) Check() error {
 	if c.engine != nil {
 		return c.engine.Check()
+	}
+	if c.objs != nil {
+		return c.checkObjects()
 	}
 	kids := make([]int32, len(c.nodes))
 	used := 0

@@ -3,6 +3,9 @@ package prefixcache
 import (
 	"fmt"
 	"math"
+	"unsafe"
+
+	"github.com/tailbound/tailbound/internal/prefetch"
 
 	"github.com/tailbound/tailbound/models/blocktrace"
 )
@@ -36,9 +39,6 @@ type Interner struct {
 	sparse map[int]int32
 	last   float64
 	n      int
-	// touched is never changed (ids are not negative): Touch's loads test
-	// it, so that they are not optimised away.
-	touched int
 }
 
 // NewInterner returns an empty interner.
@@ -68,28 +68,14 @@ func (in *Interner) Intern(r *blocktrace.Request, arena []BlockID) (Req, []Block
 // InternTo is Intern writing the request into *q, which a replay's batch
 // holds already: the request is not copied on its way there.
 func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]BlockID, error) {
-	if err := CheckNext(r, in.n > 0, in.last); err != nil {
-		return arena, err
-	}
 	if len(r.Hashes) > math.MaxInt32-in.blocks {
+		if err := CheckNext(r, in.n > 0, in.last); err != nil {
+			return arena, err
+		}
 		return arena, fmt.Errorf("request %d: more than %d distinct blocks", r.Index, math.MaxInt32)
 	}
-	in.n++
-	in.last = r.Time
-	*q = Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
-	c := in.lastCat
-	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
-		var ok bool
-		if c, ok = in.cats[r.Category]; !ok {
-			c = len(in.names)
-			in.cats[r.Category] = c
-			in.names = append(in.names, r.Category)
-		}
-		in.lastCat = c
-	}
-	q.Category = c
-	if r.Conv >= 0 {
-		q.Turn = in.turn(r.Conv)
+	if err := in.InternObject(q, r); err != nil {
+		return arena, err
 	}
 	start := len(arena)
 	before := BlockID(in.blocks)
@@ -108,6 +94,35 @@ func (in *Interner) InternTo(q *Req, r *blocktrace.Request, arena []BlockID) ([]
 	}
 	q.Blocks = arena[start:len(arena):len(arena)]
 	return arena, nil
+}
+
+// InternObject is InternTo without the blocks: it checks r, the next
+// request of the trace, and writes it into *q with its category and turn
+// numbered, leaving q.Blocks nil and q.Seen 0, for a cache that serves
+// objects (Cache.ServeObject), which knows a block by its hash. The
+// blocks of r are not numbered: an Interner used so knows no blocks.
+func (in *Interner) InternObject(q *Req, r *blocktrace.Request) error {
+	if err := CheckNext(r, in.n > 0, in.last); err != nil {
+		return err
+	}
+	in.n++
+	in.last = r.Time
+	*q = Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
+	c := in.lastCat
+	if c < 0 || in.names[c] != r.Category { // most requests repeat the previous one's
+		var ok bool
+		if c, ok = in.cats[r.Category]; !ok {
+			c = len(in.names)
+			in.cats[r.Category] = c
+			in.names = append(in.names, r.Category)
+		}
+		in.lastCat = c
+	}
+	q.Category = c
+	if r.Conv >= 0 {
+		q.Turn = in.turn(r.Conv)
+	}
+	return nil
 }
 
 // CheckNext checks request r, the next of a trace: its lengths are not
@@ -174,8 +189,8 @@ func (in *Interner) lookup(parent BlockID, h int64) BlockID {
 	return id
 }
 
-// Touch reads the place where the first block of a chain with first hash
-// h would be found, and nothing more: a caller that knows the chains it
+// Touch asks the processor to start loading the place where the first
+// block of a chain with first hash h would be found, and nothing more: a caller that knows the chains it
 // will intern next touches them a few requests ahead, so that the
 // memory is being fetched while it interns the requests before (where
 // most lookups miss the processor's caches, as on a stream of single
@@ -185,12 +200,10 @@ func (in *Interner) Touch(h int64) {
 		return
 	}
 	if pg := int(h >> directBits); pg < len(in.direct) && in.direct[pg] != nil {
-		// A branch the processor predicts, on a value it loads: the load
-		// is kept, and nothing waits for it (a sum of the loaded values
-		// made each touch wait for the one before).
-		if in.direct[pg][h&directMask].id1 < 0 {
-			in.touched++
-		}
+		// A prefetch, not a load: a load that misses holds up the
+		// processor's retiring of everything after it, so that touching
+		// 8 requests ahead overlapped little more than one request.
+		prefetch.Line(unsafe.Pointer(&in.direct[pg][h&directMask]))
 	}
 }
 

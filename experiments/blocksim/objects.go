@@ -1,0 +1,288 @@
+package blocksim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"unsafe"
+
+	"github.com/tailbound/tailbound/internal/prefetch"
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// The object replay: an object trace (libCacheSim's, read in bulk:
+// Options.Bulk, every request one block, no chain) replayed by caches
+// that serve objects (prefixcache.Cache.ServeObject), keyed by the object
+// id, so that no block is numbered. The ideal figures keep their own
+// table of the objects seen, keyed by object too (objectUses): one lookup
+// per request gives both the ideal hit (was the object seen before?) and
+// the uses the peak of live blocks needs, where the replay of chains does
+// two (the Interner's numbering, then the ideal figures' table by block
+// id). The feeder keeps the ideal figures itself, and the batches carry
+// the object ids beside the requests. The results are those of the replay
+// of chains (TestObjectReplayEqualsChains).
+
+// objectsOK reports whether the replay of consumers can be the object
+// replay: a bulk reader (an object trace) and every run one cache whose
+// policy serves objects (not a stack pass of several capacities, which
+// numbers blocks).
+func objectsOK(opt Options, consumers []*consumer) bool {
+	if opt.Bulk == nil {
+		return false
+	}
+	for _, c := range consumers {
+		if c.curve != nil || !prefixcache.ServesObjects(c.runs[0].policy) {
+			return false
+		}
+	}
+	return true
+}
+
+// fillObjects is fill for the object replay: the batch's requests are
+// checked and their categories numbered (Interner.InternObject), their
+// object ids stored in b.keys, and the ideal figures counted.
+func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
+	b.reqs, b.keys = b.reqs[:0], b.keys[:0]
+	done := false
+	for len(b.reqs) < batchSize {
+		r, err := src.next()
+		if err == io.EOF {
+			done = true
+			break
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		r.Index = int(f.read)
+		if len(r.Hashes) != 1 {
+			return 0, false, fmt.Errorf("request %d: %d blocks; an object trace's requests are of one block", r.Index, len(r.Hashes))
+		}
+		if f.read >= math.MaxInt32 {
+			return 0, false, fmt.Errorf("request %d: more than %d requests in an object trace", r.Index, math.MaxInt32)
+		}
+		if p := src.peek(lookahead); p != nil && len(p.Hashes) > 0 {
+			f.objs.touch(p.Hashes[0]) // see fill
+		}
+		b.reqs = append(b.reqs, prefixcache.Req{})
+		q := &b.reqs[len(b.reqs)-1]
+		if err := f.in.InternObject(q, r); err != nil {
+			return 0, false, err
+		}
+		key := r.Hashes[0]
+		if f.objs.use(key, int32(f.read)) {
+			q.Seen = 1
+		}
+		b.keys = append(b.keys, key)
+		f.refs++
+		x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
+		f.acc.Add(x, x, q.Input)
+		f.read++
+	}
+	reportProgress(f.opt.Progress, f.read, done)
+	return len(b.reqs), done, nil
+}
+
+// serveObjects serves a batch of the object replay: reqs[i] is object
+// keys[i].
+func (r *runner) serveObjects(reqs []prefixcache.Req, keys []int64) error {
+	for i := range reqs {
+		if j := i + lookahead; j < len(keys) {
+			r.cache.TouchObject(keys[j])
+		}
+		q := &reqs[i]
+		hit, err := r.cache.ServeObject(q, keys[i])
+		if err != nil {
+			return err
+		}
+		r.refs++ // q.Blocks is nil: account counts none
+		if err := r.account(q, min(int64(q.Seen)*r.blockT, q.Input), hit, min(int64(hit)*r.blockT, q.Input), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// objectUses holds the request index of the first and latest use of every
+// object of an object trace, keyed by the object id: in pages indexed by
+// the id for small non-negative ids (traces number their objects densely;
+// Interner.direct's scheme), in an open-addressing table for the rest.
+// The feeder prefetches a request's use 8 requests ahead (touch). (A
+// seen bit per object in pages of their own, 64 times smaller, read
+// instead of the use, made no difference once the touch was a prefetch.)
+type objectUses struct {
+	direct [][]objUse
+	table  objUseTable
+	n      int // distinct objects
+}
+
+// objUse is an object's first use + 1 (0: not seen) and latest use.
+type objUse struct{ first1, last int32 }
+
+// directObjects reports whether key lies in the paged range while n
+// objects are known.
+func directObjects(key int64, n int) bool { return key >= 0 && key < max(1<<20, 4*int64(n)) }
+
+// use records a use of object key by request idx and reports whether the
+// object was used before.
+func (u *objectUses) use(key int64, idx int32) bool {
+	if directObjects(key, u.n) {
+		pg, off := int(key>>useBits), key&useMask
+		if pg >= len(u.direct) {
+			u.direct = append(u.direct, make([][]objUse, pg+1-len(u.direct))...)
+		}
+		if u.direct[pg] == nil {
+			u.direct[pg] = make([]objUse, 1<<useBits)
+		}
+		d := &u.direct[pg][off]
+		if d.first1 != 0 {
+			d.last = idx
+			return true
+		}
+		// The range grows with n, so key may have been stored in the
+		// table while it was out of range.
+		if e := u.table.find(key); e != nil {
+			e.last = idx
+			return true
+		}
+		*d = objUse{first1: idx + 1, last: idx}
+		u.n++
+		return false
+	}
+	if u.table.use(key, idx) {
+		return true
+	}
+	u.n++
+	return false
+}
+
+// touch asks the processor to start loading object key's use, and
+// changes nothing (see prefixcache.Interner.Touch).
+func (u *objectUses) touch(key int64) {
+	if !directObjects(key, u.n) {
+		return
+	}
+	if pg := int(key >> useBits); pg < len(u.direct) && u.direct[pg] != nil {
+		prefetch.Line(unsafe.Pointer(&u.direct[pg][key&useMask]))
+	}
+}
+
+// each calls f with the use of every object seen, in no order.
+func (u *objectUses) each(f func(objUse)) {
+	for _, pg := range u.direct {
+		for _, d := range pg {
+			if d.first1 != 0 {
+				f(d)
+			}
+		}
+	}
+	for _, e := range u.table.slots {
+		if e.use.first1 != 0 {
+			f(e.use)
+		}
+	}
+}
+
+// peakLive returns the peak of live objects (Ideal.PeakLiveBlocks): the
+// most objects that, between two requests, have been used and will be
+// used again. The live count rises only at a first use, so the peak is
+// reached just after one: with F and E the sorted first and last uses of
+// the objects used twice or more, it is the largest #{F ≤ r} − #{E ≤ r}
+// over the r in F (no object's last use is another's first: a request
+// uses one object).
+func (u *objectUses) peakLive() int64 {
+	reused := 0
+	u.each(func(d objUse) {
+		if d.last > d.first1-1 {
+			reused++
+		}
+	})
+	firsts, lasts := make([]int32, 0, reused), make([]int32, 0, reused)
+	u.each(func(d objUse) {
+		if d.last > d.first1-1 {
+			firsts = append(firsts, d.first1-1)
+			lasts = append(lasts, d.last)
+		}
+	})
+	sortIndices(firsts)
+	sortIndices(lasts)
+	var peak int64
+	j := 0
+	for i, r := range firsts { // distinct: a request uses one object
+		for j < len(lasts) && lasts[j] <= r {
+			j++
+		}
+		peak = max(peak, int64(i+1-j))
+	}
+	return peak
+}
+
+// objUseTable maps object ids to their uses: open addressing with linear
+// probing, at most half full (the ids outside objectUses' pages).
+type objUseTable struct {
+	slots []objUseSlot
+	n     int
+}
+
+type objUseSlot struct {
+	key int64
+	use objUse
+}
+
+func (t *objUseTable) home(key int64) uint64 {
+	x := uint64(key) * 0x9E3779B97F4A7C15
+	return x ^ x>>29
+}
+
+// find returns the use of key, nil when it is not there.
+func (t *objUseTable) find(key int64) *objUse {
+	if t.n == 0 {
+		return nil
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(key) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.use.first1 == 0 {
+			return nil
+		}
+		if s.key == key {
+			return &s.use
+		}
+	}
+}
+
+// use records a use of key by request idx and reports whether key was
+// there already.
+func (t *objUseTable) use(key int64, idx int32) bool {
+	if 2*(t.n+1) > len(t.slots) {
+		t.resize()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(key) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.use.first1 == 0 {
+			*s = objUseSlot{key: key, use: objUse{first1: idx + 1, last: idx}}
+			t.n++
+			return false
+		}
+		if s.key == key {
+			s.use.last = idx
+			return true
+		}
+	}
+}
+
+func (t *objUseTable) resize() {
+	old := t.slots
+	t.slots = make([]objUseSlot, max(1<<12, 2*len(old)))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.use.first1 == 0 {
+			continue
+		}
+		i := t.home(s.key) & mask
+		for t.slots[i].use.first1 != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}

@@ -120,21 +120,13 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	case c.MaxProbes < 0:
 		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
 	}
-	var mem *trace.Trace
-	var err error
-	turns := -1
+	in, err := c.input(c.Windows > 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	mem, turns := in.mem, in.turns
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(mem.Turns), func() {}, nil }
-	if c.Trace == "" {
-		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
-			return nil, nil, err
-		}
-		turns = len(mem.Turns)
-	} else {
-		if c.Windows > 0 {
-			if turns, err = countTurns(c.Trace); err != nil {
-				return nil, nil, option.Wrap("trace", err)
-			}
-		}
+	if mem == nil {
 		open = func() (window.TurnReader, func(), error) {
 			f, err := trace.Open(c.Trace)
 			if err != nil {
@@ -144,10 +136,7 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 			return rd, func() { rd.Close(); f.Close() }, nil
 		}
 	}
-	size := c.WindowTurns
-	if size == 0 {
-		size = window.Size(turns, c.Windows)
-	}
+	size := c.windowTurns(turns)
 	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile, MaxProbes: c.MaxProbes})
 	if err != nil {
 		return nil, nil, err
@@ -186,25 +175,12 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
 	}
-	var mem *trace.Trace
-	var err error
-	turns := -1
-	label := c.Trace
-	if c.Trace == "" {
-		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
-			return nil, nil, err
-		}
-		turns = len(mem.Turns)
-		label = fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)
-	} else if c.Windows > 0 || c.Shard != "" {
-		if turns, err = countTurns(c.Trace); err != nil {
-			return nil, nil, option.Wrap("trace", err)
-		}
+	in, err := c.input(c.Windows > 0 || c.Shard != "")
+	if err != nil {
+		return nil, nil, err
 	}
-	size := c.WindowTurns
-	if size == 0 {
-		size = window.Size(turns, c.Windows)
-	}
+	mem, turns, label := in.mem, in.turns, in.label
+	size := c.windowTurns(turns)
 	if c.Shard != "" {
 		sh, err := suite.ParseShard(c.Shard)
 		if err != nil {
@@ -442,23 +418,11 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 			return nil, nil, err
 		}
 	}
-	var mem *trace.Trace
-	var err error
-	label := c.Trace
-	if c.Trace == "" {
-		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
-			return nil, nil, err
-		}
-		label = fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)
+	in, err := c.input(c.Windows > 0 || c.Shard != "" || len(c.Curve) > 0)
+	if err != nil {
+		return nil, nil, err
 	}
-	turns := -1 // unknown
-	if mem != nil {
-		turns = len(mem.Turns)
-	} else if c.Windows > 0 || c.Shard != "" || len(c.Curve) > 0 {
-		if turns, err = countTurns(c.Trace); err != nil {
-			return nil, nil, option.Wrap("trace", err)
-		}
-	}
+	mem, turns, label := in.mem, in.turns, in.label
 	c.traceTurns = turns
 	if len(c.Curve) > 0 {
 		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
@@ -466,10 +430,7 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 			"forced": strconv.FormatBool(c.Forced), "seam_turns": strconv.Itoa(c.SeamTurns), "lower_overlap_turns": strconv.Itoa(c.LowerOverlap)}
 		return c.curve(ctx, mem, p, turns, label, settings)
 	}
-	size := c.WindowTurns
-	if size == 0 {
-		size = window.Size(turns, c.Windows)
-	}
+	size := c.windowTurns(turns)
 	settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(capacity, 10),
 		"block_size_tokens": strconv.FormatInt(c.Block, 10), "xi_tokens": strconv.FormatFloat(c.Xi, 'g', -1, 64),
 		"forced": strconv.FormatBool(c.Forced), "seam_turns": strconv.Itoa(c.SeamTurns), "lower_overlap_turns": strconv.Itoa(c.LowerOverlap)}
@@ -760,4 +721,43 @@ func (r *Report) Tables() []report.Table {
 		out = append(out, p)
 	}
 	return out
+}
+
+// input is the trace a windowed command reads: the embedded workload, held
+// in memory, or the file --trace, with its number of turns (-1: not
+// counted) and the label its settings name it by.
+type input struct {
+	mem   *trace.Trace
+	turns int
+	label string
+}
+
+// input loads the embedded workload when no --trace is given, and counts
+// the file's turns (a byte scan, no parse) when count is set.
+func (c Command) input(count bool) (input, error) {
+	if c.Trace == "" {
+		mem, err := birthdeath.Trace(birthdeath.Default(), c.Seed)
+		if err != nil {
+			return input{}, err
+		}
+		return input{mem: mem, turns: len(mem.Turns), label: fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)}, nil
+	}
+	in := input{turns: -1, label: c.Trace}
+	if count {
+		n, err := countTurns(c.Trace)
+		if err != nil {
+			return input{}, option.Wrap("trace", err)
+		}
+		in.turns = n
+	}
+	return in, nil
+}
+
+// windowTurns is the windows' size, turns: --window-turns, or the trace's
+// turns shared among --windows.
+func (c Command) windowTurns(turns int) int {
+	if c.WindowTurns != 0 {
+		return c.WindowTurns
+	}
+	return window.Size(turns, c.Windows)
 }

@@ -12,10 +12,8 @@ import (
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
-	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/objective"
-	"github.com/tailbound/tailbound/models/trace"
 )
 
 // runGrid is runPercentile with a grid of thresholds fixed in advance
@@ -38,25 +36,12 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
 	}
-	var mem *trace.Trace
-	var err error
-	turns := -1
-	label := c.Trace
-	if c.Trace == "" {
-		if mem, err = birthdeath.Trace(birthdeath.Default(), c.Seed); err != nil {
-			return nil, nil, err
-		}
-		turns = len(mem.Turns)
-		label = fmt.Sprintf("embedded birth–death workload (seed %d)", c.Seed)
-	} else if c.Windows > 0 || c.Shard != "" {
-		if turns, err = countTurns(c.Trace); err != nil {
-			return nil, nil, option.Wrap("trace", err)
-		}
+	in, err := c.input(c.Windows > 0 || c.Shard != "")
+	if err != nil {
+		return nil, nil, err
 	}
-	size := c.WindowTurns
-	if size == 0 {
-		size = window.Size(turns, c.Windows)
-	}
+	mem, turns, label := in.mem, in.turns, in.label
+	size := c.windowTurns(turns)
 	open := func(limit int) func() (window.TurnReader, func(), error) {
 		return func() (window.TurnReader, func(), error) { return c.turns(mem, limit) }
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/tailbound/tailbound/experiments/blocktail"
 	"github.com/tailbound/tailbound/experiments/report"
@@ -96,22 +94,7 @@ func blockSlurm(stdout io.Writer, c blocktail.Command) error {
 	if c.Trace == "-" || c.Trace == "" {
 		return option.Errorf("trace", "a Slurm job reads a file, not standard input")
 	}
-	cmd := []string{"solve"}
-	for _, a := range c.Given {
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if name != "slurm" && name != "shard" && name != "out" && name != "format" {
-			cmd = append(cmd, a)
-		}
-	}
-	bin, err := os.Executable()
-	if err != nil {
-		bin = "tailbound"
-	}
-	format := c.Format
-	if format == "" {
-		format = "json"
-	}
-	return suite.WriteSlurmCommand(stdout, bin, BlockName, c.Slurm, format, c.Out, cmd)
+	return writeSlurm(stdout, BlockName, c.Given, c.Slurm, c.Format, c.Out)
 }
 
 // RenderBlock prints a merged result file of block-level windowed shards

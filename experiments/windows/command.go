@@ -633,8 +633,16 @@ func (c Command) slurm(stdout io.Writer) error {
 	if c.Trace == "-" {
 		return option.Errorf("trace", "a Slurm job reads a file, not standard input")
 	}
+	return writeSlurm(stdout, Name, c.Given, c.Slurm, c.Format, c.Out)
+}
+
+// writeSlurm prints the Slurm array job of n shards of the solve command
+// given (its flags as typed, less those of the job itself: --slurm,
+// --shard, --out, --format) and its dependent merge, which writes out in
+// format (json when empty).
+func writeSlurm(stdout io.Writer, suiteName string, given []string, n int, format, out string) error {
 	cmd := []string{"solve"}
-	for _, a := range c.Given {
+	for _, a := range given {
 		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		if name != "slurm" && name != "shard" && name != "out" && name != "format" {
 			cmd = append(cmd, a)
@@ -644,11 +652,10 @@ func (c Command) slurm(stdout io.Writer) error {
 	if err != nil {
 		bin = "tailbound"
 	}
-	format := c.Format
 	if format == "" {
 		format = "json"
 	}
-	return suite.WriteSlurmCommand(stdout, bin, Name, c.Slurm, format, c.Out, cmd)
+	return suite.WriteSlurmCommand(stdout, bin, suiteName, n, format, out, cmd)
 }
 
 // countTurns counts the non-blank lines of the trace file path (a turn

@@ -48,22 +48,7 @@ type GridProbe struct {
 // caching) from windowed SLO intervals at a fixed grid of thresholds:
 // Lower ≤ P_Q,opt ≤ Upper, tokens (SumGrid).
 type GridBounds struct {
-	// Q is the percentile, percent; Rank its nearest rank among the Turns
-	// turns, MaxExceeding = Turns − Rank the turns allowed above it.
-	Q            float64 `json:"percentile"`
-	Rank         int     `json:"rank"`
-	MaxExceeding int     `json:"max_exceeding"`
-	// Lower and Upper bound P_Q,opt, tokens.
-	Lower         int64 `json:"lower_bound"`
-	Upper         int64 `json:"upper_bound"`
-	ProvenOptimal bool  `json:"proven_optimal"`
-	// RelativeWidth is (Upper − Lower)/Upper (0 when Upper is 0).
-	RelativeWidth float64 `json:"relative_width"`
-	// Windows, WindowTurns, SeamTurns and Turns are as in SLOBounds.
-	Windows     int `json:"windows"`
-	WindowTurns int `json:"window_turns"`
-	SeamTurns   int `json:"seam_turns"`
-	Turns       int `json:"turns"`
+	PercentileInterval
 	// MaxLoad is the largest load D_k of the trace, tokens: caching
 	// nothing gives every turn at most that many uncached tokens.
 	MaxLoad int64 `json:"max_load_tokens"`
@@ -191,7 +176,7 @@ func SumGrid(figs []GridFigures, taus []int64, turns int, q objective.Objective,
 	}
 	rank := q.Rank(turns)
 	M := turns - rank
-	b := &GridBounds{Q: q.Q, Rank: rank, MaxExceeding: M, Windows: len(figs), WindowTurns: windowTurns, SeamTurns: seamTurns, PerWindow: figs}
+	b := &GridBounds{PercentileInterval: PercentileInterval{Q: q.Q, Rank: rank, MaxExceeding: M, Windows: len(figs), WindowTurns: windowTurns, SeamTurns: seamTurns}, PerWindow: figs}
 	probes := make([]GridProbe, len(taus))
 	for i, t := range taus {
 		probes[i].Tau = t

@@ -11,11 +11,10 @@ import (
 	"github.com/tailbound/tailbound/models/objective"
 )
 
-// PercentileBounds bound the lowest Q-th nearest-rank percentile of
-// uncached tokens over the admissible schedules of a whole trace
-// (optional caching): Lower ≤ P_Q,opt ≤ Upper, tokens, from windowed SLO
-// intervals at thresholds τ (RunPercentile).
-type PercentileBounds struct {
+// PercentileInterval is what the windowed bounds on the lowest Q-th
+// percentile say, searched (PercentileBounds) or on a grid of thresholds
+// (GridBounds): the interval, tokens, and how the trace was cut.
+type PercentileInterval struct {
 	// Q is the percentile, percent; Rank its nearest rank among the Turns
 	// turns, MaxExceeding = Turns − Rank the turns allowed above it.
 	Q            float64 `json:"percentile"`
@@ -32,6 +31,14 @@ type PercentileBounds struct {
 	WindowTurns int `json:"window_turns"`
 	SeamTurns   int `json:"seam_turns"`
 	Turns       int `json:"turns"`
+}
+
+// PercentileBounds bound the lowest Q-th nearest-rank percentile of
+// uncached tokens over the admissible schedules of a whole trace
+// (optional caching): Lower ≤ P_Q,opt ≤ Upper, tokens, from windowed SLO
+// intervals at thresholds τ (RunPercentile).
+type PercentileBounds struct {
+	PercentileInterval
 	// Start are the bounds before any probe, tokens: the rank-th smallest
 	// least possible uncached count, and the empty schedule's percentile.
 	StartLower int64 `json:"start_lower_bound"`
@@ -154,8 +161,8 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 	M := turns - rank
 	slices.Sort(least)
 	slices.Sort(load)
-	r := &PercentileBounds{Q: o.Objective.Q, Rank: rank, MaxExceeding: M, Windows: windows, WindowTurns: o.SLO.WindowTurns,
-		SeamTurns: o.SLO.SeamTurns, Turns: turns, StartLower: least[rank-1], StartUpper: load[rank-1], Probes: []Probe{}}
+	r := &PercentileBounds{PercentileInterval: PercentileInterval{Q: o.Objective.Q, Rank: rank, MaxExceeding: M, Windows: windows,
+		WindowTurns: o.SLO.WindowTurns, SeamTurns: o.SLO.SeamTurns, Turns: turns}, StartLower: least[rank-1], StartUpper: load[rank-1], Probes: []Probe{}}
 	least, load = nil, nil
 	lo, hi := r.StartLower-1, r.StartUpper
 

@@ -62,8 +62,25 @@ import (
 // the optimal dual π restricted to it and Σ_w LP_w equals the whole LP
 // (complementary slackness carries over); each V_w ≤ LP_w, so the bound
 // starts at most at the LP's and gains the stretches' integrality gaps at
-// once. Then subgradient steps on the shares, projected onto {β ≥ 0,
-// Σ_w β_{w,n} = 1}: ∂/∂β_{w,n} = z^w_n − mean_{w'∈W_n} z^{w'}_n.
+// once. Then steps on the shares: a proximal bundle method
+// (stretchDecomp.bundle; the default) or the deflected subgradient
+// projected onto {β ≥ 0, Σ_w β_{w,n} = 1} (stretchDecomp.deflected), both
+// from the subgradient ∂/∂β_{w,n} = z^w_n − mean_{w'∈W_n} z^{w'}_n.
+//
+// Nothing above needs the stretches to be disjoint or of one span. (a)
+// Layers: with a second layer of stretches offset by half a span every
+// row is in two stretches, and W_n is every stretch of either layer
+// holding a row n spans; the identity Σ_n y_n = |N_0| + Σ_w Σ_{n∈I_w}
+// β_{w,n} y_n needs only Σ_{w∈W_n} β_{w,n} = 1, and y restricted to I_w
+// is still one of w's points, so the bound holds as it stands. It is
+// tighter at its optimum because a stretch of the second layer holds the
+// rows on both sides of a boundary of the first: its hull couples them.
+// (b) Halving: the stretches are any list of row ranges; one whose
+// branch and bound does not finish at the LP's split is replaced by its
+// two halves (each a range of rows, the same argument), so the span
+// adapts to what the branch and bound can close. (c) Whatever the rule
+// that moves the shares, the bound returned is |N_0| + Σ_w val_w of
+// shares that were solved (the least met), never a model's prediction.
 
 // stretch is one stretch of consecutive rows of a component and its
 // shares.
@@ -109,8 +126,30 @@ func (sd *stretchDecomp) maxLam() int64 { return int64(1) << sd.S }
 // each member's shares over all its stretches sum to one, whatever the
 // layers.
 func (m *component) newStretchDecomp(span, layers int) *stretchDecomp {
-	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes, layers: layers}
 	nr := int32(len(m.rowSeg))
+	var ranges [][2]int32
+	for r0 := int32(0); r0 < nr; r0 += int32(span) {
+		ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
+	}
+	if layers == 2 && nr > int32(span) {
+		// a second layer, offset by half a stretch: every boundary of
+		// the first lies inside a stretch of the second
+		h := int32(span+1) / 2
+		ranges = append(ranges, [2]int32{0, h})
+		for r0 := h; r0 < nr; r0 += int32(span) {
+			ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
+		}
+	} else {
+		layers = 1
+	}
+	return m.newStretchDecompRanges(ranges, layers)
+}
+
+// newStretchDecompRanges cuts m's rows into the stretches of ranges (rows
+// r0 .. r1−1 each; layers: how many of them hold each row), shares all
+// zero.
+func (m *component) newStretchDecompRanges(ranges [][2]int32, layers int) *stretchDecomp {
+	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes, layers: layers}
 	rowOf := func(seg int32) int32 { // first row whose segment is ≥ seg
 		r, _ := slices.BinarySearch(m.rowSeg, seg)
 		return int32(r)
@@ -124,21 +163,6 @@ func (m *component) newStretchDecomp(span, layers int) *stretchDecomp {
 		}
 	}
 	sd.occ = make([][][2]int32, len(m.members))
-	var ranges [][2]int32
-	for r0 := int32(0); r0 < nr; r0 += int32(span) {
-		ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
-	}
-	if sd.layers == 2 && nr > int32(span) {
-		// a second layer, offset by half a stretch: every boundary of
-		// the first lies inside a stretch of the second
-		h := int32(span+1) / 2
-		ranges = append(ranges, [2]int32{0, h})
-		for r0 := h; r0 < nr; r0 += int32(span) {
-			ranges = append(ranges, [2]int32{r0, min(r0+int32(span), nr)})
-		}
-	} else {
-		sd.layers = 1
-	}
 	for _, rg := range ranges {
 		w := &stretch{r0: rg[0], r1: rg[1]}
 		k := int32(len(sd.wins))
@@ -276,25 +300,32 @@ func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {
 	if len(sd.wins) < 2*workers {
 		workers = 1
 	}
-	var wg sync.WaitGroup
-	next := make(chan *stretch)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var ws stretchSolver
-			for w := range next {
-				ws.solve(ctx, sd, w)
-			}
-		}()
-	}
-	for _, w := range sd.wins {
-		if !w.fresh { // unchanged shares: the same value
+	run := func(ws []*stretch, limit int) {
+		var wg sync.WaitGroup
+		next := make(chan *stretch)
+		for range min(workers, max(len(ws), 1)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var s stretchSolver
+				for w := range next {
+					s.solve(ctx, sd, w, limit)
+				}
+			}()
+		}
+		for _, w := range ws {
 			next <- w
 		}
+		close(next)
+		wg.Wait()
 	}
-	close(next)
-	wg.Wait()
+	var todo []*stretch
+	for _, w := range sd.wins {
+		if !w.fresh { // unchanged shares: the same value
+			todo = append(todo, w)
+		}
+	}
+	run(todo, sd.nodeLimit)
 	total := big.NewInt(int64(sd.free) << muBits)
 	for _, w := range sd.wins {
 		total.Add(total, big.NewInt(w.val))
@@ -329,7 +360,7 @@ type stretchSolver struct {
 // solve sets w.val, w.z, w.exact and w.nodes: the branch and bound of the
 // package comment above, after a short subgradient descent on w.lam
 // (any λ ≥ 0 keeps it exact; better ones prune more).
-func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretch) {
+func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretch, limit int) {
 	m := sd.m
 	ws.w, ws.d, ws.ctx = w, m.d, ctx
 	nr := len(w.lam)
@@ -396,7 +427,7 @@ func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretc
 	ws.shift = shift
 	ws.best, ws.openMax, ws.nodes, ws.aborted = 0, 0, 0, false
 	ws.bestMin = -1
-	ws.limit = sd.nodeLimit
+	ws.limit = limit
 	ws.bestPick = slices.Grow(ws.bestPick[:0], n)[:n]
 	clear(ws.bestPick)
 	// The last solve's point (feasible whatever the shares; less its
@@ -599,6 +630,8 @@ type stretchStats struct {
 	Iterations, Stretches int
 	Start, Best           float64 // bound at the LP's split and at the end, pairs
 	Inexact               int     // stretches whose last solve hit the node limit
+	Predicted             float64 // the bundle model's last predicted decrease, pairs
+	Handoff               int     // the step after which the bundle method handed over to the subgradient (0: it did not)
 }
 
 // stretchBound runs the decomposition of m into stretches of span rows
@@ -607,24 +640,90 @@ type stretchStats struct {
 // iterations or the bound's floor reaches incumbent. It returns the best
 // bound found (pairs served, certified) and statistics.
 func (m *component) stretchBound(ctx context.Context, P []int64, y []float64, span, incumbent, maxIter int) (bound, stretchStats) {
-	return m.stretchBoundNodes(ctx, P, y, span, stretchLayers, incumbent, maxIter, 0)
+	return m.stretchRun(ctx, P, y, StretchOptions{Span: span, Layers: stretchLayers}.config(), incumbent, maxIter)
 }
 
-// stretchBoundNodes is stretchBound with layers of stretches (1 or 2) and
-// each stretch's node budget per solve (0: defaultStretchNodes).
-func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float64, span, layers, incumbent, maxIter, nodes int) (bound, stretchStats) {
-	sd := m.newStretchDecomp(span, layers)
-	if nodes > 0 {
-		sd.nodeLimit = nodes
+// stretchConfig is how stretchRun cuts a component and moves its
+// shares.
+type stretchConfig struct {
+	span, layers int                         // rows per stretch; layers of stretches (1 or 2)
+	nodes        int                         // each stretch's node budget per solve (0: defaultStretchNodes)
+	minSpan      int                         // > 0: stretches unsolved at the LP's split are halved down to minSpan rows
+	rule         string                      // a StretchRule
+	trace        func(it int, pairs float64) // called after each step (tests)
+}
+
+// stretchRun runs the decomposition of m as cfg says from the LP's split
+// (y, P: the flow relaxation's point and unit profits), then steps on the
+// shares until ctx is done, maxIter steps or the bound's floor reaches
+// incumbent, and returns the best bound found and statistics.
+func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg stretchConfig, incumbent, maxIter int) (bound, stretchStats) {
+	sd := m.newStretchDecomp(cfg.span, max(cfg.layers, 1))
+	setup := func() {
+		if cfg.nodes > 0 {
+			sd.nodeLimit = cfg.nodes
+		}
 	}
+	setup()
 	st := stretchStats{Stretches: len(sd.wins)}
 	if len(sd.wins) == 0 {
 		b := bound{num: big.NewInt(int64(len(m.members)) << muBits), S: muBits}
 		return b, st
 	}
-	sd.lpShares(m.rowDuals(P, y))
+	pi := m.rowDuals(P, y)
+	sd.lpShares(pi)
 	best := bound{num: sd.solveAll(ctx), S: muBits}
+	overall := best
+	// adaptive span: a stretch its branch and bound did not finish at
+	// the LP's split is cut in two, until each finishes or is
+	// cfg.minSpan rows long
+	for cfg.minSpan > 0 && ctx.Err() == nil {
+		var ranges [][2]int32
+		split := false
+		for _, w := range sd.wins {
+			if h := (w.r1 - w.r0) / 2; !w.exact && h >= int32(cfg.minSpan) {
+				ranges = append(ranges, [2]int32{w.r0, w.r0 + h}, [2]int32{w.r0 + h, w.r1})
+				split = true
+				continue
+			}
+			ranges = append(ranges, [2]int32{w.r0, w.r1})
+		}
+		if !split {
+			break
+		}
+		sd = m.newStretchDecompRanges(ranges, sd.layers)
+		setup()
+		sd.lpShares(pi)
+		// the new stretches' bound, to start the steps from (the run's
+		// answer is the least of all bounds met, overall)
+		overall = minBound(overall, best)
+		best = bound{num: sd.solveAll(ctx), S: muBits}
+		st.Stretches = len(sd.wins)
+	}
 	st.Start, st.Best = best.value(), best.value()
+	switch cfg.rule {
+	case string(StretchBundle):
+		best = sd.bundle(ctx, best, incumbent, maxIter, &st, cfg.trace)
+		if st.Handoff > 0 {
+			best = sd.deflected(ctx, best, incumbent, maxIter-st.Iterations, &st, cfg.trace)
+		}
+	default:
+		best = sd.deflected(ctx, best, incumbent, maxIter, &st, cfg.trace)
+	}
+	best = minBound(best, overall)
+	st.Best = best.value()
+	for _, w := range sd.wins {
+		if !w.exact {
+			st.Inexact++
+		}
+	}
+	return best, st
+}
+
+// deflected is the deflected subgradient on the shares from their
+// current values, whose bound is best.
+func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, maxIter int, st *stretchStats, trace func(int, float64)) bound {
+	m := sd.m
 	// float copies of the shares for the subgradient
 	bf := make([][]float64, len(sd.wins))
 	for k, w := range sd.wins {
@@ -696,14 +795,11 @@ func (m *component) stretchBoundNodes(ctx context.Context, P []int64, y []float6
 			theta /= 2
 			stall = 0
 		}
-	}
-	st.Best = best.value()
-	for _, w := range sd.wins {
-		if !w.exact {
-			st.Inexact++
+		if trace != nil {
+			trace(st.Iterations, best.value())
 		}
 	}
-	return best, st
+	return best
 }
 
 // tooWide says a row of m has more capacity than maxWindowCap blocks: a
@@ -719,19 +815,86 @@ func (m *component) tooWide() bool {
 	return false
 }
 
+// StretchRule is how the stretches' shares are moved between solves.
+type StretchRule string
+
+// The rules for the shares.
+const (
+	// StretchBundle is a proximal bundle method: one cutting-plane model
+	// per stretch from the points its solves returned, each trial point
+	// the model's minimum near the best shares so far.
+	StretchBundle StretchRule = "bundle"
+	// StretchSubgradient is the deflected subgradient: each step along
+	// the stretches' disagreement plus 0.7 of the last step.
+	StretchSubgradient StretchRule = "subgradient"
+)
+
+// StretchOptions says how StretchBoundWith cuts each component into
+// stretches and moves their shares. The zero value of a field means its
+// default.
+type StretchOptions struct {
+	// Span is the rows per stretch (≥ 1; default 25).
+	Span int
+	// Iterations bounds the steps on the shares after the LP's split.
+	Iterations int
+	// Layers is 1, or 2 for a second layer of stretches offset by half a
+	// span (every row in two stretches, coupling across boundaries).
+	Layers int
+	// MinSpan > 0 halves a stretch whose branch and bound does not finish
+	// within its node budget at the LP's split, again and again down to
+	// MinSpan rows, before the steps (default 6; negative: never).
+	MinSpan int
+	// Nodes is each stretch's node budget per solve (default 50,000).
+	Nodes int
+	// Rule moves the shares (default StretchBundle).
+	Rule StretchRule
+}
+
+// config is o with its defaults filled in.
+func (o StretchOptions) config() stretchConfig {
+	c := stretchConfig{span: o.Span, layers: max(o.Layers, 1), minSpan: o.MinSpan, nodes: o.Nodes, rule: string(o.Rule)}
+	if c.minSpan == 0 {
+		c.minSpan = stretchMinSpan
+	}
+	if c.span == 0 {
+		c.span = stretchSpan
+	}
+	if c.rule == "" {
+		c.rule = string(StretchBundle)
+	}
+	return c
+}
+
 // StretchBound returns a certified lower bound on the fewest turns of in
 // whose uncached tokens exceed s (tokens): per component, the
 // decomposition into stretches of span consecutive rows (span ≥ 1), each
 // solved exactly (or bounded, beyond its node budget), from the LP's split
-// and then at most iterations subgradient steps (a component with a row
-// of more than 65,536 blocks of capacity gets the LP's bound alone). Any
-// shares give a valid
-// bound, so it is never above the true fewest violations, whatever the
-// iterations and the time ctx leaves.
+// and then at most iterations steps on the shares (the default rule; a
+// component with a row of more than 65,536 blocks of capacity gets the
+// LP's bound alone). Any shares give a valid bound, so it is never above
+// the true fewest violations, whatever the iterations and the time ctx
+// leaves.
 func StretchBound(ctx context.Context, in *lp.Instance, s int64, span, iterations int) (int, error) {
 	if span < 1 {
 		return 0, fmt.Errorf("slo: stretch span %d rows: want ≥ 1", span)
 	}
+	return StretchBoundWith(ctx, in, s, StretchOptions{Span: span, Iterations: iterations, Layers: stretchLayers})
+}
+
+// StretchBoundWith is StretchBound with every setting of the
+// decomposition in o; like it, its answer is a certified lower bound on
+// the fewest violations whatever o says.
+func StretchBoundWith(ctx context.Context, in *lp.Instance, s int64, o StretchOptions) (int, error) {
+	if o.Span < 0 {
+		return 0, fmt.Errorf("slo: stretch span %d rows: want ≥ 1", o.Span)
+	}
+	if o.Layers < 0 || o.Layers > 2 {
+		return 0, fmt.Errorf("slo: stretch layers %d: want 1 or 2", o.Layers)
+	}
+	if o.Rule != "" && o.Rule != StretchBundle && o.Rule != StretchSubgradient {
+		return 0, fmt.Errorf("slo: stretch rule %q: want %q or %q", o.Rule, StretchBundle, StretchSubgradient)
+	}
+	cfg := o.config()
 	pr := reduce(in, s)
 	members := make([][]int, pr.ncomp)
 	for i, c := range pr.comp {
@@ -752,7 +915,7 @@ func StretchBound(ctx context.Context, in *lp.Instance, s int64, span, iteration
 			served += lpb.floor(len(mem)) // the LP's bound alone
 			continue
 		}
-		b, _ := m.stretchBound(ctx, P, y, span, 0, iterations)
+		b, _ := m.stretchRun(ctx, P, y, cfg, 0, o.Iterations)
 		served += b.floor(len(mem))
 	}
 	return in.K() - pr.always - served, nil
@@ -764,8 +927,8 @@ const (
 	// docs/tail-bounds.md 20–30 rows bound best within a minute (5 rows
 	// gain a third as much, 80 rows leave most stretches unsolved).
 	stretchSpan = 25
-	// stretchIter bounds the subgradient steps on the shares (on the
-	// 10^4-turn instance the bound still falls after 200).
+	// stretchIter bounds the steps on the shares (on the 10^4-turn
+	// instance the bundle method levels off after about 50).
 	stretchIter = 300
 )
 
@@ -782,6 +945,10 @@ const (
 
 // stretchLayers is the layers of stretches (1 or 2; newStretchDecomp).
 const stretchLayers = 1
+
+// stretchMinSpan is the fewest rows a stretch is halved to when its
+// branch and bound does not finish (0: never halved).
+const stretchMinSpan = 6
 
 // rootStretch is the stretches' bound of m for the branch and bound's
 // root: the flow LP's point, then stretchBound from its split. ok is false
@@ -805,3 +972,345 @@ func (m *component) rootStretch(ctx context.Context, incumbent int) (bound, stre
 	b, st := m.stretchBound(ctx, P, y, stretchSpan, incumbent, stretchIter)
 	return b, st, true
 }
+
+// setSharesRaw stores f (one value per stretch of member i, pairs) on the
+// 2^−muBits grid with the sum exactly 2^muBits, keeping signs (the bound
+// holds for shares of either sign; a stretch never serves an item of no
+// positive share).
+func (sd *stretchDecomp) setSharesRaw(i int, f []float64) {
+	oc := sd.occ[i]
+	var sum int64
+	big := 0
+	for k, o := range oc {
+		w := sd.wins[o[0]]
+		v := int64(math.Round(f[k] * (1 << muBits)))
+		if w.beta[o[1]] != v {
+			w.fresh = false
+		}
+		w.beta[o[1]] = v
+		sum += v
+		if f[k] > f[big] {
+			big = k
+		}
+	}
+	if sum != 1<<muBits {
+		w := sd.wins[oc[big][0]]
+		w.beta[oc[big][1]] += int64(1<<muBits) - sum
+		w.fresh = false
+	}
+}
+
+// bundle is a proximal bundle method on the shares (disaggregated: one
+// cutting-plane model per stretch, from the points its solves returned).
+// Each trial point minimises the model plus a proximity term,
+//
+//	min_β Σ_w max_{z∈B_w} β_w·z + ‖β − β̂‖²/(2t)  s.t. Σ_{w∈W_n} β_{w,n} = 1,
+//
+// whose solution is β = β̂ − t(x − x̄) for the convex combinations x_w of
+// each bundle B_w that maximise the dual Σ_w β̂_w·x_w − (t/2)Σ_n Σ_w
+// (x_{w,n} − x̄_n)² (x̄_n the mean of x_{·,n} over n's stretches), found
+// here by block-coordinate Frank–Wolfe sweeps over the stretches. The
+// trial point is then solved exactly; it becomes the centre β̂ when it
+// lowers the bound by at least a tenth of what the model predicted. Only
+// the exact solves enter the bound, so the quadratic program's accuracy
+// affects the speed, never the validity.
+func (sd *stretchDecomp) bundle(ctx context.Context, best bound, incumbent, maxIter int, st *stretchStats, trace func(int, float64)) bound {
+	m := sd.m
+	nw := len(sd.wins)
+	centre := make([][]float64, nw)
+	trial := make([][]float64, nw)
+	x := make([][]float64, nw)
+	pts := make([][][]bool, nw)
+	lam := make([][]float64, nw)
+	age := make([][]int, nw)
+	for k, w := range sd.wins {
+		centre[k] = make([]float64, len(w.beta))
+		trial[k] = make([]float64, len(w.beta))
+		x[k] = make([]float64, len(w.beta))
+		for j, b := range w.beta {
+			centre[k][j] = float64(b) / (1 << muBits)
+		}
+		pts[k] = [][]bool{slices.Clone(w.z)}
+		lam[k] = []float64{1}
+		age[k] = []int{0}
+	}
+	lc := best.value()
+	// t: the first step as long as a Polyak step towards one pair less
+	var norm float64
+	for _, oc := range sd.occ {
+		if len(oc) < 2 {
+			continue
+		}
+		var mean float64
+		for _, o := range oc {
+			if sd.wins[o[0]].z[o[1]] {
+				mean++
+			}
+		}
+		mean /= float64(len(oc))
+		for _, o := range oc {
+			g := -mean
+			if sd.wins[o[0]].z[o[1]] {
+				g++
+			}
+			norm += g * g
+		}
+	}
+	if norm < 1e-12 {
+		return best
+	}
+	t := 1 / norm
+	tMin := t / 4
+	sinceBest := 0
+	nulls := 0
+	f := make([]float64, 0, 8)
+	// trialOf sets trial = centre − t(x − x̄)
+	trialOf := func() {
+		for _, oc := range sd.occ {
+			if len(oc) == 0 {
+				continue
+			}
+			var mean float64
+			for _, o := range oc {
+				mean += x[o[0]][o[1]]
+			}
+			mean /= float64(len(oc))
+			for _, o := range oc {
+				trial[o[0]][o[1]] = centre[o[0]][o[1]] - t*(x[o[0]][o[1]]-mean)
+			}
+		}
+	}
+	dot := func(z []bool, b []float64) float64 {
+		var s float64
+		for j, on := range z {
+			if on {
+				s += b[j]
+			}
+		}
+		return s
+	}
+	for it := 0; it < maxIter && ctx.Err() == nil && best.floor(len(m.members)) > incumbent; it++ {
+		st.Iterations++
+		// x from the weights
+		for k := range sd.wins {
+			clear(x[k])
+			for p, z := range pts[k] {
+				if lam[k][p] == 0 {
+					continue
+				}
+				for j, on := range z {
+					if on {
+						x[k][j] += lam[k][p]
+					}
+				}
+			}
+		}
+		trialOf()
+		// block-coordinate Frank–Wolfe on the weights
+		for sweep := 0; sweep < stretchBundleSweeps; sweep++ {
+			var gapSum float64
+			for k, w := range sd.wins {
+				bp, bv := 0, math.Inf(-1)
+				for p, z := range pts[k] {
+					if v := dot(z, trial[k]); v > bv {
+						bp, bv = p, v
+					}
+				}
+				// gain per unit of γ, and curvature
+				lin := bv - dot2(x[k], trial[k])
+				if lin <= 1e-12 {
+					continue
+				}
+				gapSum += lin
+				var quad float64
+				for j := range w.items {
+					dlt := -x[k][j]
+					if pts[k][bp][j] {
+						dlt++
+					}
+					kk := float64(len(sd.occ[w.items[j]]))
+					quad += dlt * dlt * (1 - 1/kk)
+				}
+				gamma := 1.0
+				if quad > 0 {
+					gamma = min(1, lin/(t*quad))
+				}
+				for p := range lam[k] {
+					lam[k][p] *= 1 - gamma
+				}
+				lam[k][bp] += gamma
+				// x and the trial shares of the members of k
+				for j, i := range w.items {
+					dlt := -x[k][j]
+					if pts[k][bp][j] {
+						dlt++
+					}
+					dlt *= gamma
+					if dlt == 0 {
+						continue
+					}
+					x[k][j] += dlt
+					oc := sd.occ[i]
+					kk := float64(len(oc))
+					for _, o := range oc {
+						trial[o[0]][o[1]] += t * dlt / kk
+					}
+					trial[k][j] -= t * dlt
+				}
+			}
+			if gapSum < 1e-4 {
+				break
+			}
+		}
+		// the model's value at the trial point
+		for i, oc := range sd.occ {
+			if len(oc) == 0 {
+				continue
+			}
+			f = f[:0]
+			for _, o := range oc {
+				f = append(f, trial[o[0]][o[1]])
+			}
+			sd.setSharesRaw(i, f)
+		}
+		model := float64(sd.free)
+		for k, w := range sd.wins {
+			bv := 0.0
+			for _, z := range pts[k] {
+				var s int64
+				for j, on := range z {
+					if on && w.beta[j] > 0 {
+						s += w.beta[j]
+					}
+				}
+				bv = max(bv, float64(s)/(1<<muBits))
+			}
+			model += bv
+		}
+		pred := lc - model
+		cur := bound{num: sd.solveAll(ctx), S: muBits}
+		if cur.num.Cmp(best.num) < 0 {
+			best = cur
+			sinceBest = 0
+		} else if sinceBest++; sinceBest >= stretchBundlePatience {
+			// stalled (stretches left open by their node budget blur
+			// the model): back to the centre, for the subgradient
+			for i, oc := range sd.occ {
+				if len(oc) == 0 {
+					continue
+				}
+				f = f[:0]
+				for _, o := range oc {
+					f = append(f, centre[o[0]][o[1]])
+				}
+				sd.setSharesRaw(i, f)
+			}
+			best = minBound(best, bound{num: sd.solveAll(ctx), S: muBits})
+			st.Handoff = st.Iterations
+			return best
+		}
+		if cv := cur.value(); pred > 0 && lc-cv >= 0.1*pred {
+			if lc-cv >= 0.5*pred {
+				t *= 2
+			}
+			lc = cv
+			for k, w := range sd.wins {
+				for j, b := range w.beta {
+					centre[k][j] = float64(b) / (1 << muBits)
+				}
+			}
+			nulls = 0
+		} else if nulls++; nulls >= stretchBundleNulls {
+			t = max(t/2, tMin)
+			nulls = 0
+		}
+		// the new points into the bundles; old unused ones out
+		for k, w := range sd.wins {
+			dup := false
+			for p, z := range pts[k] {
+				if slices.Equal(z, w.z) {
+					dup = true
+					age[k][p] = 0
+				} else if lam[k][p] > 1e-9 {
+					age[k][p] = 0
+				} else {
+					age[k][p]++
+				}
+			}
+			if !dup {
+				pts[k] = append(pts[k], slices.Clone(w.z))
+				lam[k] = append(lam[k], 0)
+				age[k] = append(age[k], 0)
+			}
+			for p := 0; p < len(pts[k]) && len(pts[k]) > 1; {
+				if age[k][p] > stretchBundleAge {
+					pts[k] = slices.Delete(pts[k], p, p+1)
+					lam[k] = slices.Delete(lam[k], p, p+1)
+					age[k] = slices.Delete(age[k], p, p+1)
+					continue
+				}
+				p++
+			}
+			var s float64
+			for _, l := range lam[k] {
+				s += l
+			}
+			if s <= 0 {
+				lam[k][len(lam[k])-1] = 1
+			} else {
+				for p := range lam[k] {
+					lam[k][p] /= s
+				}
+			}
+		}
+		st.Predicted = pred
+		if trace != nil {
+			trace(st.Iterations, best.value())
+		}
+	}
+	return best
+}
+
+// minBound is the lesser of two bounds in 2^−muBits units.
+func minBound(a, b bound) bound {
+	if b.num.Cmp(a.num) < 0 {
+		return b
+	}
+	return a
+}
+
+// pointsValue is |N_0| plus the value of each stretch's last point at
+// its shares (pairs): the bound when every stretch was solved exactly.
+func (sd *stretchDecomp) pointsValue() float64 {
+	v := int64(sd.free) << muBits
+	for _, w := range sd.wins {
+		for j, on := range w.z {
+			if on && w.beta[j] > 0 {
+				v += w.beta[j]
+			}
+		}
+	}
+	return float64(v) / (1 << muBits)
+}
+
+func dot2(a, b []float64) float64 {
+	var s float64
+	for j := range a {
+		s += a[j] * b[j]
+	}
+	return s
+}
+
+// The bundle method's settings: Frank–Wolfe sweeps per trial point,
+// null steps before the proximity parameter halves, and steps a point of
+// zero weight stays in its bundle.
+const (
+	stretchBundleSweeps = 20
+	stretchBundleNulls  = 3
+	stretchBundleAge    = 10
+	// stretchBundlePatience is the steps without a lower bound after
+	// which the bundle method hands over to the deflected subgradient
+	// (on the 10^4-turn instances it levels off within 20 steps, the
+	// subgradient going on lower: docs/tail-bounds.md)
+	stretchBundlePatience = 6
+)

@@ -14,50 +14,56 @@ import (
 // BenchmarkStretchBound runs the stretches' bound (span 25, 60 steps from
 // the LP's split, no time limit) on the largest component of the
 // 10^4-turn instances of docs/tail-bounds.md (seeds 1–3, C = 131,072
-// tokens, B = 16, SLO 1,900 tokens), reporting the LP's bound (pairs
-// served), what the stretches take off it and their bound's floor beside
-// the time.
+// tokens, B = 16, SLO 1,900 tokens), by each rule for the shares (the
+// shipped bundle method handing over to the subgradient, and the
+// deflected subgradient alone), reporting the LP's bound (pairs served),
+// what the stretches take off it and their bound's floor beside the time
+// (the bound is deterministic: no time limit).
 func BenchmarkStretchBound(b *testing.B) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		b.Run(fmt.Sprintf("seed=%d", seed), func(b *testing.B) {
-			p := birthdeath.Default()
-			p.Duration = 0
-			p.MaxTurns = 10_000
-			tr, err := birthdeath.Trace(p, seed)
-			if err != nil {
-				b.Fatal(err)
-			}
-			in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-			if err != nil {
-				b.Fatal(err)
-			}
-			pr := reduce(in, 1900)
-			members := make([][]int, pr.ncomp)
-			for i, c := range pr.comp {
-				members[c] = append(members[c], i)
-			}
-			big0 := 0
-			for c := range members {
-				if len(members[c]) > len(members[big0]) {
-					big0 = c
-				}
-			}
-			m := pr.newComponent(members[big0])
-			P := make([]int64, len(m.members))
-			for i := range P {
-				P[i] = 1 << muBits
-			}
-			for b.Loop() {
-				lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+		for _, rule := range []StretchRule{StretchBundle, StretchSubgradient} {
+			b.Run(fmt.Sprintf("seed=%d/rule=%s", seed, rule), func(b *testing.B) {
+				p := birthdeath.Default()
+				p.Duration = 0
+				p.MaxTurns = 10_000
+				tr, err := birthdeath.Trace(p, seed)
 				if err != nil {
 					b.Fatal(err)
 				}
-				sb, st := m.stretchBound(context.Background(), P, y, stretchSpan, 0, 60)
-				b.ReportMetric(lpb.value(), "lp-pairs")
-				b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
-				b.ReportMetric(float64(sb.floor(len(m.members))), "stretch-floor")
-				b.ReportMetric(float64(st.Iterations), "steps")
-			}
-		})
+				in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
+				if err != nil {
+					b.Fatal(err)
+				}
+				pr := reduce(in, 1900)
+				members := make([][]int, pr.ncomp)
+				for i, c := range pr.comp {
+					members[c] = append(members[c], i)
+				}
+				big0 := 0
+				for c := range members {
+					if len(members[c]) > len(members[big0]) {
+						big0 = c
+					}
+				}
+				m := pr.newComponent(members[big0])
+				P := make([]int64, len(m.members))
+				for i := range P {
+					P[i] = 1 << muBits
+				}
+				for b.Loop() {
+					lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cfg := StretchOptions{Span: stretchSpan, Layers: stretchLayers, Rule: rule}.config()
+					sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 60)
+					b.ReportMetric(lpb.value(), "lp-pairs")
+					b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
+					b.ReportMetric(float64(sb.floor(len(m.members))), "stretch-floor")
+					b.ReportMetric(float64(st.Iterations), "steps")
+					b.ReportMetric(float64(st.Handoff), "handoff-step")
+				}
+			})
+		}
 	}
 }

@@ -241,6 +241,35 @@ func TestStretchBoundExhaustive(t *testing.T) {
 	}
 }
 
+// TestStretchOptionsExhaustive: the same for every rule, one and two
+// layers, and stretches halved because a node budget of 1–4 stops their
+// branch and bound (minimum span 1–2 rows): whatever the options, the
+// bound is never above the exhaustive fewest violations.
+func TestStretchOptionsExhaustive(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 48))
+	for i := 0; i < testInstances; i++ {
+		c, s := randomContested(t, r, 6, 12, i%2 == 1)
+		in := mustInstance(t, c)
+		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
+		o := StretchOptions{
+			Span:       1 + r.IntN(6),
+			Iterations: r.IntN(20),
+			Layers:     1 + r.IntN(2),
+			Rule:       []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)],
+		}
+		if r.IntN(2) == 0 {
+			o.Nodes, o.MinSpan = 1+r.IntN(4), 1+r.IntN(2)
+		}
+		got, err := StretchBoundWith(context.Background(), in, s, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got > want {
+			t.Fatalf("%v s=%d %+v: stretch lower bound %d above the fewest violations %d", c, s, o, got, want)
+		}
+	}
+}
+
 // TestStretchBoundSpan: a span of no rows is refused with an error naming
 // it; spans of one row and more are accepted.
 func TestStretchBoundSpan(t *testing.T) {

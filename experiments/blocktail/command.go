@@ -56,9 +56,10 @@ type Command struct {
 	// consecutive requests (--windows; solve only, tel or slo).
 	Windows int
 	// SeamRequests is the half-width, requests, of the seams re-solved
-	// between windows for the upper bound and of the joins between shards'
-	// runs (--seam-requests; 0: none; prefixtail.WindowOptions).
-	SeamRequests int
+	// between windows for the upper bound (--seam-requests), JoinRequests
+	// that of the joins between shards' runs (--join-requests); 0: none
+	// (prefixtail.WindowOptions).
+	SeamRequests, JoinRequests int
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -88,6 +89,8 @@ func (c Command) WindowConfig() (*Trace, Config, error) {
 		return nil, cfg, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
 	case c.SeamRequests < 0:
 		return nil, cfg, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+	case c.JoinRequests < 0:
+		return nil, cfg, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
 	case cfg.PercentileQ > 0:
 		return nil, cfg, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
 	}
@@ -96,7 +99,7 @@ func (c Command) WindowConfig() (*Trace, Config, error) {
 
 // WindowOptions are the seams of c's windowed bounds.
 func (c Command) WindowOptions() prefixtail.WindowOptions {
-	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests}
+	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -107,7 +110,7 @@ func (c Command) WindowSettings(tr *Trace, cfg Config) map[string]string {
 		"capacity_tokens": fmt.Sprint(cfg.Capacities[0]), "objective": cfg.Objective.Kind.String(),
 		"xi_tokens": fmt.Sprint(c.XiTokens), "slo_tokens": fmt.Sprint(c.SLOTokens),
 		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver, "time_limit_s": fmt.Sprint(c.TimeLimit),
-		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs)), "seam_requests": fmt.Sprint(c.SeamRequests)}
+		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs)), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
 }
 
 // config validates c and reads its trace.
@@ -216,6 +219,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		}
 		if c.SeamRequests < 0 {
 			return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+		}
+		if c.JoinRequests != 0 {
+			return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
 		}
 		if cfg.PercentileQ > 0 {
 			return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")

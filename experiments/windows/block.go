@@ -121,12 +121,18 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 	}
 	out := &blocktail.Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block)}
 	out.Objective, out.Windows, out.Requests = ps["objective"], len(f.Grid), requests
-	if h := ps["seam_requests"]; h != "" { // files written before seams carry none
-		if out.SeamRequests, err1 = strconv.Atoi(h); err1 != nil || out.SeamRequests < 0 {
-			return fmt.Errorf("%s: setting seam_requests %q: not a number of requests ≥ 0", BlockName, h)
+	var wo prefixtail.WindowOptions
+	for _, s := range []struct {
+		name string
+		v    *int
+	}{{"seam_requests", &wo.SeamRequests}, {"join_requests", &wo.JoinRequests}} {
+		if h := ps[s.name]; h != "" { // files written before seams and joins carry neither
+			if *s.v, err1 = strconv.Atoi(h); err1 != nil || *s.v < 0 {
+				return fmt.Errorf("%s: setting %s %q: not a number of requests ≥ 0", BlockName, s.name, h)
+			}
 		}
-		out.JoinRequests = prefixtail.JoinRequests(requests, len(f.Grid), prefixtail.WindowOptions{SeamRequests: out.SeamRequests})
 	}
+	out.SeamRequests, out.JoinRequests = wo.SeamRequests, prefixtail.JoinRequests(requests, len(f.Grid), wo)
 	figs := make([]prefixtail.WindowFigure, len(f.Grid))
 	seen := make([]bool, len(f.Grid))
 	stitched := make([]float64, len(f.Grid)) // a run's replayed cost, at its first window

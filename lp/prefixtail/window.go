@@ -116,10 +116,12 @@ func restriction(reqs []prefixcache.Req, s, e int) []prefixcache.Req {
 type WindowOptions struct {
 	// SeamRequests is h, requests (0: none): each boundary s between two
 	// windows of a run is re-solved over the requests [s − h, s + h)
-	// (within the run) for the guide of the stitched replay, and each
-	// boundary between two runs (shards) is joined over
-	// min(h, ⌊n/windows⌋/2) requests either side.
+	// (within the run) for the guide of the stitched replay.
 	SeamRequests int
+	// JoinRequests is j, requests (0: none): each boundary between two
+	// runs (shards) is joined over min(j, ⌊n/windows⌋/2) requests either
+	// side.
+	JoinRequests int
 }
 
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
@@ -132,12 +134,12 @@ func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity
 
 // JoinRequests returns the half-width, requests, of the join between two
 // runs of windows when n requests are cut into windows windows under wo:
-// min(h, ⌊n/windows⌋/2), so that the two joins of a run never meet.
+// min(j, ⌊n/windows⌋/2), so that the two joins of a run never meet.
 func JoinRequests(n, windows int, wo WindowOptions) int {
 	if windows < 1 {
 		return 0
 	}
-	return max(min(wo.SeamRequests, n/windows/2), 0)
+	return max(min(wo.JoinRequests, n/windows/2), 0)
 }
 
 // WindowedRange is Windowed for the windows first … last (0-based,
@@ -160,8 +162,8 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 	if first < 0 || last >= windows || first > last {
 		return nil, fmt.Errorf("windows %d … %d: want a run within 0 … %d", first, last, windows-1)
 	}
-	if wo.SeamRequests < 0 {
-		return nil, fmt.Errorf("seam of %d requests: want ≥ 0", wo.SeamRequests)
+	if wo.SeamRequests < 0 || wo.JoinRequests < 0 {
+		return nil, fmt.Errorf("seam of %d requests, join of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests)
 	}
 	s0, e0 := first*n/windows, (last+1)*n/windows
 	hj := JoinRequests(n, windows, wo)
@@ -177,16 +179,18 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 		return nil, err
 	}
 	plan := &runPlan{Whole: whole, A: a}
+	look := n / windows // the joins rank blocks by their uses up to a window past the join
 	if first > 0 && hj > 0 {
-		if plan.Start, plan.StartRule, err = joinRule(reqs, s0-hj, s0+hj, block, capacity, obj); err != nil {
+		if plan.Start, plan.StartRule, err = joinRule(reqs, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", s0, err)
 		}
-		plan.Count = 2 * hj
+		plan.StartN, plan.Count = 2*hj, 2*hj
 	}
 	if last < windows-1 && hj > 0 {
-		if plan.End, plan.EndRule, err = joinRule(reqs, e0-hj, e0+hj, block, capacity, obj); err != nil {
+		if plan.End, plan.EndRule, err = joinRule(reqs, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", e0, err)
 		}
+		plan.EndN = 2 * hj
 	}
 	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj}
 	guide := make([]float64, len(whole.Cols))

@@ -12,32 +12,36 @@ import (
 // the requests [A, A+len(Whole.Reqs)) of the trace, re-indexed as Whole,
 // served through one cache from empty, ranked
 //
-//   - over the first len(Start.Reqs) requests (the start join, when Start
-//     is not nil) by StartRule on Start, the join's own problem, exactly
-//     as the previous run's end join replays it;
+//   - over the first StartN requests (the start join, when Start is not
+//     nil) by StartRule on Start, the join's own problem (its requests
+//     and a lookahead past them), exactly as the previous run's end join
+//     replays it;
 //   - then by the guide on Whole (rule Guided);
-//   - over the last len(End.Reqs) requests (the end join, when End is not
-//     nil) the same, except that a block the end join's own replay (End
-//     under EndRule, served in lockstep from empty) holds is never
-//     evicted: the shadow of that replay.
+//   - over the last EndN requests (the end join, when End is not nil) the
+//     same, except that a block the end join's own replay (End's first
+//     EndN requests under EndRule, served in lockstep from empty) holds is
+//     never evicted: the shadow of that replay.
 //
 // Count is Whole's first counted request.
 type runPlan struct {
-	Whole      *Problem
-	A          int
-	Start, End *Problem
-	StartRule  Rule
-	EndRule    Rule
-	Count      int
+	Whole        *Problem
+	A            int
+	Start, End   *Problem
+	StartN, EndN int
+	StartRule    Rule
+	EndRule      Rule
+	Count        int
 }
 
 // joinRule returns the rule the join of the trace's requests [s, e)
-// replays them by: the one of Furthest, Saving and Density whose replay
-// from an empty cache costs least (the first on ties), and the join's
-// problem. The two runs the join lies between compute it alike from the
-// same requests.
-func joinRule(reqs []prefixcache.Req, s, e int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
-	p, err := New(restriction(reqs, s, e), block, capacity, obj)
+// replays them by, and the join's problem: the requests [s, e + look)
+// (within the trace), so that its rules rank a block by its uses up to
+// look requests past the join; the rule is the one of Furthest, Saving
+// and Density whose replay of the problem from an empty cache costs
+// least (the first on ties). The two runs the join lies between compute
+// it alike from the same requests.
+func joinRule(reqs []prefixcache.Req, s, e, look int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
+	p, err := New(restriction(reqs, s, min(e+look, len(reqs))), block, capacity, obj)
 	if err != nil {
 		return nil, "", err
 	}
@@ -66,7 +70,7 @@ func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
 	}
 	pol := &phased{guided: &ranked{p: w, rule: Guided, guide: guide}}
 	if rp.Start != nil {
-		pol.start, pol.startN = &ranked{p: rp.Start, rule: rp.StartRule}, len(rp.Start.Reqs)
+		pol.start, pol.startN = &ranked{p: rp.Start, rule: rp.StartRule}, rp.StartN
 	}
 	capTokens := int64(w.CapacityBlocks) * w.BlockTokens
 	c, err := prefixcache.New(capTokens, w.BlockTokens, pol)
@@ -76,7 +80,7 @@ func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
 	endFrom := len(w.Reqs)
 	var sig *prefixcache.Cache
 	if rp.End != nil {
-		endFrom -= len(rp.End.Reqs)
+		endFrom -= rp.EndN
 		if sig, err = prefixcache.New(capTokens, w.BlockTokens, &ranked{p: rp.End, rule: rp.EndRule}); err != nil {
 			return nil, 0, err
 		}
@@ -104,7 +108,7 @@ func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
 		}
 	}
 	if sig != nil {
-		for _, q := range rp.End.Reqs {
+		for _, q := range rp.End.Reqs[:rp.EndN] {
 			for _, id := range q.Blocks {
 				if sig.Cached(id) && !c.Cached(id) {
 					return nil, 0, fmt.Errorf("the shadow of the end join does not hold block %d at request %d, which the join's replay holds", id, rp.A+len(w.Reqs))

@@ -80,11 +80,11 @@ func TestWindowedJoinHandWorked(t *testing.T) {
 		upper0, up1 float64
 		join        int
 	}{{0, 624, 624, 0}, {1, 624, 0, 1}, {5, 624, 0, 1}} {
-		r0, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, 0, 0, WindowOptions{SeamRequests: c.h}, Options{})
+		r0, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, 0, 0, WindowOptions{JoinRequests: c.h}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r1, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, 1, 1, WindowOptions{SeamRequests: c.h}, Options{})
+		r1, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, 1, 1, WindowOptions{JoinRequests: c.h}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestWindowedSeamRapid(t *testing.T) {
 		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
 		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
 		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
-		wo := WindowOptions{SeamRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "seam")}
+		wo := WindowOptions{SeamRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "seam"), JoinRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "join")}
 		opts := []Options{{}, {IP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		opt := opts[rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")]
 		want := brute(t, reqs, capacity, block, obj)
@@ -201,7 +201,7 @@ func TestWindowedJoinNotNaive(t *testing.T) {
 	}
 	sum := 0.0
 	for w := range 2 {
-		run, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, w, w, WindowOptions{SeamRequests: 3}, Options{})
+		run, err := WindowedRange(context.Background(), reqs, 512, 2, obj, 2, w, w, WindowOptions{JoinRequests: 3}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

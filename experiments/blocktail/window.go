@@ -96,6 +96,9 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 		}
 	}
 	seams := "no seams, no overlap"
+	if w.JoinRequests > 0 {
+		seams = "no seams"
+	}
 	if w.SeamRequests > 0 {
 		seams = fmt.Sprintf("seams of ±%d requests re-solved for the upper end", w.SeamRequests)
 	}

@@ -136,8 +136,9 @@ type phased struct {
 	broken bool
 }
 
-// pinned is the key of a block the end join's replay holds.
-var pinned = prefixcache.Key{P: math.Inf(1), T: math.MaxInt64}
+// pinned returns the key of a block the end join's replay holds: above
+// every key a rule gives.
+func pinned() prefixcache.Key { return prefixcache.Key{P: math.Inf(1), T: math.MaxInt64} }
 
 func (p *phased) Access(q *prefixcache.Req, id prefixcache.BlockID, depth int, _ bool) {
 	if int(id) >= len(p.keys) {
@@ -153,7 +154,7 @@ func (p *phased) Access(q *prefixcache.Req, id prefixcache.BlockID, depth int, _
 // key is id's rank now: pinned while the end join's replay holds it.
 func (p *phased) key(id prefixcache.BlockID) prefixcache.Key {
 	if p.sigma != nil && p.sigma.Cached(id) {
-		return pinned
+		return pinned()
 	}
 	return p.keys[id]
 }
@@ -179,7 +180,7 @@ func (p *phased) Victim() prefixcache.BlockID {
 func (p *phased) held(chain []prefixcache.BlockID) {
 	for _, id := range chain {
 		if p.order.Contains(id) {
-			p.order.Push(id, pinned)
+			p.order.Push(id, pinned())
 		}
 	}
 }

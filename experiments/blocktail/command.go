@@ -55,6 +55,11 @@ type Command struct {
 	// Windows, when > 0, bounds the optimum by that many windows of
 	// consecutive requests (--windows; solve only, tel or slo).
 	Windows int
+	// SeamRequests is the half-width, requests, of the seams re-solved
+	// between windows for the upper bound (--seam-requests), JoinRequests
+	// that of the joins between shards' runs (--join-requests); 0: none
+	// (prefixtail.WindowOptions).
+	SeamRequests, JoinRequests int
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -82,10 +87,19 @@ func (c Command) WindowConfig() (*Trace, Config, error) {
 		return nil, cfg, option.Errorf("capacity", "one capacity")
 	case c.Windows < 1:
 		return nil, cfg, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
+	case c.SeamRequests < 0:
+		return nil, cfg, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+	case c.JoinRequests < 0:
+		return nil, cfg, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
 	case cfg.PercentileQ > 0:
 		return nil, cfg, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
 	}
 	return tr, cfg, nil
+}
+
+// WindowOptions are the seams of c's windowed bounds.
+func (c Command) WindowOptions() prefixtail.WindowOptions {
+	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -96,7 +110,7 @@ func (c Command) WindowSettings(tr *Trace, cfg Config) map[string]string {
 		"capacity_tokens": fmt.Sprint(cfg.Capacities[0]), "objective": cfg.Objective.Kind.String(),
 		"xi_tokens": fmt.Sprint(c.XiTokens), "slo_tokens": fmt.Sprint(c.SLOTokens),
 		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver, "time_limit_s": fmt.Sprint(c.TimeLimit),
-		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs))}
+		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs)), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
 }
 
 // config validates c and reads its trace.
@@ -203,6 +217,12 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		if c.Windows < 0 {
 			return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
 		}
+		if c.SeamRequests < 0 {
+			return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+		}
+		if c.JoinRequests != 0 {
+			return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
+		}
 		if cfg.PercentileQ > 0 {
 			return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
 		}
@@ -212,12 +232,12 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		case c.Out != "":
 			return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
 		}
-		w, err := BoundWindowed(ctx, tr, cfg.Capacities[0], c.Windows, cfg)
+		w, err := BoundWindowed(ctx, tr, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
 		if err != nil {
 			return nil, nil, err
 		}
 		settings := c.settings(tr)
-		settings["windows"] = c.Windows
+		settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
 		doc := struct {
 			Units    string         `json:"units"`
 			Settings map[string]any `json:"settings"`

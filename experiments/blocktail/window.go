@@ -23,14 +23,14 @@ type Windowed struct {
 
 // BoundWindowed bounds the optimum of tr at one capacity, tokens, by
 // windows windows of consecutive requests, each bounded by cfg's solvers.
-func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, cfg Config) (*Windowed, error) {
+func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, error) {
 	block := tr.Block()
 	opt, err := solverOptions(capacity, block, cfg)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	wb, err := prefixtail.Windowed(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, opt)
+	wb, err := prefixtail.Windowed(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, wo, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
@@ -41,14 +41,14 @@ func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, 
 // (0-based, inclusive) only: one shard's run of consecutive windows
 // (prefixtail.WindowedRange; Upper is the run's stitched schedule replayed
 // from an empty cache at its first request).
-func BoundWindowedRange(ctx context.Context, tr *Trace, capacity int64, windows, first, last int, cfg Config) (*Windowed, error) {
+func BoundWindowedRange(ctx context.Context, tr *Trace, capacity int64, windows, first, last int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, error) {
 	block := tr.Block()
 	opt, err := solverOptions(capacity, block, cfg)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	wb, err := prefixtail.WindowedRange(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, first, last, opt)
+	wb, err := prefixtail.WindowedRange(ctx, tr.Reqs, block, int(capacity/block), cfg.Objective, windows, first, last, wo, opt)
 	if err != nil {
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
@@ -91,10 +91,20 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 	upper := "their restrictions stitched and replayed"
 	if runs > 1 {
 		upper = fmt.Sprintf("their restrictions stitched and replayed within each of %d shards' runs of windows, from an empty cache at each run's start", runs)
+		if w.JoinRequests > 0 {
+			upper = fmt.Sprintf("their restrictions stitched and replayed within each of %d shards' runs of windows, the runs joined over ±%d requests", runs, w.JoinRequests)
+		}
+	}
+	seams := "no seams, no overlap"
+	if w.JoinRequests > 0 {
+		seams = "no seams"
+	}
+	if w.SeamRequests > 0 {
+		seams = fmt.Sprintf("seams of ±%d requests re-solved for the upper end", w.SeamRequests)
 	}
 	t := report.Table{
-		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; no seams, no overlap)",
-			trace, what, w.Requests, w.Windows, upper),
+		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; %s)",
+			trace, what, w.Requests, w.Windows, upper, seams),
 		Header: []string{"capacity (tokens)", "capacity (blocks)", "lower", "upper", "width (relative)", "proven optimal"},
 	}
 	t.Add(report.CellI(w.CapacityTokens), report.CellI(int64(w.CapacityBlocks)), report.CellF(w.Lower, 1), report.CellF(w.Upper, 1),

@@ -63,16 +63,16 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 		}
 	}
 	if last >= 0 {
-		wb, err := blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, cfg)
+		wb, err := blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
 		if err != nil {
 			return err
 		}
 		for k, fg := range wb.PerWindow {
 			w := first + k
 			v := map[string]suite.Num{"lower_bound": suite.Num(fg.Lower), "restricted": suite.Num(fg.Restricted), "history_requests": suite.Num(fg.History),
-				"run_first": 0, "stitched": 0, "seconds": suite.Num(fg.Seconds)}
+				"run_first": 0, "stitched": 0, "stitched_without_seams": 0, "seconds": suite.Num(fg.Seconds)}
 			if k == 0 {
-				v["run_first"], v["stitched"] = 1, suite.Num(wb.Upper)
+				v["run_first"], v["stitched"], v["stitched_without_seams"] = 1, suite.Num(wb.Upper), suite.Num(wb.UpperNoSeams)
 			}
 			f.Points = append(f.Points, point[w])
 			f.Records = append(f.Records, suite.Record{Point: point[w], Key: "window", Values: v})
@@ -121,9 +121,22 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 	}
 	out := &blocktail.Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block)}
 	out.Objective, out.Windows, out.Requests = ps["objective"], len(f.Grid), requests
+	var wo prefixtail.WindowOptions
+	for _, s := range []struct {
+		name string
+		v    *int
+	}{{"seam_requests", &wo.SeamRequests}, {"join_requests", &wo.JoinRequests}} {
+		if h := ps[s.name]; h != "" { // files written before seams and joins carry neither
+			if *s.v, err1 = strconv.Atoi(h); err1 != nil || *s.v < 0 {
+				return fmt.Errorf("%s: setting %s %q: not a number of requests ≥ 0", BlockName, s.name, h)
+			}
+		}
+	}
+	out.SeamRequests, out.JoinRequests = wo.SeamRequests, prefixtail.JoinRequests(requests, len(f.Grid), wo)
 	figs := make([]prefixtail.WindowFigure, len(f.Grid))
 	seen := make([]bool, len(f.Grid))
 	stitched := make([]float64, len(f.Grid)) // a run's replayed cost, at its first window
+	plain := make([]float64, len(f.Grid))    // the same without the seams' guide
 	runs := 0
 	for _, r := range f.Records {
 		g := f.Grid[r.Point]
@@ -141,7 +154,7 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 		seen[idx] = true
 		figs[idx] = prefixtail.WindowFigure{First: first, Requests: n, History: int(r.V("history_requests")), Lower: r.V("lower_bound"),
 			Restricted: r.V("restricted"), Seconds: r.V("seconds")}
-		stitched[idx] = r.V("stitched")
+		stitched[idx], plain[idx] = r.V("stitched"), r.V("stitched_without_seams")
 		if r.V("run_first") == 1 {
 			runs++
 		}
@@ -150,6 +163,7 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 	for i, fg := range figs {
 		out.Lower += fg.Lower
 		out.Upper += stitched[i]
+		out.UpperNoSeams += plain[i]
 	}
 	out.PerWindow = figs
 	out.SetWidth()

@@ -98,3 +98,43 @@ func TestBlockShards(t *testing.T) {
 		t.Fatalf("--shard with --slurm: %v", err)
 	}
 }
+
+// TestBlockShardsJoined: examples/block/join-example.jsonl (one-block
+// requests [1] [2] [1] [2] of 512 tokens, C = 2 blocks, ξ = 200 tokens;
+// lp/prefixtail's TestWindowedJoinHandWorked works it out: OPT = 624) in
+// two windows as two shards: without a join each run replays from an
+// empty cache, 624 + 624 = 1,248; joined over ±1 request, run 0 counts
+// requests 0–2 (624) and run 1 starts warm and counts request 3 (0): the
+// merged interval is [624, 624], proven. The join's width is in the
+// settings: a shard joined differently is refused, naming join_requests.
+func TestBlockShardsJoined(t *testing.T) {
+	c := blockCommand()
+	c.Trace, c.Capacities = filepath.Join("..", "..", "examples", "block", "join-example.jsonl"), "1024"
+	for _, tc := range []struct {
+		join  int
+		upper string
+	}{{0, `"upper_bound": 1248`}, {1, `"upper_bound": 624`}} {
+		c.JoinRequests = tc.join
+		f, _ := blockShards(t, c, 2)
+		var j bytes.Buffer
+		if err := windows.RenderBlock(&j, f, "json"); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{`"lower_bound": 624`, tc.upper, `"runs": 2`} {
+			if !strings.Contains(j.String(), s) {
+				t.Fatalf("join ±%d: no %s in\n%s", tc.join, s, j.String())
+			}
+		}
+	}
+	a, b := c, c
+	a.JoinRequests, a.Shard, a.Out = 1, "1/2", filepath.Join(t.TempDir(), "a.json")
+	b.JoinRequests, b.Shard, b.Out = 0, "2/2", filepath.Join(t.TempDir(), "b.json")
+	for _, x := range []blocktail.Command{a, b} {
+		if err := windows.RunBlock(context.Background(), nil, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := suite.ReadFiles([]string{a.Out, b.Out}); err == nil || !strings.Contains(err.Error(), "join_requests") {
+		t.Fatalf("merge of two joins: %v", err)
+	}
+}

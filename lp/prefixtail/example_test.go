@@ -15,7 +15,10 @@ import (
 // 1,336 tokens; the lower bound reaches it, since the second window's
 // relaxation carries the long chain for free, and the stitched schedule,
 // which drops what crosses the windows' boundary, keeps two of its three
-// blocks by lazy eviction (TestWindowedHandWorked works it out).
+// blocks by lazy eviction (TestWindowedHandWorked works it out). A seam
+// of ±3 requests, the whole trace here, re-solves the boundary: its
+// schedule keeps the long chain across it, and the upper bound meets the
+// optimum (TestWindowedSeamHandWorked).
 func ExampleWindowed() {
 	in := []struct {
 		d  int64
@@ -30,10 +33,14 @@ func ExampleWindowed() {
 		panic(err)
 	}
 	obj := prefixtail.Objective{Kind: prefixtail.TEL, XiTokens: 200}
-	wb, err := prefixtail.Windowed(context.Background(), reqs, 512, 4, obj, 2, prefixtail.Options{})
-	if err != nil {
-		panic(err)
+	for _, h := range []int{0, 3} {
+		wb, err := prefixtail.Windowed(context.Background(), reqs, 512, 4, obj, 2, prefixtail.WindowOptions{SeamRequests: h}, prefixtail.Options{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("seams ±%d requests: TEL in [%.0f, %.0f] tokens, %d windows, proven %v\n", h, wb.Lower, wb.Upper, wb.Windows, wb.Proven)
 	}
-	fmt.Printf("TEL in [%.0f, %.0f] tokens, %d windows, proven %v\n", wb.Lower, wb.Upper, wb.Windows, wb.Proven)
-	// Output: TEL in [1336, 1648] tokens, 2 windows, proven false
+	// Output:
+	// seams ±0 requests: TEL in [1336, 1648] tokens, 2 windows, proven false
+	// seams ±3 requests: TEL in [1336, 1336] tokens, 2 windows, proven true
 }

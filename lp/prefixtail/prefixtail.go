@@ -189,25 +189,88 @@
 // cache on the whole trace (Replay, rule Guided with the union as guide:
 // kept intervals rank above dropped ones), and the replayed cost, a value
 // a schedule attains, is the upper bound; a replay above Σ_W of the
-// restrictions' costs is an error. No seams or overlap yet: the width is
-// what the windows' boundaries cost, both sides.
+// restrictions' costs is an error.
 //
-// Windowed bounds as shards (WindowedRange). Each window's relaxation and
-// restriction need nothing from the other windows, but the replay of the
-// stitched schedule is one pass through the cache over the whole trace,
-// which no shard can run alone. So a shard, a run of consecutive windows
-// [s0, e0), replays its own windows' stitched schedule on its requests
-// alone, from an empty cache at s0, and the runs' replayed costs are
-// summed. That sum is an upper bound: each run's replay is a schedule of
-// its requests, read as the intervals it kept (all inside the run); their
+// Seams (WindowOptions.SeamRequests = h). The stitched union drops every
+// interval that crosses a window's start, so the replay ranks those
+// blocks lowest and the next window starts nearly cold. For each boundary
+// s between two windows of a run, the requests [s − h, s + h) (clipped to
+// the run) are bounded as a restriction of their own (Bound, from an
+// empty cache), and the intervals its best replay keeps that cross s
+// (start in [s − h, s), end in [s, s + h)) are marked kept in the guide.
+// The run is replayed under both guides, and the smaller replayed cost is
+// the upper bound. Validity needs nothing of the seams: a replay through
+// the cache is a schedule whatever its guide, so its cost is at least the
+// optimum; the seamless replay is still checked against the restrictions'
+// sum as above, and taking the smaller of the two means seams never widen
+// the interval. The seams are not re-solved on the capacity the rest
+// leaves (the turn level's seams are): where the seam's crossing
+// intervals and the windows' own do not fit together, the cache decides
+// by the guide's rank, and the replay is the check.
+//
+// Joins: runs of windows as shards (WindowedRange, WindowOptions.
+// JoinRequests). Each window's relaxation and restriction need nothing
+// from the other windows, but the replay of the stitched schedule is one
+// pass through the cache over the whole trace, which no shard can run
+// alone. Without joins, a shard (a run of consecutive windows [s0, e0))
+// replays its own stitched schedule from an empty cache at s0, and the
+// runs' replayed costs are summed: each run's replay is a schedule of its
+// requests, read as the intervals it kept (all inside the run), and their
 // union, every interval that crosses a run's start dropped, is feasible
 // for the whole program by the argument above (runs in place of windows),
-// at a cost at most the sum. Each run's lower bounds are its windows'
-// relaxations, the same as in one process, so the lower end does not
-// depend on the runs; the upper end pays once more at each run's start
-// (the cache is empty there, as at each window's start in the
-// restrictions), so it is at least as wide as the one process's unless
-// the replay's rule happens to do worse on the longer trace.
+// at a cost at most the sum. The upper end pays a cold cache at each of
+// the n − 1 run boundaries.
+//
+// Replaying a warm-up before s0 and counting from s0 is not an upper
+// bound: the previous run's replay and the warm-up may both hold blocks
+// over the same steps before s0, which no one schedule can
+// (TestWindowedJoinNotNaive: 1,560 against an optimum of 1,872). A join
+// fixes that by handing the cache over through a replay both runs can
+// compute. With j = min(JoinRequests, ⌊n/N⌋/2) (so the two joins of a
+// run, each inside the run's windows, never meet), the join at a run
+// start s0 is the requests J = [s0 − j, s0 + j) and σ_J is their replay
+// from an empty cache by a fixed rule (the best of furthest next use,
+// least saving and least saving per request on J and a window past it,
+// computed from those requests alone, so both runs get the same σ_J). The
+// run [s0, e0) replays [s0 − j, e0 + j) through one cache from empty: as
+// σ_J over its start join, by its guide after, and over its end join J'
+// as the shadow of σ_J', served in lockstep: it never evicts a block
+// σ_J' holds. It counts [s0 + j, e0 + j) (the first run from 0, the last
+// to n), so every request is counted by exactly one run.
+//
+// Lemma (shadow). Let σ be a run of the cache from state S over requests
+// [u, v), and G ⊇ S a state (both prefix-closed, at most C blocks). The
+// cache run from G that, whenever it must make room for request t,
+// evicts a leaf that σ does not hold after serving t exists, hits at
+// least as many blocks as σ at every request, and holds at v every block
+// σ holds. Proof, by induction on t with X ⊇ S_t (X the shadow's state,
+// S_t σ's, before t): the shadow's hit is the longest cached prefix of
+// chain_t, so at least σ's. Let R be the chain's blocks X lacks, to be
+// admitted; S_{t+1} ⊆ S_t ∪ chain_t ⊆ X ∪ R. While |X| + |R| > C, since
+// R ⊆ chain_t ⊆ S_{t+1} and |S_{t+1}| ≤ C, X holds a block not in
+// S_{t+1}; a deepest such block is a leaf of X (a cached child of it
+// would be in S_{t+1}, whose parent then would be too, S_{t+1} being
+// prefix-closed), and it is not on chain_t (⊆ S_{t+1}), so not pinned:
+// an evictable leaf, and evicting it keeps X ∪ R ⊇ S_{t+1}. After the
+// admission the state is X ∪ R minus such blocks ⊇ S_{t+1}. ∎ Each
+// request's cost is non-increasing in its hits, so the shadow costs at
+// most σ at every request.
+//
+// Claim. The runs' counted costs add up to at least the cost of one
+// schedule Γ of the whole trace, hence to at least the optimum. Γ is
+// built run by run, with the invariant that at s_k + j (s_k the start of
+// run k) Γ's state contains σ_k's state there, which is run k's replay's
+// state at s_k + j (it replays σ_k over the join, from the same empty
+// cache by the same rule). From there Γ runs the shadow (lemma) of run
+// k's replay over [s_k + j, s_{k+1} + j): at most run k's counted cost
+// at every request, and at s_{k+1} + j a state containing run k's, which
+// contains σ_{k+1}'s (run k's replay is σ_{k+1}'s shadow over the join,
+// and that the lemma's two conclusions hold is checked at run time: a
+// shadow hit below σ's, or a block σ holds at the join's end that the
+// shadow does not, is an error). Run 0 starts both at 0 from an empty
+// cache. ∎ The lower end does not depend on the runs; a join trades the
+// cold start at s0 for a join whose schedule is pinned to σ_J's blocks
+// where they fill the cache.
 package prefixtail
 
 import (

@@ -43,6 +43,14 @@ type WindowBounds struct {
 	PerWindow []WindowFigure `json:"per_window"`
 	// Requests counts the trace's requests.
 	Requests int `json:"requests"`
+	// SeamRequests is the seams' half-width h, requests (0: none), and
+	// JoinRequests the joins' between runs, min(h, ⌊n/windows⌋/2).
+	SeamRequests int `json:"seam_requests"`
+	JoinRequests int `json:"join_requests"`
+	// UpperNoSeams is the stitched replay's cost without the seams' guide
+	// (Upper is the smaller of it and the seamed replay's), in the
+	// objective's units.
+	UpperNoSeams float64 `json:"upper_without_seams"`
 }
 
 // NewRelaxation returns the relaxation of window [s, e) of reqs (package
@@ -103,22 +111,50 @@ func restriction(reqs []prefixcache.Req, s, e int) []prefixcache.Req {
 	return local
 }
 
+// WindowOptions are the seams and joins of the windowed upper bound
+// (package comment, "Seams" and "Joins").
+type WindowOptions struct {
+	// SeamRequests is h, requests (0: none): each boundary s between two
+	// windows of a run is re-solved over the requests [s − h, s + h)
+	// (within the run) for the guide of the stitched replay.
+	SeamRequests int
+	// JoinRequests is j, requests (0: none): each boundary between two
+	// runs (shards) is joined over min(j, ⌊n/windows⌋/2) requests either
+	// side.
+	JoinRequests int
+}
+
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
 // by windows windows of consecutive requests, each window's relaxation and
-// restriction bounded by Bound under opt (package comment, Windowed bounds).
-func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows int, opt Options) (*WindowBounds, error) {
-	return WindowedRange(ctx, reqs, block, capacity, obj, windows, 0, windows-1, opt)
+// restriction bounded by Bound under opt, the seams as wo says (package
+// comment, Windowed bounds).
+func Windowed(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	return WindowedRange(ctx, reqs, block, capacity, obj, windows, 0, windows-1, wo, opt)
+}
+
+// JoinRequests returns the half-width, requests, of the join between two
+// runs of windows when n requests are cut into windows windows under wo:
+// min(j, ⌊n/windows⌋/2), so that the two joins of a run never meet.
+func JoinRequests(n, windows int, wo WindowOptions) int {
+	if windows < 1 {
+		return 0
+	}
+	return max(min(wo.JoinRequests, n/windows/2), 0)
 }
 
 // WindowedRange is Windowed for the windows first … last (0-based,
 // inclusive) of the windows windows of reqs only: one shard's run of
 // consecutive windows. Lower is the sum of their relaxations' lower
-// bounds, as in Windowed; Upper is the stitched schedule of their
-// restrictions replayed on their requests alone, from an empty cache at
-// the run's first request (package comment, "Windowed bounds as shards"),
-// so the runs' Lower and Upper add up to an interval on the whole trace's
-// optimum. PerWindow holds the run's windows; Windows stays the total.
-func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows, first, last int, opt Options) (*WindowBounds, error) {
+// bounds, as in Windowed; Upper is the run's part of one schedule of the
+// whole trace: its stitched schedule replayed from an empty cache at the
+// run's first request, counted from there, when wo has no seams; with
+// seams, replayed from the join before the run (the h requests before its
+// first one), counted from the join's end, and continued over the join
+// after it as that join's shadow (package comment, "Joins"). The runs'
+// Lower and Upper add up to an interval on the whole trace's optimum
+// when every run is bounded with the same wo. PerWindow holds the run's
+// windows; Windows stays the total.
+func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
 	n := len(reqs)
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
@@ -126,12 +162,37 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 	if first < 0 || last >= windows || first > last {
 		return nil, fmt.Errorf("windows %d … %d: want a run within 0 … %d", first, last, windows-1)
 	}
+	if wo.SeamRequests < 0 || wo.JoinRequests < 0 {
+		return nil, fmt.Errorf("seam of %d requests, join of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests)
+	}
 	s0, e0 := first*n/windows, (last+1)*n/windows
-	whole, err := New(restriction(reqs, s0, e0), block, capacity, obj)
+	hj := JoinRequests(n, windows, wo)
+	a, b := s0, e0
+	if first > 0 {
+		a = s0 - hj
+	}
+	if last < windows-1 {
+		b = e0 + hj
+	}
+	whole, err := New(restriction(reqs, a, b), block, capacity, obj)
 	if err != nil {
 		return nil, err
 	}
-	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n}
+	plan := &runPlan{Whole: whole, A: a}
+	look := n / windows // the joins rank blocks by their uses up to a window past the join
+	if first > 0 && hj > 0 {
+		if plan.Start, plan.StartRule, err = joinRule(reqs, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
+			return nil, fmt.Errorf("join at request %d: %w", s0, err)
+		}
+		plan.StartN, plan.Count = 2*hj, 2*hj
+	}
+	if last < windows-1 && hj > 0 {
+		if plan.End, plan.EndRule, err = joinRule(reqs, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
+			return nil, fmt.Errorf("join at request %d: %w", e0, err)
+		}
+		plan.EndN = 2 * hj
+	}
+	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj}
 	guide := make([]float64, len(whole.Cols))
 	restricted := 0.0
 	for w := first; w <= last; w++ {
@@ -153,26 +214,42 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 		if err != nil {
 			return nil, fmt.Errorf("window %d, restriction: %w", w, err)
 		}
-		for q := s; q < e; q++ {
-			for d := range up.hits[q-s] {
-				if col := whole.endCol[whole.off[q-s0]+d]; col >= 0 && int(whole.Cols[col].P) >= s-s0 {
-					guide[col] = 1
-				}
-			}
-		}
+		mark(whole, guide, up.hits, s-a, s-a, -1)
 		wb.Lower += lo.Lower
 		restricted += up.Upper
 		wb.PerWindow = append(wb.PerWindow, WindowFigure{First: s, Requests: e - s, History: rel.free,
 			Lower: lo.Lower, Restricted: up.Upper, Seconds: time.Since(start).Seconds()})
 	}
-	_, v, err := whole.Replay(Guided, guide)
+	_, v, err := plan.replay(guide)
 	if err != nil {
 		return nil, fmt.Errorf("stitched schedule: %w", err)
 	}
-	if v > restricted+tol*max(1, math.Abs(restricted)) {
+	if plan.Start == nil && plan.End == nil && v > restricted+tol*max(1, math.Abs(restricted)) {
 		return nil, fmt.Errorf("the stitched schedule replays to %v, above the windows' restrictions' %v", v, restricted)
 	}
-	if wb.Lower > v+tol*max(1, math.Abs(v)) {
+	wb.UpperNoSeams = v
+	if h := wo.SeamRequests; h > 0 && last > first {
+		seamed := slices.Clone(guide)
+		for w := first + 1; w <= last; w++ {
+			s := w * n / windows
+			lo, hi := max(s-h, s0), min(s+h, e0)
+			sp, err := New(restriction(reqs, lo, hi), block, capacity, obj)
+			if err != nil {
+				return nil, fmt.Errorf("seam at request %d: %w", s, err)
+			}
+			sb, err := sp.Bound(ctx, opt)
+			if err != nil {
+				return nil, fmt.Errorf("seam at request %d: %w", s, err)
+			}
+			mark(whole, seamed, sb.hits, lo-a, s-a, s-a)
+		}
+		_, vs, err := plan.replay(seamed)
+		if err != nil {
+			return nil, fmt.Errorf("stitched schedule with seams: %w", err)
+		}
+		v = min(v, vs)
+	}
+	if wb.Lower > v+tol*max(1, math.Abs(v)) && plan.Start == nil && plan.End == nil {
 		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
 	}
 	wb.Upper = v
@@ -181,4 +258,29 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 		wb.RelativeWidth = max(v-wb.Lower, 0) / v
 	}
 	return wb, nil
+}
+
+// mark sets to 1 in g the columns of whole (a run's requests, re-indexed)
+// of the intervals that hits keep: hits[i] are the hits of whole's request
+// lo+i in a replay of whole's requests lo, lo+1, … from an empty cache;
+// an interval is marked when it ends at or after from, starts at or after
+// lo (the replay holds no earlier block) and, when cross ≥ 0, starts
+// before cross (it crosses that boundary).
+func mark(whole *Problem, g []float64, hits []int, lo, from, cross int) {
+	for i, h := range hits {
+		q := lo + i
+		if q < from {
+			continue
+		}
+		for d := range h {
+			col := whole.endCol[whole.off[q]+d]
+			if col < 0 {
+				continue
+			}
+			p := int(whole.Cols[col].P)
+			if p >= lo && (cross < 0 || p < cross) {
+				g[col] = 1
+			}
+		}
+	}
 }

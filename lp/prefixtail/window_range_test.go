@@ -23,14 +23,14 @@ func TestWindowedRangeRapid(t *testing.T) {
 		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
 		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
 		want := brute(t, reqs, capacity, block, obj)
-		one, err := Windowed(context.Background(), reqs, block, capacity, obj, windows, Options{})
+		one, err := Windowed(context.Background(), reqs, block, capacity, obj, windows, WindowOptions{}, Options{})
 		if err != nil {
 			rt.Fatal(err)
 		}
 		lower, upper, w := 0.0, 0.0, 0
 		for w < windows {
 			last := rapid.IntRange(w, windows-1).Draw(rt, "run end")
-			run, err := WindowedRange(context.Background(), reqs, block, capacity, obj, windows, w, last, Options{})
+			run, err := WindowedRange(context.Background(), reqs, block, capacity, obj, windows, w, last, WindowOptions{}, Options{})
 			if err != nil {
 				rt.Fatal(err)
 			}

@@ -27,7 +27,7 @@ import (
 func TestWindowedHandWorked(t *testing.T) {
 	reqs := handTrace(t)
 	for _, opt := range []Options{{}, {IP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}} {
-		wb, err := Windowed(context.Background(), reqs, 512, 4, Objective{Kind: TEL, XiTokens: 200}, 2, opt)
+		wb, err := Windowed(context.Background(), reqs, 512, 4, Objective{Kind: TEL, XiTokens: 200}, 2, WindowOptions{}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestWindowedRapid(t *testing.T) {
 		opts := []Options{{}, {IP: gonumlp.Backend{}}, {LP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		k := rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")
 		want := brute(t, reqs, capacity, block, obj)
-		wb, err := Windowed(context.Background(), reqs, block, capacity, obj, windows, opts[k])
+		wb, err := Windowed(context.Background(), reqs, block, capacity, obj, windows, WindowOptions{}, opts[k])
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -27,12 +27,14 @@ const batchSize = 4096
 // own recency list) that run on the same batches in their own goroutines;
 // workers < 1 means 1.
 func LRU(src replay.Source, name string, caps []int64, opt replay.Options, workers int) ([]replay.Result, error) {
-	return lru(src, name, caps, opt, workers, deferFrom)
+	return lru(src, name, caps, opt, workers, deferFrom, metrics.ExactLimit)
 }
 
 // lru is LRU deferring the histogram entries of the turns whose load is at
-// least from tokens to the engines' shared stores (Late).
-func lru(src replay.Source, name string, caps []int64, opt replay.Options, workers int, from int64) ([]replay.Result, error) {
+// least from tokens to the engines' shared stores (Late), and keeping the
+// sums in integers (engine.sums) while the turns' costs (metrics.Terms)
+// sum to at most limit.
+func lru(src replay.Source, name string, caps []int64, opt replay.Options, workers int, from, limit int64) ([]replay.Result, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
 	}
@@ -53,7 +55,7 @@ func lru(src replay.Source, name string, caps []int64, opt replay.Options, worke
 		for i := w; i < len(caps); i += workers {
 			mine = append(mine, caps[i])
 		}
-		engines[w] = newEngine(mine, opt, from)
+		engines[w] = newEngine(mine, opt, from, limit)
 	}
 	readErr, _ := fanout.Broadcast(workers, func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
 		func(b *[]trace.Turn) (int, bool, error) {
@@ -115,6 +117,19 @@ type engine struct {
 	from   int64   // loads ≥ from tokens go to late
 	late   *Late   // the turns deferred, for every point's accumulator
 	shared *shared // the histogram entries runs of points share
+
+	// The sums (every figure but the histogram), while exact: in
+	// integers, the figures every point shares in common, those of the
+	// leading points caching nothing in pre[i] (points 0 … i), of the
+	// trailing ones caching the conversation whole in suf[j] (points
+	// j … K−1), of the points between in their own point.sums (see sums).
+	// Once budget (what is left of the limit of metrics.Terms.Cost) runs
+	// out, exact is false and each point's accumulator adds its turns.
+	exact    bool
+	terms    metrics.Terms
+	budget   int64
+	common   metrics.Exact
+	pre, suf []metrics.Exact
 }
 
 // conv is a conversation's state in an engine, its fields together so
@@ -140,13 +155,16 @@ type point struct {
 	lastB int // e.convs[b].last, kept here to spare a random read per turn
 
 	acc           *metrics.Accumulator
+	sums          metrics.Exact // while e.exact, its own sums (engine.sums)
 	evictions     int64
 	evictedBlocks int64
 }
 
-func newEngine(caps []int64, opt replay.Options, from int64) *engine {
+func newEngine(caps []int64, opt replay.Options, from, limit int64) *engine {
 	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)), at: make([]int, len(caps)),
-		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps))}
+		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps)),
+		budget: limit, pre: make([]metrics.Exact, len(caps)), suf: make([]metrics.Exact, len(caps))}
+	e.terms, e.exact = metrics.NewTerms(opt.Xi, opt.Model, opt.SLOMs)
 	order := make([]int, len(caps))
 	for i := range order {
 		order[i] = i
@@ -164,6 +182,7 @@ func newEngine(caps []int64, opt replay.Options, from int64) *engine {
 // with other points and the late turns whose counts are sorted once for
 // all of them (Late.Freeze); run must not be called after it.
 func (e *engine) finish() {
+	e.giveSums()
 	accs := make([]*metrics.Accumulator, len(e.points))
 	if len(e.points) > 0 {
 		e.late.Freeze(e.points[0].capB, e.points[len(e.points)-1].capB)
@@ -270,26 +289,28 @@ func (e *engine) run(turns []trace.Turn) {
 		cs := &e.convs[c]
 		h := cs.hist
 		nOld := cs.n
-		in := nOld > 0 // c is in the list
 		cs.hist = h + t.Prompt + t.Response
 		nNew := cs.hist / e.block
+		d := h + t.Prompt
+		if nNew == 0 {
+			// c holds no block before or after (nOld ≤ nNew): it caches
+			// nothing at any point, and nothing moves.
+			clear(e.xb)
+			e.sums(h, d, nOld)
+			e.histogram(d, nOld)
+			continue
+		}
+		in := nOld > 0 // c is in the list
 		lastC := cs.last
 		var pc int32 = none // c's more recent neighbour before the turn
-		if in && nNew > 0 {
+		if in {
 			pc = cs.prev
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
-		d := h + t.Prompt
 		for i := range e.points {
 			p := &e.points[i]
 			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
 			e.xb[i] = xb
-			// Every figure but the histogram's entry, which follows
-			// the loop (histogram).
-			p.acc.AddLater(h, xb*e.block, d)
-			if nNew == 0 {
-				continue // c holds no block before or after: nothing moves
-			}
 			// c leaves its place: the rest's cached part ends at c's more
 			// recent neighbour when c was the boundary.
 			if in && p.b == c {
@@ -326,13 +347,95 @@ func (e *engine) run(turns []trace.Turn) {
 				}
 			}
 		}
+		e.sums(h, d, nOld)
 		e.histogram(d, nOld)
-		if nNew == 0 {
-			continue
-		}
 		e.convs[c].n = nNew
 		e.convs[c].last = t.Index
 		e.pushFront(c)
+	}
+}
+
+// runs returns the points that share a turn's figures, from e.xb (c's
+// cached blocks at each point; c held nOld whole blocks): points
+// 0 … lo−1 cache nothing, points hi … K−1 cache all nOld blocks (none
+// when nOld is 0), the points lo … hi−1 between each something else.
+func (e *engine) runs(nOld int64) (lo, hi int) {
+	K := len(e.points)
+	lo, hi = 0, K
+	for lo < K && e.xb[lo] == 0 {
+		lo++
+	}
+	if nOld > 0 {
+		for hi > lo && e.xb[hi-1] == nOld {
+			hi--
+		}
+	}
+	return lo, hi
+}
+
+// sums adds a turn of history h and load d tokens, whose conversation
+// held nOld whole blocks and was cached e.xb[i] blocks at point i, to
+// every figure of every point but the histogram. While the turns' costs
+// fit the budget (metrics.Terms.Cost) the figures are kept in integers,
+// exactly, which lets a turn count once for the points it gives the same
+// figures — its load and history once for all, its cached and uncached
+// tokens once for the leading points caching nothing and once for the
+// trailing ones caching nOld blocks (as the histogram's shared runs) —
+// where the floating-point sums of an accumulator must be added at every
+// point in trace order. The turn that would exceed the budget, and every
+// one after it, is added by each point's accumulator.
+func (e *engine) sums(h, d, nOld int64) {
+	if e.exact {
+		if cost := e.terms.Cost(d); cost <= e.budget {
+			e.budget -= cost
+		} else {
+			e.giveSums()
+		}
+	}
+	if !e.exact {
+		for i := range e.points {
+			e.points[i].acc.AddLater(h, e.xb[i]*e.block, d)
+		}
+		return
+	}
+	e.common.AddLoad(h, d)
+	lo, hi := e.runs(nOld)
+	if lo > 0 {
+		e.terms.Add(&e.pre[lo-1], 0, d)
+	}
+	if hi < len(e.points) {
+		x := nOld * e.block
+		e.terms.Add(&e.suf[hi], x, d-x)
+	}
+	for i := lo; i < hi; i++ {
+		x := e.xb[i] * e.block
+		e.terms.Add(&e.points[i].sums, x, d-x)
+	}
+}
+
+// giveSums, while the sums are exact, hands each point's accumulator its
+// figures so far — the common ones, the runs covering it and its own —
+// and ends the exact sums.
+func (e *engine) giveSums() {
+	if !e.exact {
+		return
+	}
+	e.exact = false
+	K := len(e.points)
+	run := make([]metrics.Exact, K) // run[k]: the pre and suf runs covering k
+	var acc metrics.Exact
+	for k := K - 1; k >= 0; k-- {
+		acc.Merge(e.pre[k])
+		run[k] = acc
+	}
+	acc = metrics.Exact{}
+	for k := range K {
+		acc.Merge(e.suf[k])
+		s := e.common
+		s.Merge(run[k])
+		s.Merge(acc)
+		s.Merge(e.points[k].sums)
+		e.points[k].acc.SetExact(e.terms, s)
 	}
 }
 
@@ -347,16 +450,8 @@ func (e *engine) histogram(d, nOld int64) {
 	if d >= e.from && e.deferTurn(d, nOld) {
 		return
 	}
+	lo, hi := e.runs(nOld)
 	K := len(e.points)
-	lo, hi := 0, K
-	for lo < K && e.xb[lo] == 0 {
-		lo++
-	}
-	if nOld > 0 {
-		for hi > lo && e.xb[hi-1] == nOld {
-			hi--
-		}
-	}
 	if lo > 0 {
 		e.shared.prefix[lo-1].add(d)
 	}

@@ -100,10 +100,14 @@ func (t Terms) Cost(d int64) int64 {
 // Exact.
 func (t Terms) Units(tokens int64) int64 { return tokens << t.scale }
 
+// Over returns b − ξ in 2^−k tokens (negative when b < ξ): the TEL term of
+// a turn of b uncached tokens before it is clamped at 0, linear in b.
+func (t Terms) Over(b int64) int64 { return b<<t.scale - t.xiK }
+
 // Excess returns a turn of b uncached tokens' TEL term, max(b − ξ, 0), in
 // 2^−k tokens: positive exactly when Accumulator.Add's is, and equal to it
 // converted.
-func (t Terms) Excess(b int64) int64 { return max(b<<t.scale-t.xiK, 0) }
+func (t Terms) Excess(b int64) int64 { return max(t.Over(b), 0) }
 
 // Violates reports whether a turn of b uncached tokens misses the SLO, by
 // Accumulator.Add's floating-point comparison. It does not decrease with

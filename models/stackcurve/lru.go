@@ -122,14 +122,18 @@ type engine struct {
 	// integers, the figures every point shares in common, those of the
 	// leading points caching nothing in pre[i] (points 0 … i), of the
 	// trailing ones caching the conversation whole in suf[j] (points
-	// j … K−1), of the points between in their own point.sums (see sums).
-	// Once budget (what is left of the limit of metrics.Terms.Cost) runs
-	// out, exact is false and each point's accumulator adds its turns.
+	// j … K−1), of the points between in lin when they cache
+	// capB − A blocks each (lin nil: capacities too large for it), else
+	// in own (see sums). Once budget (what is left of the limit of
+	// metrics.Terms.Cost) runs out, exact is false and each point's
+	// accumulator adds its turns.
 	exact    bool
 	terms    metrics.Terms
 	budget   int64
 	common   metrics.Exact
 	pre, suf []metrics.Exact
+	own      []metrics.Exact
+	lin      *linear
 }
 
 // conv is a conversation's state in an engine, its fields together so
@@ -155,7 +159,6 @@ type point struct {
 	lastB int // e.convs[b].last, kept here to spare a random read per turn
 
 	acc           *metrics.Accumulator
-	sums          metrics.Exact // while e.exact, its own sums (engine.sums)
 	evictions     int64
 	evictedBlocks int64
 }
@@ -163,8 +166,11 @@ type point struct {
 func newEngine(caps []int64, opt replay.Options, from, limit int64) *engine {
 	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)), at: make([]int, len(caps)),
 		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps)),
-		budget: limit, pre: make([]metrics.Exact, len(caps)), suf: make([]metrics.Exact, len(caps))}
+		budget: limit, pre: make([]metrics.Exact, len(caps)), suf: make([]metrics.Exact, len(caps)), own: make([]metrics.Exact, len(caps))}
 	e.terms, e.exact = metrics.NewTerms(opt.Xi, opt.Model, opt.SLOMs)
+	if len(caps) > 0 && slices.Max(caps) <= linearLimit {
+		e.lin = newLinear(len(caps))
+	}
 	order := make([]int, len(caps))
 	for i := range order {
 		order[i] = i
@@ -194,38 +200,51 @@ func (e *engine) finish() {
 	e.shared.give(accs)
 }
 
+// middle returns A, the blocks of the conversations served since the
+// turn's conversation c (the package doc's claim: c caches
+// clamp(capB − A, 0, n) blocks at a capacity of capB blocks), read off the
+// points: from the first of the points lo … hi−1 between the leading ones
+// caching nothing and the trailing ones caching c whole, or, with none
+// between, the largest capacity caching nothing (0 if none). ok reports
+// whether it gives back e.xb at every point between (capB − A each); the
+// runs' ends are deferTurn's to check.
+func (e *engine) middle(lo, hi int) (a int64, ok bool) {
+	if lo == hi {
+		if lo > 0 {
+			return e.points[lo-1].capB, true
+		}
+		return 0, true
+	}
+	a = e.points[lo].capB - e.xb[lo]
+	for i := lo + 1; i < hi; i++ {
+		if e.points[i].capB-e.xb[i] != a {
+			return a, false
+		}
+	}
+	return a, true
+}
+
 // deferTurn records, when it can, a turn of load d tokens whose
 // conversation held m whole blocks and was cached xb[i] blocks at point i,
 // in the shared store, and reports whether it did. By the package doc's
-// claim, xb[i] = clamp(capB_i − A, 0, m), where A is the number of blocks
-// of the conversations served since; A is read off the points (the
-// largest capacity with nothing cached is a lower bound, and one point
-// caching part of m fixes it) and the record is kept only if it gives back
-// every point's xb, so the store never holds a figure the engine did not
-// compute.
-func (e *engine) deferTurn(d, m int64) bool {
+// claim, xb[i] = clamp(capB_i − A, 0, m); A is read off the points
+// (middle, with lo, hi the runs of points caching nothing and all m
+// blocks) and the record is kept only if it gives back every point's xb —
+// the points between by middle's check, the leading ones (capB ≤ A) and
+// the trailing ones (capB ≥ A + m) by their run's last and first point,
+// the points being in increasing order of capacity — so the store never
+// holds a figure the engine did not compute.
+func (e *engine) deferTurn(d, m int64, lo, hi int, a int64, ok bool) bool {
+	K := len(e.points)
 	if m == 0 {
-		for _, x := range e.xb {
-			if x != 0 {
-				return false
-			}
+		if lo < K {
+			return false
 		}
 		e.late.Add(d)
 		return true
 	}
-	var a int64
-	for i, x := range e.xb {
-		if c := e.points[i].capB; x == 0 {
-			a = max(a, c)
-		} else if x < m {
-			a = c - x
-			break
-		}
-	}
-	for i, x := range e.xb {
-		if min(max(e.points[i].capB-a, 0), m) != x {
-			return false
-		}
+	if !ok || (lo > 0 && e.points[lo-1].capB > a) || (hi < K && e.points[hi].capB-a < m) {
+		return false
 	}
 	e.late.Add(d, a, m)
 	return true
@@ -296,8 +315,9 @@ func (e *engine) run(turns []trace.Turn) {
 			// c holds no block before or after (nOld ≤ nNew): it caches
 			// nothing at any point, and nothing moves.
 			clear(e.xb)
-			e.sums(h, d, nOld)
-			e.histogram(d, nOld)
+			K := len(e.points)
+			e.sums(h, d, nOld, K, K, 0, false)
+			e.histogram(d, nOld, K, K, 0, false)
 			continue
 		}
 		in := nOld > 0 // c is in the list
@@ -307,10 +327,19 @@ func (e *engine) run(turns []trace.Turn) {
 			pc = cs.prev
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
+		// lo: the leading points caching nothing; hiNot: 1 + the last
+		// point not caching all nOld blocks.
+		lo, hiNot := 0, 0
 		for i := range e.points {
 			p := &e.points[i]
 			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
 			e.xb[i] = xb
+			if xb == 0 && i == lo {
+				lo++
+			}
+			if xb != nOld {
+				hiNot = i + 1
+			}
 			// c leaves its place: the rest's cached part ends at c's more
 			// recent neighbour when c was the boundary.
 			if in && p.b == c {
@@ -347,95 +376,13 @@ func (e *engine) run(turns []trace.Turn) {
 				}
 			}
 		}
-		e.sums(h, d, nOld)
-		e.histogram(d, nOld)
+		hi := max(hiNot, lo) // a turn caching nothing is in the leading run
+		a, ok := e.middle(lo, hi)
+		e.sums(h, d, nOld, lo, hi, a, ok)
+		e.histogram(d, nOld, lo, hi, a, ok)
 		e.convs[c].n = nNew
 		e.convs[c].last = t.Index
 		e.pushFront(c)
-	}
-}
-
-// runs returns the points that share a turn's figures, from e.xb (c's
-// cached blocks at each point; c held nOld whole blocks): points
-// 0 … lo−1 cache nothing, points hi … K−1 cache all nOld blocks (none
-// when nOld is 0), the points lo … hi−1 between each something else.
-func (e *engine) runs(nOld int64) (lo, hi int) {
-	K := len(e.points)
-	lo, hi = 0, K
-	for lo < K && e.xb[lo] == 0 {
-		lo++
-	}
-	if nOld > 0 {
-		for hi > lo && e.xb[hi-1] == nOld {
-			hi--
-		}
-	}
-	return lo, hi
-}
-
-// sums adds a turn of history h and load d tokens, whose conversation
-// held nOld whole blocks and was cached e.xb[i] blocks at point i, to
-// every figure of every point but the histogram. While the turns' costs
-// fit the budget (metrics.Terms.Cost) the figures are kept in integers,
-// exactly, which lets a turn count once for the points it gives the same
-// figures — its load and history once for all, its cached and uncached
-// tokens once for the leading points caching nothing and once for the
-// trailing ones caching nOld blocks (as the histogram's shared runs) —
-// where the floating-point sums of an accumulator must be added at every
-// point in trace order. The turn that would exceed the budget, and every
-// one after it, is added by each point's accumulator.
-func (e *engine) sums(h, d, nOld int64) {
-	if e.exact {
-		if cost := e.terms.Cost(d); cost <= e.budget {
-			e.budget -= cost
-		} else {
-			e.giveSums()
-		}
-	}
-	if !e.exact {
-		for i := range e.points {
-			e.points[i].acc.AddLater(h, e.xb[i]*e.block, d)
-		}
-		return
-	}
-	e.common.AddLoad(h, d)
-	lo, hi := e.runs(nOld)
-	if lo > 0 {
-		e.terms.Add(&e.pre[lo-1], 0, d)
-	}
-	if hi < len(e.points) {
-		x := nOld * e.block
-		e.terms.Add(&e.suf[hi], x, d-x)
-	}
-	for i := lo; i < hi; i++ {
-		x := e.xb[i] * e.block
-		e.terms.Add(&e.points[i].sums, x, d-x)
-	}
-}
-
-// giveSums, while the sums are exact, hands each point's accumulator its
-// figures so far — the common ones, the runs covering it and its own —
-// and ends the exact sums.
-func (e *engine) giveSums() {
-	if !e.exact {
-		return
-	}
-	e.exact = false
-	K := len(e.points)
-	run := make([]metrics.Exact, K) // run[k]: the pre and suf runs covering k
-	var acc metrics.Exact
-	for k := K - 1; k >= 0; k-- {
-		acc.Merge(e.pre[k])
-		run[k] = acc
-	}
-	acc = metrics.Exact{}
-	for k := range K {
-		acc.Merge(e.suf[k])
-		s := e.common
-		s.Merge(run[k])
-		s.Merge(acc)
-		s.Merge(e.points[k].sums)
-		e.points[k].acc.SetExact(e.terms, s)
 	}
 }
 
@@ -445,12 +392,11 @@ func (e *engine) giveSums() {
 // late turns if it can hold it; otherwise the leading points caching
 // nothing (0 … lo−1) and the trailing ones caching all nOld blocks
 // (hi … K−1) share one entry each (shared), and the points between get
-// one each.
-func (e *engine) histogram(d, nOld int64) {
-	if d >= e.from && e.deferTurn(d, nOld) {
+// one each. a and ok are middle's.
+func (e *engine) histogram(d, nOld int64, lo, hi int, a int64, ok bool) {
+	if d >= e.from && e.deferTurn(d, nOld, lo, hi, a, ok) {
 		return
 	}
-	lo, hi := e.runs(nOld)
 	K := len(e.points)
 	if lo > 0 {
 		e.shared.prefix[lo-1].add(d)

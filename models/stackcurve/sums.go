@@ -134,16 +134,14 @@ func (l *linear) add(e *engine, lo, hi int, a, d int64) {
 	l.n[hi]--
 	l.a[lo] += a
 	l.a[hi] -= a
-	b := func(k int) int64 { return d - B*(e.points[k].capB-a) } // b_k
+	key := d + B*a // b_k = key − B·capB_k
 	// The first point from which the TEL term is 0 (b_k ≤ ξ), and the
 	// first from which the TTFT is within the SLO: b_k decreases with k.
-	key := d + B*a
-	j := lo
-	if e.terms.Excess(b(lo)) > 0 {
-		j = lo + 1
+	if bLo := d - B*(e.points[lo].capB-a); e.terms.Over(bLo) > 0 {
+		j := lo + 1
 		for top := hi; j < top; {
 			m := int(uint(j+top) >> 1)
-			if e.terms.Excess(b(m)) > 0 {
+			if e.terms.Over(d-B*(e.points[m].capB-a)) > 0 {
 				j = m + 1
 			} else {
 				top = m
@@ -154,12 +152,11 @@ func (l *linear) add(e *engine, lo, hi int, a, d int64) {
 		l.ex[lo] += e.terms.Over(key)
 		l.ex[j] -= e.terms.Over(key)
 	}
-	j = lo
-	if e.terms.Violates(b(lo)) {
-		j = lo + 1
+	if bLo := d - B*(e.points[lo].capB-a); e.terms.Violates(bLo) {
+		j := lo + 1
 		for top := hi; j < top; {
 			m := int(uint(j+top) >> 1)
-			if e.terms.Violates(b(m)) {
+			if e.terms.Violates(d - B*(e.points[m].capB-a)) {
 				j = m + 1
 			} else {
 				top = m

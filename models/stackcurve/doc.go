@@ -172,4 +172,19 @@
 // pass each point receives the shared counts of the runs that cover it
 // (metrics.Accumulator.AddLaterCount). A birth–death turn after a long
 // conversation's turn misses at every capacity: one entry instead of 32.
+//
+// # Sums in integers
+//
+// The other figures (TEL, Σ b, Σ x, Σ h, Σ d, the largest b, the SLO
+// violations) are floating-point sums an accumulator adds in trace order,
+// which cannot be regrouped. But each term is a whole number of tokens (the
+// TEL a whole number of 2^−k tokens for ξ = X·2^−k), and while every partial
+// sum stays at most 2^53 (metrics.Terms.Cost) every floating-point addition
+// is exact; so the engine keeps them in integers (metrics.Exact): a turn's
+// load and history once for all capacities, its other figures once for each
+// run above, and, at the capacities between the runs, where by the claim it
+// caches capB − A blocks, as terms linear in capB in difference arrays over
+// the capacities (sums.go), added up after the pass and handed over by
+// metrics.Accumulator.SetExact bit for bit. Past the budget, or for a ξ with
+// no short binary fraction, each capacity adds its turns as before.
 package stackcurve

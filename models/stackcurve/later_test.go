@@ -9,6 +9,7 @@ import (
 
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/metrics"
 	"github.com/tailbound/tailbound/models/policy"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/replay/replaytest"
@@ -29,7 +30,7 @@ func TestLateTurnsEqualSeparateReplays(t *testing.T) {
 		opt := replay.Options{Params: instance.Params{BlockSize: block, Xi: float64(rapid.IntRange(0, 100).Draw(rt, "xi")),
 			Forced: rapid.Bool().Draw(rt, "forced")}, Model: latency.Model{AlphaMs: 0.1, BetaMs: 5}, SLOMs: 8}
 		from := rapid.Int64Range(0, 1500).Draw(rt, "defer from tokens")
-		got, err := lru(replay.SliceSource(tr.Turns), "lru", caps, opt, rapid.IntRange(1, 3).Draw(rt, "workers"), from)
+		got, err := lru(replay.SliceSource(tr.Turns), "lru", caps, opt, rapid.IntRange(1, 3).Draw(rt, "workers"), from, metrics.ExactLimit)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestDeferTurnRecordsEveryTurn(t *testing.T) {
 		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 1, MaxTurns: 40, MaxPrompt: 30, MaxResponse: 30}).Draw(rt, "trace")
 		caps := rapid.SliceOfN(rapid.Int64Range(0, 40), 1, 8).Draw(rt, "capacity blocks")
 		opt := replay.Options{Params: instance.Params{BlockSize: 1}, Model: latency.Model{AlphaMs: 0.1}}
-		e := newEngine(caps, opt, 0)
+		e := newEngine(caps, opt, 0, metrics.ExactLimit)
 		e.run(tr.Turns)
 		n := 0 // the turns of one run, and the others:
 		for _, chunk := range e.late.one {
@@ -203,6 +204,49 @@ func TestLateFreeze(t *testing.T) {
 			}
 			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
 				rt.Fatalf("capacity %d blocks (range %d–%d): %v, want %v in any order", c, cmin, cmax, got, want)
+			}
+		}
+	})
+}
+
+// TestExactSumsEqualSeparateReplays: the sums kept in integers and
+// regrouped (engine.sums), under thresholds ξ that are integers, dyadic
+// fractions or neither (0.1: the sums are then added point by point from
+// the start), and with the budget of exact sums running out at a random
+// turn (the sums so far handed over, the rest added point by point), give
+// every figure of a separate replay of policy.NewLRU at every capacity.
+func TestExactSumsEqualSeparateReplays(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 6, MinTurns: 0, MaxTurns: 50, MaxPrompt: 40, MaxResponse: 40}).Draw(rt, "trace")
+		block := rapid.Int64Range(1, 8).Draw(rt, "block")
+		caps := rapid.SliceOfN(rapid.Int64Range(0, 60), 1, 6).Draw(rt, "capacity blocks")
+		for i := range caps {
+			caps[i] *= block
+		}
+		xi := rapid.SampledFrom([]float64{0, 25, -6, 10.5, 40.25, 0.1}).Draw(rt, "xi")
+		opt := replay.Options{Params: instance.Params{BlockSize: block, Xi: xi, Forced: rapid.Bool().Draw(rt, "forced")},
+			Model: latency.Model{AlphaMs: 0.1, BetaMs: 5}, SLOMs: 8}
+		limit := rapid.OneOf(rapid.Int64Range(0, 20000), rapid.Just(int64(metrics.ExactLimit))).Draw(rt, "limit")
+		got, err := lru(replay.SliceSource(tr.Turns), "lru", caps, opt, rapid.IntRange(1, 2).Draw(rt, "workers"),
+			rapid.SampledFrom([]int64{0, 100, deferFrom}).Draw(rt, "defer from"), limit)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for i, c := range caps {
+			o := opt
+			o.Capacity = c
+			p, err := policy.NewLRU(policy.Config{Params: o.Params})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			want, err := replay.Replay(replay.SliceSource(tr.Turns), []replay.Named{{Name: "lru", Policy: p}}, o)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			fg := fmt.Sprintf("%+v %d %d", got[i].Summary, got[i].Evictions, got[i].EvictedTokens)
+			fw := fmt.Sprintf("%+v %d %d", want[0].Summary, want[0].Evictions, want[0].EvictedTokens)
+			if fg != fw {
+				rt.Fatalf("capacity %d tokens:\ncurve    %s\nseparate %s", c, fg, fw)
 			}
 		}
 	})

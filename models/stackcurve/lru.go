@@ -27,12 +27,14 @@ const batchSize = 4096
 // own recency list) that run on the same batches in their own goroutines;
 // workers < 1 means 1.
 func LRU(src replay.Source, name string, caps []int64, opt replay.Options, workers int) ([]replay.Result, error) {
-	return lru(src, name, caps, opt, workers, deferFrom)
+	return lru(src, name, caps, opt, workers, deferFrom, metrics.ExactLimit)
 }
 
 // lru is LRU deferring the histogram entries of the turns whose load is at
-// least from tokens to the engines' shared stores (Late).
-func lru(src replay.Source, name string, caps []int64, opt replay.Options, workers int, from int64) ([]replay.Result, error) {
+// least from tokens to the engines' shared stores (Late), and keeping the
+// sums in integers (engine.sums) while the turns' costs (metrics.Terms)
+// sum to at most limit.
+func lru(src replay.Source, name string, caps []int64, opt replay.Options, workers int, from, limit int64) ([]replay.Result, error) {
 	if err := opt.Model.Validate(); err != nil {
 		return nil, err
 	}
@@ -53,7 +55,7 @@ func lru(src replay.Source, name string, caps []int64, opt replay.Options, worke
 		for i := w; i < len(caps); i += workers {
 			mine = append(mine, caps[i])
 		}
-		engines[w] = newEngine(mine, opt, from)
+		engines[w] = newEngine(mine, opt, from, limit)
 	}
 	readErr, _ := fanout.Broadcast(workers, func() *[]trace.Turn { b := make([]trace.Turn, 0, batchSize); return &b },
 		func(b *[]trace.Turn) (int, bool, error) {
@@ -115,6 +117,23 @@ type engine struct {
 	from   int64   // loads ≥ from tokens go to late
 	late   *Late   // the turns deferred, for every point's accumulator
 	shared *shared // the histogram entries runs of points share
+
+	// The sums (every figure but the histogram), while exact: in
+	// integers, the figures every point shares in common, those of the
+	// leading points caching nothing in pre[i] (points 0 … i), of the
+	// trailing ones caching the conversation whole in suf[j] (points
+	// j … K−1), of the points between in lin when they cache
+	// capB − A blocks each (lin nil: capacities too large for it), else
+	// in own (see sums). Once budget (what is left of the limit of
+	// metrics.Terms.Cost) runs out, exact is false and each point's
+	// accumulator adds its turns.
+	exact    bool
+	terms    metrics.Terms
+	budget   int64
+	common   metrics.Exact
+	pre, suf []metrics.Exact
+	own      []metrics.Exact
+	lin      *linear
 }
 
 // conv is a conversation's state in an engine, its fields together so
@@ -144,9 +163,14 @@ type point struct {
 	evictedBlocks int64
 }
 
-func newEngine(caps []int64, opt replay.Options, from int64) *engine {
+func newEngine(caps []int64, opt replay.Options, from, limit int64) *engine {
 	e := &engine{block: opt.BlockSize, head: none, tail: none, points: make([]point, len(caps)), at: make([]int, len(caps)),
-		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps))}
+		xb: make([]int64, len(caps)), from: from, late: NewLate(opt.BlockSize), shared: newShared(len(caps)),
+		budget: limit, pre: make([]metrics.Exact, len(caps)), suf: make([]metrics.Exact, len(caps)), own: make([]metrics.Exact, len(caps))}
+	e.terms, e.exact = metrics.NewTerms(opt.Xi, opt.Model, opt.SLOMs)
+	if len(caps) > 0 && slices.Max(caps) <= linearLimit {
+		e.lin = newLinear(len(caps))
+	}
 	order := make([]int, len(caps))
 	for i := range order {
 		order[i] = i
@@ -164,6 +188,7 @@ func newEngine(caps []int64, opt replay.Options, from int64) *engine {
 // with other points and the late turns whose counts are sorted once for
 // all of them (Late.Freeze); run must not be called after it.
 func (e *engine) finish() {
+	e.giveSums()
 	accs := make([]*metrics.Accumulator, len(e.points))
 	if len(e.points) > 0 {
 		e.late.Freeze(e.points[0].capB, e.points[len(e.points)-1].capB)
@@ -175,38 +200,51 @@ func (e *engine) finish() {
 	e.shared.give(accs)
 }
 
+// middle returns A, the blocks of the conversations served since the
+// turn's conversation c (the package doc's claim: c caches
+// clamp(capB − A, 0, n) blocks at a capacity of capB blocks), read off the
+// points: from the first of the points lo … hi−1 between the leading ones
+// caching nothing and the trailing ones caching c whole, or, with none
+// between, the largest capacity caching nothing (0 if none). ok reports
+// whether it gives back e.xb at every point between (capB − A each); the
+// runs' ends are deferTurn's to check.
+func (e *engine) middle(lo, hi int) (a int64, ok bool) {
+	if lo == hi {
+		if lo > 0 {
+			return e.points[lo-1].capB, true
+		}
+		return 0, true
+	}
+	a = e.points[lo].capB - e.xb[lo]
+	for i := lo + 1; i < hi; i++ {
+		if e.points[i].capB-e.xb[i] != a {
+			return a, false
+		}
+	}
+	return a, true
+}
+
 // deferTurn records, when it can, a turn of load d tokens whose
 // conversation held m whole blocks and was cached xb[i] blocks at point i,
 // in the shared store, and reports whether it did. By the package doc's
-// claim, xb[i] = clamp(capB_i − A, 0, m), where A is the number of blocks
-// of the conversations served since; A is read off the points (the
-// largest capacity with nothing cached is a lower bound, and one point
-// caching part of m fixes it) and the record is kept only if it gives back
-// every point's xb, so the store never holds a figure the engine did not
-// compute.
-func (e *engine) deferTurn(d, m int64) bool {
+// claim, xb[i] = clamp(capB_i − A, 0, m); A is read off the points
+// (middle, with lo, hi the runs of points caching nothing and all m
+// blocks) and the record is kept only if it gives back every point's xb —
+// the points between by middle's check, the leading ones (capB ≤ A) and
+// the trailing ones (capB ≥ A + m) by their run's last and first point,
+// the points being in increasing order of capacity — so the store never
+// holds a figure the engine did not compute.
+func (e *engine) deferTurn(d, m int64, lo, hi int, a int64, ok bool) bool {
+	K := len(e.points)
 	if m == 0 {
-		for _, x := range e.xb {
-			if x != 0 {
-				return false
-			}
+		if lo < K {
+			return false
 		}
 		e.late.Add(d)
 		return true
 	}
-	var a int64
-	for i, x := range e.xb {
-		if c := e.points[i].capB; x == 0 {
-			a = max(a, c)
-		} else if x < m {
-			a = c - x
-			break
-		}
-	}
-	for i, x := range e.xb {
-		if min(max(e.points[i].capB-a, 0), m) != x {
-			return false
-		}
+	if !ok || (lo > 0 && e.points[lo-1].capB > a) || (hi < K && e.points[hi].capB-a < m) {
+		return false
 	}
 	e.late.Add(d, a, m)
 	return true
@@ -270,25 +308,37 @@ func (e *engine) run(turns []trace.Turn) {
 		cs := &e.convs[c]
 		h := cs.hist
 		nOld := cs.n
-		in := nOld > 0 // c is in the list
 		cs.hist = h + t.Prompt + t.Response
 		nNew := cs.hist / e.block
+		d := h + t.Prompt
+		if nNew == 0 {
+			// c holds no block before or after (nOld ≤ nNew): it caches
+			// nothing at any point, and nothing moves.
+			clear(e.xb)
+			K := len(e.points)
+			e.sums(h, d, nOld, K, K, 0, false)
+			e.histogram(d, nOld, K, K, 0, false)
+			continue
+		}
+		in := nOld > 0 // c is in the list
 		lastC := cs.last
 		var pc int32 = none // c's more recent neighbour before the turn
-		if in && nNew > 0 {
+		if in {
 			pc = cs.prev
 			e.unlink(c) // the rest of the list, S' of the package doc
 		}
-		d := h + t.Prompt
+		// lo: the leading points caching nothing; hiNot: 1 + the last
+		// point not caching all nOld blocks.
+		lo, hiNot := 0, 0
 		for i := range e.points {
 			p := &e.points[i]
 			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
 			e.xb[i] = xb
-			// Every figure but the histogram's entry, which follows
-			// the loop (histogram).
-			p.acc.AddLater(h, xb*e.block, d)
-			if nNew == 0 {
-				continue // c holds no block before or after: nothing moves
+			if xb == 0 && i == lo {
+				lo++
+			}
+			if xb != nOld {
+				hiNot = i + 1
 			}
 			// c leaves its place: the rest's cached part ends at c's more
 			// recent neighbour when c was the boundary.
@@ -326,10 +376,10 @@ func (e *engine) run(turns []trace.Turn) {
 				}
 			}
 		}
-		e.histogram(d, nOld)
-		if nNew == 0 {
-			continue
-		}
+		hi := max(hiNot, lo) // a turn caching nothing is in the leading run
+		a, ok := e.middle(lo, hi)
+		e.sums(h, d, nOld, lo, hi, a, ok)
+		e.histogram(d, nOld, lo, hi, a, ok)
 		e.convs[c].n = nNew
 		e.convs[c].last = t.Index
 		e.pushFront(c)
@@ -342,21 +392,12 @@ func (e *engine) run(turns []trace.Turn) {
 // late turns if it can hold it; otherwise the leading points caching
 // nothing (0 … lo−1) and the trailing ones caching all nOld blocks
 // (hi … K−1) share one entry each (shared), and the points between get
-// one each.
-func (e *engine) histogram(d, nOld int64) {
-	if d >= e.from && e.deferTurn(d, nOld) {
+// one each. a and ok are middle's.
+func (e *engine) histogram(d, nOld int64, lo, hi int, a int64, ok bool) {
+	if d >= e.from && e.deferTurn(d, nOld, lo, hi, a, ok) {
 		return
 	}
 	K := len(e.points)
-	lo, hi := 0, K
-	for lo < K && e.xb[lo] == 0 {
-		lo++
-	}
-	if nOld > 0 {
-		for hi > lo && e.xb[hi-1] == nOld {
-			hi--
-		}
-	}
 	if lo > 0 {
 		e.shared.prefix[lo-1].add(d)
 	}

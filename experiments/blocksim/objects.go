@@ -38,13 +38,25 @@ func objectsOK(opt Options, consumers []*consumer) bool {
 	return true
 }
 
+// objReq is a request of the object replay as its runs need it: 32 bytes
+// where a prefixcache.Req is 96, so that a batch handed from the feeder to
+// the runs' goroutines is a third of the memory to move between the
+// processor's caches (the runs make the Req a policy is given, in a
+// scratch of their own, as they serve it).
+type objReq struct {
+	key   int64   // the object id
+	time  float64 // arrival, seconds
+	input int64   // tokens
+	seen  bool    // used before: an infinite cache hits it
+}
+
 // fillObjects is fill for the object replay: the batch's requests are
-// checked and their categories numbered (Interner.InternObject), their
-// object ids stored in b.keys, and the ideal figures counted.
+// checked (prefixcache.CheckNext, as an Interner checks them) and stored in
+// b.objs, and the ideal figures counted.
 func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
-	b.reqs, b.keys = b.reqs[:0], b.keys[:0]
+	b.objs, b.first = b.objs[:0], int(f.read)
 	done := false
-	for len(b.reqs) < batchSize {
+	for len(b.objs) < batchSize {
 		r, err := src.next()
 		if err == io.EOF {
 			done = true
@@ -63,39 +75,48 @@ func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
 		if p := src.peek(lookahead); p != nil && len(p.Hashes) > 0 {
 			f.objs.touch(p.Hashes[0]) // see fill
 		}
-		b.reqs = append(b.reqs, prefixcache.Req{})
-		q := &b.reqs[len(b.reqs)-1]
-		if err := f.in.InternObject(q, r); err != nil {
+		if err := prefixcache.CheckNext(r, f.read > 0, f.lastTime); err != nil {
 			return 0, false, err
 		}
+		f.lastTime = r.Time
 		key := r.Hashes[0]
-		if f.objs.use(key, int32(f.read)) {
-			q.Seen = 1
-		}
-		b.keys = append(b.keys, key)
+		seen := f.objs.use(key, int32(f.read))
+		b.objs = append(b.objs, objReq{key: key, time: r.Time, input: r.Input, seen: seen})
 		f.refs++
-		x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
-		f.acc.Add(x, x, q.Input)
+		x := int64(0)
+		if seen {
+			x = min(f.opt.BlockSize, r.Input)
+		}
+		f.acc.Add(x, x, r.Input)
 		f.read++
 	}
 	reportProgress(f.opt.Progress, f.read, done)
-	return len(b.reqs), done, nil
+	return len(b.objs), done, nil
 }
 
-// serveObjects serves a batch of the object replay: reqs[i] is object
-// keys[i].
-func (r *runner) serveObjects(reqs []prefixcache.Req, keys []int64) error {
-	for i := range reqs {
-		if j := i + lookahead; j < len(keys) {
-			r.cache.TouchObject(keys[j])
+// serveObjects serves a batch of the object replay whose first request is
+// the trace's request first.
+func (r *runner) serveObjects(objs []objReq, first int) error {
+	q := &r.req
+	for i := range objs {
+		if j := i + lookahead; j < len(objs) {
+			r.cache.TouchObject(objs[j].key)
 		}
-		q := &reqs[i]
-		hit, err := r.cache.ServeObject(q, keys[i])
+		o := &objs[i]
+		// The request as an Interner makes it (InternObject): no
+		// category but the first, no conversation, turn 1.
+		*q = prefixcache.Req{Index: first + i, Time: o.time, Input: o.input, Conv: -1, Turn: 1}
+		h := int64(0)
+		if o.seen {
+			q.Seen = 1
+			h = min(r.blockT, o.input)
+		}
+		hit, err := r.cache.ServeObject(q, o.key)
 		if err != nil {
 			return err
 		}
 		r.refs++ // q.Blocks is nil: account counts none
-		if err := r.account(q, min(int64(q.Seen)*r.blockT, q.Input), hit, min(int64(hit)*r.blockT, q.Input), false); err != nil {
+		if err := r.account(q, h, hit, min(int64(hit)*r.blockT, o.input), false); err != nil {
 			return err
 		}
 	}

@@ -129,7 +129,10 @@ const batchSize = 2048
 type batch struct {
 	reqs  []prefixcache.Req
 	arena []prefixcache.BlockID
-	keys  []int64 // the object replay's object ids (objects.go)
+	// objs are the object replay's requests (objects.go), the first of
+	// them the trace's request first.
+	objs  []objReq
+	first int
 }
 
 type runner struct {
@@ -149,6 +152,7 @@ type runner struct {
 	blockT  int64
 	model   latency.Model
 	queue   *queue.FIFO
+	req     prefixcache.Req // the object replay's request being served (serveObjects)
 }
 
 // Replay runs every run over the requests of src and returns their results
@@ -214,9 +218,9 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	defer ra.stop()
 	if objectsOK(opt, consumers) {
 		readErr, errs := fanout.Broadcast(len(consumers), func() *batch {
-			return &batch{reqs: make([]prefixcache.Req, 0, batchSize), keys: make([]int64, 0, batchSize)}
+			return &batch{objs: make([]objReq, 0, batchSize)}
 		}, func(b *batch) (int, bool, error) { return f.fillObjects(ra, b) },
-			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.reqs, b.keys) })
+			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.objs, b.first) })
 		return finish(f, rs, consumers, readErr, errs)
 	}
 	// The ideal figures are one more consumer of the batches, after the
@@ -430,6 +434,9 @@ type feeder struct {
 	objs objectUses // the same, by object, in the object replay (objects.go)
 	refs int64      // block references observed
 	read int64      // requests read and interned; all observed once Replay's workers are done
+	// lastTime is the time of the object replay's latest request,
+	// seconds (fillObjects checks the order as the Interner does).
+	lastTime float64
 }
 
 func newFeeder(opt Options) *feeder {

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/tailbound/tailbound/internal/prefetch"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -50,14 +51,73 @@ type objReq struct {
 	seen  bool    // used before: an infinite cache hits it
 }
 
+// objSource gives fillObjects the requests of an object trace: read in
+// bulk as Objects (Options.Objects), or else taken from the Requests of
+// reqs and checked to be of one block.
+type objSource struct {
+	bulk blocktrace.ObjectBulk
+	buf  []blocktrace.Object
+	i    int   // objects of buf handed out
+	err  error // the error after buf
+	reqs *ahead
+	one  blocktrace.Object // the request taken from reqs
+}
+
+// next returns the next request, valid until the following call, the
+// trace's request index; then the error that ends the trace (io.EOF at
+// its end) for good.
+func (s *objSource) next(index int64) (*blocktrace.Object, error) {
+	if s.bulk == nil {
+		r, err := s.reqs.next()
+		if err != nil {
+			return nil, err
+		}
+		if len(r.Hashes) != 1 {
+			return nil, fmt.Errorf("request %d: %d blocks; an object trace's requests are of one block", index, len(r.Hashes))
+		}
+		s.one = blocktrace.Object{Time: r.Time, Key: r.Hashes[0], Input: r.Input, Output: r.Output}
+		return &s.one, nil
+	}
+	for s.i == len(s.buf) {
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.buf == nil {
+			s.buf = make([]blocktrace.Object, 0, batchSize)
+		}
+		s.buf, s.i = s.buf[:0], 0
+		// A short batch is not the end: the reader reports the end.
+		for len(s.buf) < batchSize && s.err == nil {
+			s.buf, s.err = s.bulk(s.buf, batchSize-len(s.buf))
+		}
+	}
+	s.i++
+	return &s.buf[s.i-1], nil
+}
+
+// peek returns the object id of the request k places after the one next
+// returned last, when it is read already.
+func (s *objSource) peek(k int) (int64, bool) {
+	if s.bulk == nil {
+		if p := s.reqs.peek(k); p != nil && len(p.Hashes) > 0 {
+			return p.Hashes[0], true
+		}
+		return 0, false
+	}
+	if j := s.i + k - 1; j < len(s.buf) {
+		return s.buf[j].Key, true
+	}
+	return 0, false
+}
+
 // fillObjects is fill for the object replay: the batch's requests are
 // checked (prefixcache.CheckNext, as an Interner checks them) and stored in
 // b.objs, and the ideal figures counted.
-func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
+func (f *feeder) fillObjects(src *objSource, b *batch) (int, bool, error) {
 	b.objs, b.first = b.objs[:0], int(f.read)
 	done := false
 	for len(b.objs) < batchSize {
-		r, err := src.next()
+		o, err := src.next(f.read)
 		if err == io.EOF {
 			done = true
 			break
@@ -65,29 +125,28 @@ func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		r.Index = int(f.read)
-		if len(r.Hashes) != 1 {
-			return 0, false, fmt.Errorf("request %d: %d blocks; an object trace's requests are of one block", r.Index, len(r.Hashes))
-		}
 		if f.read >= math.MaxInt32 {
-			return 0, false, fmt.Errorf("request %d: more than %d requests in an object trace", r.Index, math.MaxInt32)
+			return 0, false, fmt.Errorf("request %d: more than %d requests in an object trace", f.read, math.MaxInt32)
 		}
-		if p := src.peek(lookahead); p != nil && len(p.Hashes) > 0 {
-			f.objs.touch(p.Hashes[0]) // see fill
+		if key, ok := src.peek(lookahead); ok {
+			f.objs.touch(key) // see fill
 		}
-		if err := prefixcache.CheckNext(r, f.read > 0, f.lastTime); err != nil {
-			return 0, false, err
+		if o.Input < 0 || o.Output < 0 || o.Time < f.lastTime { // the requests CheckNext may refuse
+			r := blocktrace.Request{Index: int(f.read), Time: o.Time, Input: o.Input, Output: o.Output}
+			if err := prefixcache.CheckNext(&r, f.read > 0, f.lastTime); err != nil {
+				return 0, false, err
+			}
 		}
-		f.lastTime = r.Time
-		key := r.Hashes[0]
+		f.lastTime = o.Time
+		key := o.Key
 		seen := f.objs.use(key, int32(f.read))
-		b.objs = append(b.objs, objReq{key: key, time: r.Time, input: r.Input, seen: seen})
+		b.objs = append(b.objs, objReq{key: key, time: o.Time, input: o.Input, seen: seen})
 		f.refs++
 		x := int64(0)
 		if seen {
-			x = min(f.opt.BlockSize, r.Input)
+			x = min(f.opt.BlockSize, o.Input)
 		}
-		f.acc.Add(x, x, r.Input)
+		f.acc.Add(x, x, o.Input)
 		f.read++
 	}
 	reportProgress(f.opt.Progress, f.read, done)

@@ -65,6 +65,10 @@ type Options struct {
 	// run's policy serves objects, the replay is the object replay
 	// (objects.go), and a request of other than one block is an error.
 	Bulk blocktrace.Bulk
+	// Objects, when not nil beside Bulk, reads the same requests as
+	// objects (blocktrace.ObjectBulk): the object replay reads it instead
+	// of Bulk, and makes no Request.
+	Objects blocktrace.ObjectBulk
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
 	// blocks itself and forgets those its cache evicts (stream.go). Only
@@ -217,9 +221,10 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	}
 	defer ra.stop()
 	if objectsOK(opt, consumers) {
+		obs := &objSource{bulk: opt.Objects, reqs: ra}
 		readErr, errs := fanout.Broadcast(len(consumers), func() *batch {
 			return &batch{objs: make([]objReq, 0, batchSize)}
-		}, func(b *batch) (int, bool, error) { return f.fillObjects(ra, b) },
+		}, func(b *batch) (int, bool, error) { return f.fillObjects(obs, b) },
 			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.objs, b.first) })
 		return finish(f, rs, consumers, readErr, errs)
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // The object replay: an object trace (libCacheSim's, read in bulk:
-// Options.Bulk, every request one block, no chain) replayed by caches
+// Options.Bulk, or as Objects when Options.Objects is given too; every
+// request one block, no chain) replayed by caches
 // that serve objects (prefixcache.Cache.ServeObject), keyed by the object
 // id, so that no block is numbered. The ideal figures keep their own
 // table of the objects seen, keyed by object too (objectUses): one lookup
@@ -20,8 +21,8 @@ import (
 // the uses the peak of live blocks needs, where the replay of chains does
 // two (the Interner's numbering, then the ideal figures' table by block
 // id). The feeder keeps the ideal figures itself, and the batches carry
-// the object ids beside the requests. The results are those of the replay
-// of chains (TestObjectReplayEqualsChains).
+// each request as an objReq. The results are those of the replay of
+// chains (TestObjectReplayEqualsChains).
 
 // objectsOK reports whether the replay of consumers can be the object
 // replay: a bulk reader (an object trace) and every run one cache whose

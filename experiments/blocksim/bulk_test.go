@@ -48,7 +48,7 @@ func TestReplayBulkEqualsSource(t *testing.T) {
 				}
 			}
 			replay := func(bulk bool) ([]Result, Ideal, error) {
-				src, b, _, f, err := openWith(path, "oracle-general", 16, "", 0, false)
+				src, b, _, _, f, err := openWith(path, "oracle-general", 16, "", 0, false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -105,6 +105,9 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	if opt.Bulk != nil {
 		opt.Bulk = bulkWithContext(ctx, opt.Bulk)
 	}
+	if opt.Objects != nil {
+		opt.Objects = bulkWithContext(ctx, opt.Objects)
+	}
 	res, ideal, err := Replay(withContext(ctx, src), runs, opt)
 	if v := (*blockext.Violation)(nil); errors.As(err, &v) {
 		return nil, Ideal{}, v // it names its file, line and request
@@ -125,10 +128,10 @@ func ReplayExternal(src blocktrace.Source, entries []prefixcache.Entry, capaciti
 	return res, ideal, nil
 }
 
-// bulkWithContext is withContext for a Bulk reader: ctx is looked at
-// before every batch.
-func bulkWithContext(ctx context.Context, bulk blocktrace.Bulk) blocktrace.Bulk {
-	return func(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+// bulkWithContext is withContext for a Bulk or ObjectBulk reader: ctx is
+// looked at before every batch.
+func bulkWithContext[T any](ctx context.Context, bulk func([]T, int) ([]T, error)) func([]T, int) ([]T, error) {
+	return func(dst []T, n int) ([]T, error) {
 		if err := ctx.Err(); err != nil {
 			return dst, err
 		}

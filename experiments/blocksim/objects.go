@@ -7,11 +7,13 @@ import (
 	"unsafe"
 
 	"github.com/tailbound/tailbound/internal/prefetch"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // The object replay: an object trace (libCacheSim's, read in bulk:
-// Options.Bulk, every request one block, no chain) replayed by caches
+// Options.Bulk, or as Objects when Options.Objects is given too; every
+// request one block, no chain) replayed by caches
 // that serve objects (prefixcache.Cache.ServeObject), keyed by the object
 // id, so that no block is numbered. The ideal figures keep their own
 // table of the objects seen, keyed by object too (objectUses): one lookup
@@ -19,8 +21,8 @@ import (
 // the uses the peak of live blocks needs, where the replay of chains does
 // two (the Interner's numbering, then the ideal figures' table by block
 // id). The feeder keeps the ideal figures itself, and the batches carry
-// the object ids beside the requests. The results are those of the replay
-// of chains (TestObjectReplayEqualsChains).
+// each request as an objReq. The results are those of the replay of
+// chains (TestObjectReplayEqualsChains).
 
 // objectsOK reports whether the replay of consumers can be the object
 // replay: a bulk reader (an object trace) and every run one cache whose
@@ -38,14 +40,85 @@ func objectsOK(opt Options, consumers []*consumer) bool {
 	return true
 }
 
+// objReq is a request of the object replay as its runs need it: 32 bytes
+// where a prefixcache.Req is 96, so that a batch handed from the feeder to
+// the runs' goroutines is a third of the memory to move between the
+// processor's caches (the runs make the Req a policy is given, in a
+// scratch of their own, as they serve it).
+type objReq struct {
+	key   int64   // the object id
+	time  float64 // arrival, seconds
+	input int64   // tokens
+	seen  bool    // used before: an infinite cache hits it
+}
+
+// objSource gives fillObjects the requests of an object trace: read in
+// bulk as Objects (Options.Objects), or else taken from the Requests of
+// reqs and checked to be of one block.
+type objSource struct {
+	bulk blocktrace.ObjectBulk
+	buf  []blocktrace.Object
+	i    int   // objects of buf handed out
+	err  error // the error after buf
+	reqs *ahead
+	one  blocktrace.Object // the request taken from reqs
+}
+
+// next returns the next request, valid until the following call, the
+// trace's request index; then the error that ends the trace (io.EOF at
+// its end) for good.
+func (s *objSource) next(index int64) (*blocktrace.Object, error) {
+	if s.bulk == nil {
+		r, err := s.reqs.next()
+		if err != nil {
+			return nil, err
+		}
+		if len(r.Hashes) != 1 {
+			return nil, fmt.Errorf("request %d: %d blocks; an object trace's requests are of one block", index, len(r.Hashes))
+		}
+		s.one = blocktrace.Object{Time: r.Time, Key: r.Hashes[0], Input: r.Input, Output: r.Output}
+		return &s.one, nil
+	}
+	for s.i == len(s.buf) {
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.buf == nil {
+			s.buf = make([]blocktrace.Object, 0, batchSize)
+		}
+		s.buf, s.i = s.buf[:0], 0
+		// A short batch is not the end: the reader reports the end.
+		for len(s.buf) < batchSize && s.err == nil {
+			s.buf, s.err = s.bulk(s.buf, batchSize-len(s.buf))
+		}
+	}
+	s.i++
+	return &s.buf[s.i-1], nil
+}
+
+// peek returns the object id of the request k places after the one next
+// returned last, when it is read already.
+func (s *objSource) peek(k int) (int64, bool) {
+	if s.bulk == nil {
+		if p := s.reqs.peek(k); p != nil && len(p.Hashes) > 0 {
+			return p.Hashes[0], true
+		}
+		return 0, false
+	}
+	if j := s.i + k - 1; j < len(s.buf) {
+		return s.buf[j].Key, true
+	}
+	return 0, false
+}
+
 // fillObjects is fill for the object replay: the batch's requests are
-// checked and their categories numbered (Interner.InternObject), their
-// object ids stored in b.keys, and the ideal figures counted.
-func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
-	b.reqs, b.keys = b.reqs[:0], b.keys[:0]
+// checked (prefixcache.CheckNext, as an Interner checks them) and stored in
+// b.objs, and the ideal figures counted.
+func (f *feeder) fillObjects(src *objSource, b *batch) (int, bool, error) {
+	b.objs, b.first = b.objs[:0], int(f.read)
 	done := false
-	for len(b.reqs) < batchSize {
-		r, err := src.next()
+	for len(b.objs) < batchSize {
+		o, err := src.next(f.read)
 		if err == io.EOF {
 			done = true
 			break
@@ -53,49 +126,57 @@ func (f *feeder) fillObjects(src *ahead, b *batch) (int, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		r.Index = int(f.read)
-		if len(r.Hashes) != 1 {
-			return 0, false, fmt.Errorf("request %d: %d blocks; an object trace's requests are of one block", r.Index, len(r.Hashes))
-		}
 		if f.read >= math.MaxInt32 {
-			return 0, false, fmt.Errorf("request %d: more than %d requests in an object trace", r.Index, math.MaxInt32)
+			return 0, false, fmt.Errorf("request %d: more than %d requests in an object trace", f.read, math.MaxInt32)
 		}
-		if p := src.peek(lookahead); p != nil && len(p.Hashes) > 0 {
-			f.objs.touch(p.Hashes[0]) // see fill
+		if key, ok := src.peek(lookahead); ok {
+			f.objs.touch(key) // see fill
 		}
-		b.reqs = append(b.reqs, prefixcache.Req{})
-		q := &b.reqs[len(b.reqs)-1]
-		if err := f.in.InternObject(q, r); err != nil {
-			return 0, false, err
+		if o.Input < 0 || o.Output < 0 || o.Time < f.lastTime { // the requests CheckNext may refuse
+			r := blocktrace.Request{Index: int(f.read), Time: o.Time, Input: o.Input, Output: o.Output}
+			if err := prefixcache.CheckNext(&r, f.read > 0, f.lastTime); err != nil {
+				return 0, false, err
+			}
 		}
-		key := r.Hashes[0]
-		if f.objs.use(key, int32(f.read)) {
-			q.Seen = 1
-		}
-		b.keys = append(b.keys, key)
+		f.lastTime = o.Time
+		key := o.Key
+		seen := f.objs.use(key, int32(f.read))
+		b.objs = append(b.objs, objReq{key: key, time: o.Time, input: o.Input, seen: seen})
 		f.refs++
-		x := min(int64(q.Seen)*f.opt.BlockSize, q.Input)
-		f.acc.Add(x, x, q.Input)
+		x := int64(0)
+		if seen {
+			x = min(f.opt.BlockSize, o.Input)
+		}
+		f.acc.Add(x, x, o.Input)
 		f.read++
 	}
 	reportProgress(f.opt.Progress, f.read, done)
-	return len(b.reqs), done, nil
+	return len(b.objs), done, nil
 }
 
-// serveObjects serves a batch of the object replay: reqs[i] is object
-// keys[i].
-func (r *runner) serveObjects(reqs []prefixcache.Req, keys []int64) error {
-	for i := range reqs {
-		if j := i + lookahead; j < len(keys) {
-			r.cache.TouchObject(keys[j])
+// serveObjects serves a batch of the object replay whose first request is
+// the trace's request first.
+func (r *runner) serveObjects(objs []objReq, first int) error {
+	q := &r.req
+	for i := range objs {
+		if j := i + lookahead; j < len(objs) {
+			r.cache.TouchObject(objs[j].key)
 		}
-		q := &reqs[i]
-		hit, err := r.cache.ServeObject(q, keys[i])
+		o := &objs[i]
+		// The request as an Interner makes it (InternObject): no
+		// category but the first, no conversation, turn 1.
+		*q = prefixcache.Req{Index: first + i, Time: o.time, Input: o.input, Conv: -1, Turn: 1}
+		h := int64(0)
+		if o.seen {
+			q.Seen = 1
+			h = min(r.blockT, o.input)
+		}
+		hit, err := r.cache.ServeObject(q, o.key)
 		if err != nil {
 			return err
 		}
 		r.refs++ // q.Blocks is nil: account counts none
-		if err := r.account(q, min(int64(q.Seen)*r.blockT, q.Input), hit, min(int64(hit)*r.blockT, q.Input), false); err != nil {
+		if err := r.account(q, h, hit, min(int64(hit)*r.blockT, o.input), false); err != nil {
 			return err
 		}
 	}

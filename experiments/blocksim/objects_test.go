@@ -27,11 +27,12 @@ func oracleFile(keys []uint64) []byte {
 	return b.Bytes()
 }
 
-// replayBoth replays the oracleGeneral records data through runs twice:
-// read in bulk, which makes it the object replay when every policy
-// serves objects, and request by request, the replay of chains; it
-// returns both outcomes as text (a NaN equal to itself there), errors
-// included.
+// replayBoth replays the oracleGeneral records data through runs: read in
+// bulk, which makes it the object replay when every policy serves
+// objects, and request by request, the replay of chains; it returns both
+// outcomes as text (a NaN equal to itself there), errors included. The
+// bulk read is made twice, as Requests (Options.Bulk alone) and as
+// Objects (Options.Objects): when the two differ, objects holds both.
 func replayBoth(data []byte, runs []Run) (objects, chains string) {
 	opt := Options{Params: instance.Params{BlockSize: 16, Xi: 20}, Model: latency.Default(), SLOMs: 12}
 	show := func(rs []Result, id Ideal, err error) string {
@@ -47,6 +48,11 @@ func replayBoth(data []byte, runs []Run) (objects, chains string) {
 	o := opt
 	o.Bulk = og.Batch
 	objects = show(Replay(og.Next, runs, o))
+	og = importer.NewOracleGeneral(bytes.NewReader(data), "t", 16)
+	o.Bulk, o.Objects = og.Batch, og.Objects
+	if s := show(Replay(og.Next, runs, o)); s != objects {
+		objects += "\nread as Objects:\n" + s
+	}
 	og = importer.NewOracleGeneral(bytes.NewReader(data), "t", 16)
 	chains = show(Replay(og.Next, runs, opt))
 	return objects, chains
@@ -179,6 +185,95 @@ func TestObjectReplayNotOneBlock(t *testing.T) {
 			Options{Params: instance.Params{BlockSize: 16}, Model: latency.Default(), SLOMs: 12, Bulk: bulk})
 		if want := fmt.Sprintf("request 1: %d blocks", len(hashes)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%d blocks: error %v, want one containing %q", len(hashes), err, want)
+		}
+	}
+}
+
+// A malformed oracleGeneral file is the same error through the object
+// replay read as Objects, as Requests in bulk, and request by request: a
+// time going back (in the first batch and in a later one) and a file cut
+// inside a record.
+func TestObjectReplayErrors(t *testing.T) {
+	es, _ := prefixcache.Parse("lru,fifo")
+	runs := []Run{{Name: "lru", New: es[0].New, Capacity: 160}, {Name: "fifo", New: es[1].New, Capacity: 320}}
+	for _, c := range []struct {
+		name string
+		n    int // records
+		back int // the record whose time goes back; -1: none
+		cut  int // bytes cut from the end
+	}{{"time back early", 100, 40, 0}, {"time back late", 5000, 4500, 0}, {"cut", 3000, -1, 5}} {
+		var b bytes.Buffer
+		for i := 0; i < c.n; i++ {
+			tm := uint32(i/3 + 1)
+			if i == c.back {
+				tm = 0
+			}
+			importer.WriteOracleGeneral(&b, tm, uint64(i*7%500), 1, -1)
+		}
+		data := b.Bytes()[:b.Len()-c.cut]
+		objects, chains := replayBoth(data, runs)
+		if objects != chains || strings.HasPrefix(objects, "<nil>") {
+			t.Errorf("%s: objects:\n%s\nchains:\n%s", c.name, objects, chains)
+		}
+	}
+}
+
+// The object replay's own check of a request read as an Object (the one an
+// Interner makes, prefixcache.CheckNext) refuses what it refuses in a
+// request read as a Request: a time going back, a negative input or
+// output; and a first request at a negative time is no error either way.
+// (An oracleGeneral reader refuses a time going back itself: these are
+// readers of other object traces.)
+func TestObjectReplayChecksObjects(t *testing.T) {
+	es, _ := prefixcache.Parse("lru")
+	runs := []Run{{Name: "lru", New: es[0].New, Capacity: 32}}
+	opt := Options{Params: instance.Params{BlockSize: 16, Xi: 20}, Model: latency.Default(), SLOMs: 12}
+	for _, c := range []struct {
+		name    string
+		bad     blocktrace.Object // request 3000's
+		wantErr string
+	}{
+		{"time back", blocktrace.Object{Time: 10, Key: 1, Input: 16}, "request 3000: time 10 s is earlier than the previous request's 2999 s"},
+		{"negative input", blocktrace.Object{Time: 3000, Key: 1, Input: -1}, "request 3000: negative length (input -1, output 0 tokens)"},
+		{"negative output", blocktrace.Object{Time: 3000, Key: 1, Input: 16, Output: -2}, "request 3000: negative length (input 16, output -2 tokens)"},
+		{"first at a negative time", blocktrace.Object{Time: 3000, Key: 1, Input: 16}, ""},
+	} {
+		objs := make([]blocktrace.Object, 4000)
+		for i := range objs {
+			objs[i] = blocktrace.Object{Time: float64(i), Key: int64(i % 70), Input: 16}
+		}
+		objs[3000] = c.bad
+		if c.wantErr == "" {
+			objs[0].Time = -5
+		}
+		reqs := make([]blocktrace.Request, len(objs))
+		for i, o := range objs {
+			reqs[i] = blocktrace.Request{Index: i, Time: o.Time, Input: o.Input, Output: o.Output, Hashes: []int64{o.Key}, Conv: -1}
+		}
+		asObjects, asRequests := opt, opt
+		i, j := 0, 0
+		asObjects.Bulk = func([]blocktrace.Request, int) ([]blocktrace.Request, error) { panic("Bulk read beside Objects") }
+		asObjects.Objects = func(dst []blocktrace.Object, n int) ([]blocktrace.Object, error) {
+			k := min(n, len(objs)-i)
+			dst, i = append(dst, objs[i:i+k]...), i+k
+			if i == len(objs) {
+				return dst, io.EOF
+			}
+			return dst, nil
+		}
+		asRequests.Bulk = func(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+			k := min(n, len(reqs)-j)
+			dst, j = append(dst, reqs[j:j+k]...), j+k
+			if j == len(reqs) {
+				return dst, io.EOF
+			}
+			return dst, nil
+		}
+		none := func() (blocktrace.Request, error) { return blocktrace.Request{}, io.EOF }
+		_, _, err1 := Replay(none, runs, asObjects)
+		_, _, err2 := Replay(none, runs, asRequests)
+		if fmt.Sprint(err1) != fmt.Sprint(err2) || (err1 == nil) != (c.wantErr == "") || (err1 != nil && err1.Error() != c.wantErr) {
+			t.Errorf("%s: as Objects %v, as Requests %v, want %q", c.name, err1, err2, c.wantErr)
 		}
 	}
 }

@@ -18,45 +18,45 @@ var Formats = []string{"canonical", "mooncake", "bailian", "blocks", "libcachesi
 // are object traces: each reference a request of one block of block
 // tokens (1 when block is 0), no prefix chain, no conversation.
 func OpenWith(path, format string, block int64, csvParams string, maxChain int64) (blocktrace.Source, int64, io.Closer, error) {
-	src, _, b, f, err := openWith(path, format, block, csvParams, maxChain, false)
+	src, _, _, b, f, err := openWith(path, format, block, csvParams, maxChain, false)
 	return src, b, f, err
 }
 
 // openWith is OpenWith that also returns, for the oracle-general format,
-// a Bulk reader of the same requests (nil for the other formats): one of
-// the two may be read, not both. noLinking is open's.
-func openWith(path, format string, block int64, csvParams string, maxChain int64, noLinking bool) (blocktrace.Source, blocktrace.Bulk, int64, io.Closer, error) {
+// a Bulk and an ObjectBulk reader of the same requests (nil for the other
+// formats): one of the three may be read, not more. noLinking is open's.
+func openWith(path, format string, block int64, csvParams string, maxChain int64, noLinking bool) (blocktrace.Source, blocktrace.Bulk, blocktrace.ObjectBulk, int64, io.Closer, error) {
 	if format != "libcachesim-csv" && format != "oracle-general" {
 		if csvParams != "" {
-			return nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+			return nil, nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 		}
 		src, b, f, err := open(path, format, block, maxChain, noLinking)
-		return src, nil, b, f, err
+		return src, nil, nil, b, f, err
 	}
 	if block == 0 {
 		block = 1
 	}
 	if block < 1 || block > 1<<30 {
-		return nil, nil, 0, nil, fmt.Errorf("block size %d tokens: want 1 to 2^30", block)
+		return nil, nil, nil, 0, nil, fmt.Errorf("block size %d tokens: want 1 to 2^30", block)
 	}
 	var p importer.CSVParams
 	if format == "libcachesim-csv" {
 		var err error
 		if p, err = importer.ParseCSVParams(csvParams); err != nil {
-			return nil, nil, 0, nil, err
+			return nil, nil, nil, 0, nil, err
 		}
 	} else if csvParams != "" {
-		return nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
+		return nil, nil, nil, 0, nil, fmt.Errorf("csv options %q: for the libcachesim-csv format only", csvParams)
 	}
 	f, err := trace.Open(path)
 	if err != nil {
-		return nil, nil, 0, nil, err
+		return nil, nil, nil, 0, nil, err
 	}
 	if format == "libcachesim-csv" {
-		return importer.NewLibCacheSimCSV(f, path, p, int(block)).Next, nil, block, f, nil
+		return importer.NewLibCacheSimCSV(f, path, p, int(block)).Next, nil, nil, block, f, nil
 	}
 	og := importer.NewOracleGeneral(f, path, int(block))
-	return og.Next, og.Batch, block, f, nil
+	return og.Next, og.Batch, og.Objects, block, f, nil
 }
 
 // Open opens the block-level trace at path ("-" for standard input) in

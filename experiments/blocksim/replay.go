@@ -65,6 +65,10 @@ type Options struct {
 	// run's policy serves objects, the replay is the object replay
 	// (objects.go), and a request of other than one block is an error.
 	Bulk blocktrace.Bulk
+	// Objects, when not nil beside Bulk, reads the same requests as
+	// objects (blocktrace.ObjectBulk): the object replay reads it instead
+	// of Bulk, and makes no Request.
+	Objects blocktrace.ObjectBulk
 	// NoIdeal turns the ideal figures off, so that memory follows the
 	// caches' working set instead of the trace: each run numbers the
 	// blocks itself and forgets those its cache evicts (stream.go). Only
@@ -129,7 +133,10 @@ const batchSize = 2048
 type batch struct {
 	reqs  []prefixcache.Req
 	arena []prefixcache.BlockID
-	keys  []int64 // the object replay's object ids (objects.go)
+	// objs are the object replay's requests (objects.go), the first of
+	// them the trace's request first.
+	objs  []objReq
+	first int
 }
 
 type runner struct {
@@ -149,6 +156,7 @@ type runner struct {
 	blockT  int64
 	model   latency.Model
 	queue   *queue.FIFO
+	req     prefixcache.Req // the object replay's request being served (serveObjects)
 }
 
 // Replay runs every run over the requests of src and returns their results
@@ -213,10 +221,11 @@ func Replay(src blocktrace.Source, runs []Run, opt Options) ([]Result, Ideal, er
 	}
 	defer ra.stop()
 	if objectsOK(opt, consumers) {
+		obs := &objSource{bulk: opt.Objects, reqs: ra}
 		readErr, errs := fanout.Broadcast(len(consumers), func() *batch {
-			return &batch{reqs: make([]prefixcache.Req, 0, batchSize), keys: make([]int64, 0, batchSize)}
-		}, func(b *batch) (int, bool, error) { return f.fillObjects(ra, b) },
-			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.reqs, b.keys) })
+			return &batch{objs: make([]objReq, 0, batchSize)}
+		}, func(b *batch) (int, bool, error) { return f.fillObjects(obs, b) },
+			func(i int, b *batch) error { return consumers[i].runs[0].serveObjects(b.objs, b.first) })
 		return finish(f, rs, consumers, readErr, errs)
 	}
 	// The ideal figures are one more consumer of the batches, after the
@@ -430,6 +439,9 @@ type feeder struct {
 	objs objectUses // the same, by object, in the object replay (objects.go)
 	refs int64      // block references observed
 	read int64      // requests read and interned; all observed once Replay's workers are done
+	// lastTime is the time of the object replay's latest request,
+	// seconds (fillObjects checks the order as the Interner does).
+	lastTime float64
 }
 
 func newFeeder(opt Options) *feeder {

@@ -82,7 +82,7 @@ func (c *Command) blocks() (_ any, _ []report.Table, err error) {
 	}
 	defer done()
 	opt.BlockSize = src.block
-	opt.Bulk = src.bulk
+	opt.Bulk, opt.Objects = src.bulk, src.objects
 	capacities, err := c.capacities(src.block)
 	if err != nil {
 		return nil, nil, err
@@ -168,9 +168,11 @@ func (c *Command) capacities(block int64) ([]int64, error) {
 
 // blockSource is the trace being replayed and its block size, tokens.
 type blockSource struct {
-	next  blocktrace.Source
-	bulk  blocktrace.Bulk // the same requests in bulk, when the reader offers it (Options.Bulk)
-	block int64
+	next blocktrace.Source
+	bulk blocktrace.Bulk // the same requests in bulk, when the reader offers it (Options.Bulk)
+	// objects reads them as objects, when the reader offers it (Options.Objects).
+	objects blocktrace.ObjectBulk
+	block   int64
 }
 
 // source opens the block-level trace (the embedded workload, chained per
@@ -206,13 +208,13 @@ func (c *Command) source() (blockSource, func(), error) {
 	if c.MaxChain < 1 {
 		return blockSource{}, nop, option.Errorf("max-chain-blocks", "must be ≥ 1, got %d", c.MaxChain)
 	}
-	src, bulk, b, f, err := openWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain, c.NoIdeal)
+	src, bulk, objs, b, f, err := openWith(c.Trace, c.TraceFormat, block, c.TypeParams, c.MaxChain, c.NoIdeal)
 	if err != nil {
 		return blockSource{}, nop, err
 	}
 	bs, done, err := c.mixed(src, c.TraceFormat, b, func() { f.Close() })
 	if c.Mix == "" {
-		bs.bulk = bulk // a mix is read request by request, through its merge
+		bs.bulk, bs.objects = bulk, objs // a mix is read request by request, through its merge
 	}
 	return bs, done, err
 }

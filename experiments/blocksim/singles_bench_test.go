@@ -52,7 +52,7 @@ func BenchmarkSingleBlocks(b *testing.B) {
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				og := importer.NewOracleGeneral(bytes.NewReader(data), "singles", 512)
-				o.Bulk = og.Batch
+				o.Bulk, o.Objects = og.Batch, og.Objects
 				runs := []blocksim.Run{{Name: name, New: es[0].New, Capacity: 512 * 20_000}}
 				if _, _, err := blocksim.Replay(og.Next, runs, o); err != nil {
 					b.Fatal(err)

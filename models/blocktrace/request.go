@@ -50,6 +50,26 @@ type Source func() (Request, error)
 // the requests as objects, keyed by their one hash.
 type Bulk func(dst []Request, n int) ([]Request, error)
 
+// Object is a request of an object trace (libCacheSim's): one block, its
+// object id, and no category or conversation. It stands for the Request
+// of its position in the trace with Hashes {Key} and Conv −1.
+type Object struct {
+	// Time is the arrival time in seconds from the start of the trace.
+	Time float64
+	// Key is the object id, the request's one block hash.
+	Key int64
+	// Input and Output are the prompt and response lengths in tokens.
+	Input, Output int64
+}
+
+// ObjectBulk reads an object trace's requests in bulk, as Objects: it
+// appends up to n to dst and returns it, and io.EOF once the trace is
+// done (another error on a malformed trace), the objects appended before
+// an error being valid. A reader that offers it besides its Bulk reads
+// the same requests through both (one of them may be read, not both);
+// a replay of objects reads it to make no Request at all.
+type ObjectBulk func(dst []Object, n int) ([]Object, error)
+
 // StreamSource returns a Source over an in-memory stream.
 func StreamSource(s *Stream) Source {
 	i := 0

@@ -367,6 +367,7 @@ type OracleGeneral struct {
 	sum   Summary
 	// skipped counts the records of size 0 passed over.
 	skipped int
+	objs    []blocktrace.Object // Batch's scratch
 }
 
 // record returns the 1-based number of the record being read.
@@ -410,10 +411,38 @@ func (o *OracleGeneral) Next() (blocktrace.Request, error) {
 // Batch appends up to n requests to dst and returns it: the requests and
 // the error that n calls of Next would give (io.EOF at the end, a
 // *ParseError on a bad record), the requests appended before an error
-// being valid. It decodes every whole record in the reader's buffer in
-// one loop, without a call per record: the read of a single-block stream
-// in bulk (blocktrace.Bulk).
+// being valid. It decodes the records in bulk (Objects): the read of a
+// single-block stream in bulk (blocktrace.Bulk).
 func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Request, error) {
+	first := o.sum.Requests
+	objs, err := o.Objects(o.objs[:0], n)
+	o.objs = objs[:0]
+	// The hashes of the requests, side by side: one allocation per call
+	// rather than a slice per request, and none when dst's spare elements
+	// have hashes to reuse.
+	var hs []int64
+	for i, ob := range objs {
+		var h []int64
+		if j := len(dst); j < cap(dst) && cap(dst[:j+1][j].Hashes) > 0 {
+			h = dst[:j+1][j].Hashes[:1:1] // the caller is done with it (blocktrace.Bulk)
+		} else {
+			if len(hs) == cap(hs) {
+				hs = make([]int64, 0, len(objs)-i)
+			}
+			hs = hs[:len(hs)+1]
+			h = hs[len(hs)-1 : len(hs) : len(hs)]
+		}
+		h[0] = ob.Key
+		dst = append(dst, blocktrace.Request{Index: int(first) + i, Time: ob.Time, Input: ob.Input, Hashes: h, Conv: -1})
+	}
+	return dst, err
+}
+
+// Objects is Batch for a replay of objects (blocktrace.ObjectBulk): it
+// appends up to n requests to dst as Objects, with the error Batch would
+// give. It decodes every whole record in the reader's buffer in one loop,
+// without a call per record.
+func (o *OracleGeneral) Objects(dst []blocktrace.Object, n int) ([]blocktrace.Object, error) {
 	for n > 0 {
 		if o.r.Buffered() < OracleGeneralRecord {
 			if rec, err := o.r.Peek(OracleGeneralRecord); err != nil {
@@ -423,10 +452,6 @@ func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Req
 		}
 		buf, _ := o.r.Peek(o.r.Buffered() / OracleGeneralRecord * OracleGeneralRecord)
 		k := min(n, len(buf)/OracleGeneralRecord)
-		// The hashes of the requests of this pass, side by side: one
-		// allocation per pass rather than a slice per request, and none
-		// when dst's spare elements have hashes to reuse.
-		var hs []int64
 		i := 0
 		for ; i < k; i++ {
 			rec := buf[i*OracleGeneralRecord : (i+1)*OracleGeneralRecord : (i+1)*OracleGeneralRecord]
@@ -442,18 +467,7 @@ func (o *OracleGeneral) Batch(dst []blocktrace.Request, n int) ([]blocktrace.Req
 					Msg: fmt.Sprintf("record %d: %d s goes back before the previous record's %d s (the trace must be in arrival order)", o.record(), t, o.last)}
 			}
 			o.last = t
-			var h []int64
-			if j := len(dst); j < cap(dst) && cap(dst[:j+1][j].Hashes) > 0 {
-				h = dst[:j+1][j].Hashes[:1:1] // the caller is done with it (blocktrace.Bulk)
-			} else {
-				if len(hs) == cap(hs) {
-					hs = make([]int64, 0, k-i)
-				}
-				hs = hs[:len(hs)+1]
-				h = hs[len(hs)-1 : len(hs) : len(hs)]
-			}
-			h[0] = int64(binary.LittleEndian.Uint64(rec[4:]))
-			dst = append(dst, blocktrace.Request{Index: int(o.sum.Requests), Time: float64(t), Input: int64(o.block), Hashes: h, Conv: -1})
+			dst = append(dst, blocktrace.Object{Time: float64(t), Key: int64(binary.LittleEndian.Uint64(rec[4:])), Input: int64(o.block)})
 			o.sum.Requests++
 			n--
 		}

@@ -84,5 +84,61 @@ func TestOracleGeneralBatchEqualsNext(t *testing.T) {
 		if b.Summary() != o.Summary() {
 			t.Fatalf("summary %+v, Next's %+v", b.Summary(), o.Summary())
 		}
+		// Objects: the same requests as Next's, each its time, its one
+		// hash and its input, and the same error.
+		var objs []blocktrace.Object
+		err = nil
+		for ob := open(); err == nil; {
+			objs, err = ob.Objects(objs, size)
+		}
+		ok := len(objs) == len(want) && fmt.Sprint(err) == fmt.Sprint(wantErr) && reflect.DeepEqual(err, wantErr)
+		for i := 0; ok && i < len(objs); i++ {
+			w := want[i]
+			ok = len(w.Hashes) == 1 && objs[i] == blocktrace.Object{Time: w.Time, Key: w.Hashes[0], Input: w.Input, Output: w.Output} && w.Conv == -1 && w.Index == i
+		}
+		if !ok {
+			t.Fatalf("Objects: %d requests, %v; Next: %d requests, %v", len(objs), err, len(want), wantErr)
+		}
+	})
+}
+
+// Any bytes read as an oracleGeneral trace: Next, Batch and Objects give
+// the same requests and the same error, and none panics.
+func FuzzOracleGeneral(f *testing.F) {
+	var seed bytes.Buffer
+	for i, id := range []uint64{3, 1 << 63, 3, 0} {
+		WriteOracleGeneral(&seed, uint32(i), id, uint32(i%2), -1)
+	}
+	f.Add(seed.Bytes(), 2)
+	f.Add(seed.Bytes()[:30], 1)
+	f.Fuzz(func(t *testing.T, data []byte, size int) {
+		size = 1 + int(uint(size)%100)
+		var want []blocktrace.Request
+		var wantErr error
+		for o := NewOracleGeneral(bytes.NewReader(data), "f", 4); ; {
+			r, err := o.Next()
+			if err != nil {
+				wantErr = err
+				break
+			}
+			want = append(want, r)
+		}
+		var got []blocktrace.Request
+		var objs []blocktrace.Object
+		var err, oerr error
+		for o := NewOracleGeneral(bytes.NewReader(data), "f", 4); err == nil; {
+			got, err = o.Batch(got, size)
+		}
+		for o := NewOracleGeneral(bytes.NewReader(data), "f", 4); oerr == nil; {
+			objs, oerr = o.Objects(objs, size)
+		}
+		if len(got) != len(want) || len(objs) != len(want) || fmt.Sprint(err) != fmt.Sprint(wantErr) || fmt.Sprint(oerr) != fmt.Sprint(wantErr) {
+			t.Fatalf("Next %d, %v; Batch %d, %v; Objects %d, %v", len(want), wantErr, len(got), err, len(objs), oerr)
+		}
+		for i, w := range want {
+			if !reflect.DeepEqual(got[i], w) || objs[i] != (blocktrace.Object{Time: w.Time, Key: w.Hashes[0], Input: w.Input}) {
+				t.Fatalf("request %d: Next %+v, Batch %+v, Objects %+v", i, w, got[i], objs[i])
+			}
+		}
 	})
 }

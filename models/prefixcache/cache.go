@@ -47,6 +47,9 @@ type Cache struct {
 	objs          []int64 // the key of the object in each slot
 	objTable      objTable
 	onEvictObject func(key int64)
+	// olru is the object mode under LRU itself (objectlru.go), which
+	// keeps its own slots and table; nil otherwise.
+	olru *objectLRU
 }
 
 type node struct {
@@ -129,7 +132,7 @@ func (c *Cache) Serve(r *Req) (int, error) {
 		k, _, err := c.serveEngine(r)
 		return k, err
 	}
-	if c.objs != nil {
+	if c.objectMode() {
 		return 0, fmt.Errorf("request %d: a cache of objects cannot serve chains", r.Index)
 	}
 	if len(r.Blocks) == 1 && !c.general {
@@ -337,7 +340,7 @@ func (c *Cache) Check() error {
 	if c.engine != nil {
 		return c.engine.Check()
 	}
-	if c.objs != nil {
+	if c.objectMode() {
 		return c.checkObjects()
 	}
 	kids := make([]int32, len(c.nodes))

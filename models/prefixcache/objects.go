@@ -40,17 +40,19 @@ func (c *Cache) ServeObject(r *Req, key int64) (int, error) {
 	if !c.slotted || c.engine != nil {
 		return 0, fmt.Errorf("request %d: the policy does not serve objects (it keeps block ids)", r.Index)
 	}
-	if c.used > 0 && c.objs == nil {
+	if c.used > 0 && !c.objectMode() {
 		return 0, fmt.Errorf("request %d: a cache of chains cannot serve objects", r.Index)
+	}
+	if c.lru != nil { // LRU has no observer and no checker
+		if c.olru == nil {
+			c.olru = newObjectLRU()
+		}
+		return c.olru.serve(c, key), nil
 	}
 	if c.observer != nil {
 		c.observer.Observe(r)
 	}
 	if s := c.objTable.find(key, c.objs); s >= 0 {
-		if c.lru != nil {
-			c.lru.Access(r, s, 0, true) // see serveSingle
-			return 1, nil
-		}
 		c.policy.Evictable(s, false) // an object is always a leaf
 		c.pin = s
 		c.policy.Access(r, s, 0, true)
@@ -77,11 +79,6 @@ func (c *Cache) ServeObject(r *Req, key int64) (int, error) {
 	c.objs[s] = key
 	c.objTable.add(key, s)
 	c.used++
-	if c.lru != nil {
-		c.lru.Access(r, s, 0, false)
-		c.lru.Evictable(s, true)
-		return 0, nil
-	}
 	c.policy.Access(r, s, 0, false)
 	c.policy.Evictable(s, true)
 	return 0, c.checked(r)
@@ -103,15 +100,27 @@ func (c *Cache) evictObject(v BlockID) error {
 	return nil
 }
 
+// objectMode reports whether the cache has served objects (ServeObject).
+func (c *Cache) objectMode() bool { return c.objs != nil || c.olru != nil }
+
 // TouchObject is Touch for object key (ServeObject).
 func (c *Cache) TouchObject(key int64) {
+	if c.olru != nil {
+		c.olru.touch(key)
+		return
+	}
 	if t := &c.objTable; t.n > 0 {
 		prefetch.Line(unsafe.Pointer(&t.e[t.home(fingerprint(key))]))
 	}
 }
 
 // CachedObject reports whether object key is cached (ServeObject).
-func (c *Cache) CachedObject(key int64) bool { return c.objTable.find(key, c.objs) >= 0 }
+func (c *Cache) CachedObject(key int64) bool {
+	if c.olru != nil {
+		return c.olru.find(key) != 0
+	}
+	return c.objTable.find(key, c.objs) >= 0
+}
 
 // OnEvictObject sets f to be called with the key of every object evicted
 // from now on (ServeObject); nil: none.
@@ -121,6 +130,9 @@ func (c *Cache) OnEvictObject(f func(key int64)) { c.onEvictObject = f }
 // objects, and that the table finds every cached object in its slot and
 // nothing else.
 func (c *Cache) checkObjects() error {
+	if c.olru != nil {
+		return c.olru.check(c)
+	}
 	free := make([]bool, len(c.objs))
 	for _, s := range c.free {
 		if free[s] {

@@ -164,3 +164,29 @@ func TestObjectModeRefusals(t *testing.T) {
 		t.Error("s3fifo, which remembers block ids, served an object")
 	}
 }
+
+// LRU's object mode (objectlru.go, a structure of its own) against the
+// chain mode on streams long enough to grow its table several times, fill
+// the cache and evict through it, and empty runs of the table again by
+// backward shifts: up to 1,500 requests over up to 200 keys, half of
+// them multiples of 2^40 (which share their hash's high bits, so that
+// probe runs are long), at 0 to 220 blocks.
+func TestObjectLRULongStreams(t *testing.T) {
+	es, _ := prefixcache.Parse("lru")
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.IntRange(1, 200).Draw(t, "keys")
+		n := rapid.IntRange(1, 1500).Draw(t, "requests")
+		reqs := make([]blocktrace.Request, n)
+		for i := range reqs {
+			x := int64(rapid.IntRange(0, k-1).Draw(t, "key"))
+			if x%2 == 1 {
+				x <<= 40
+			}
+			reqs[i] = blocktrace.Request{Index: i, Time: float64(i), Input: 16, Conv: -1, Hashes: []int64{x}}
+		}
+		capacity := rapid.IntRange(0, 220).Draw(t, "capacity")
+		if d := serveBoth(reqs, capacity, es[0].New, es[0].New, func(k int64) int64 { return k }); d != "" {
+			t.Fatalf("lru at %d blocks: %s", capacity, d)
+		}
+	})
+}

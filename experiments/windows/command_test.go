@@ -165,7 +165,9 @@ func TestBadFlags(t *testing.T) {
 		{"rounds", func(c *windows.Command) { c.Percentile, c.Rounds, c.TargetWidth = p99(), 2, 0.1 }},
 		{"round-dir", func(c *windows.Command) { c.Percentile, c.Rounds, c.Shard = p99(), 2, "1/2" }},
 		{"round-dir", func(c *windows.Command) { c.Percentile, c.Rounds, c.Slurm, c.RoundDir = p99(), 2, 2, "r" }},
-		{"out", func(c *windows.Command) { c.Percentile, c.Rounds, c.Shard, c.RoundDir, c.Out = p99(), 2, "1/2", "r", "x" }},
+		{"out", func(c *windows.Command) {
+			c.Percentile, c.Rounds, c.Shard, c.RoundDir, c.Out = p99(), 2, "1/2", "r", "x"
+		}},
 		{"max-probes", func(c *windows.Command) { c.Percentile, c.Rounds, c.MaxProbes = p99(), 2, -1 }},
 		{"out", func(c *windows.Command) { c.Percentile, c.Rounds, c.Out = p99(), 2, "x" }},
 	} {

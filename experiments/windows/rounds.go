@@ -156,6 +156,11 @@ func (c Command) loadState(settings map[string]string) (*roundState, error) {
 	if d := settingsDiff(st.Settings, settings); d != "" {
 		return nil, fmt.Errorf("%s: the search was started with other settings: %s", path, d)
 	}
+	r := st.Search
+	if strconv.Itoa(r.PerRound) != settings["thresholds_per_round"] || strconv.Itoa(r.MaxProbes) != settings["max_probes"] ||
+		strconv.Itoa(r.Turns) != settings["turns"] || r.Lower > r.Upper || r.Lower < r.StartLower || r.Upper > r.StartUpper || window.CheckTaus(r.Next) != nil && len(r.Next) > 0 {
+		return nil, fmt.Errorf("%s: the search's state disagrees with its settings or itself (interval [%d, %d], start [%d, %d], next %v): edited?", path, r.Lower, r.Upper, r.StartLower, r.StartUpper, r.Next)
+	}
 	return &st, nil
 }
 

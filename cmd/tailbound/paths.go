@@ -27,7 +27,7 @@ func fileRole(command, name string) string {
 	switch name {
 	case "trace", "in", "csv", "fit", "mix", "model", "model-json", "results", "traces", "mooncake-dir", "prompt", "response":
 		return roleInput
-	case "out", "model-out", "plot", "save", "deaths", "emit-schedule", "plot-dir", "dir":
+	case "out", "model-out", "plot", "save", "deaths", "emit-schedule", "plot-dir", "dir", "round-dir":
 		return roleOutput
 	case "schedule": // solve writes one; gap and simulate read them
 		if command == "solve" {

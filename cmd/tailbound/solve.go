@@ -56,6 +56,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
 	var taus string
 	fs.StringVar(&taus, "taus", "", "with --windows and --objective pQ: probe exactly these thresholds, tokens, comma-separated ascending, instead of searching; each a pass over the trace; needed with --shard and --slurm")
+	fs.IntVar(&w.Rounds, "rounds", 0, "with --windows and --objective pQ: search τ in rounds of this many thresholds, each a pass over the trace; in one process, as shards with --round-dir, or as a chain of Slurm jobs with --slurm")
+	fs.StringVar(&w.RoundDir, "round-dir", "", "with --rounds: folder of the search's state (state.json) and each round's shard files; without --shard start or advance the search (merge the round's shards, decide, plan the next), with --shard i/n solve the round's thresholds on shard i's windows")
 	fs.StringVar(&w.Shard, "shard", "", "with --windows: solve only shard i/n of the windows (the i-th of n runs of consecutive windows, with --objective tel or slo) and write its result file for merge")
 	fs.StringVar(&w.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
 	fs.IntVar(&w.Slurm, "slurm", 0, "with --windows: print a Slurm array script solving the windows in N shards, and a merge job that runs only if every shard succeeds")
@@ -147,7 +149,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // windowed reports whether a flag of the windowed interval was given.
 func windowed(fs *pflag.FlagSet) bool {
-	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm", "max-probes", "taus"} {
+	for _, f := range []string{"windows", "window-turns", "target-width", "seam-turns", "lower-overlap", "per-window", "plot", "shard", "out", "slurm", "max-probes", "taus", "rounds", "round-dir"} {
 		if fs.Changed(f) {
 			return true
 		}

@@ -119,7 +119,7 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 		case obj.Kind != objective.TEL && c.Forced:
 			return nil, nil, option.Errorf("forced", "windowed %s bounds are for optional caching only", obj)
 		}
-		if err := c.refuse([]string{"solver", "warm-start", "time-limit", "seeds"}, "not with --windows (the windows are solved by flow, one trace at a time)"); err != nil {
+		if err := c.refuse([]string{"solver", "warm-start", "time-limit"}, "not with --windows (the windows are solved by flow)"); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -95,3 +95,7 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// ShellQuote quotes s as one word for bash (as the scripts of
+// WriteSlurmCommand quote their commands' words).
+func ShellQuote(s string) string { return shellQuote(s) }

@@ -97,6 +97,14 @@ type Command struct {
 	// search, each a pass over the trace, which runs as shards too
 	// (window.RunPercentileGrid, window.SumGrid).
 	Taus []int64
+	// Rounds, when > 0, runs a percentile's τ search in rounds of that
+	// many thresholds (--rounds; window.RunRounds): in one process, as
+	// steps sharing the folder RoundDir (--round-dir: without --shard
+	// advance the search, with --shard solve the current round's
+	// thresholds on the shard's windows), or as a chain of Slurm jobs
+	// (--slurm).
+	Rounds   int
+	RoundDir string
 	// Progress (nil: none) is told the windows solved.
 	Progress progress.Func
 
@@ -111,10 +119,14 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 		return nil, nil, option.Errorf("forced", "windowed percentile bounds are for optional caching only")
 	case c.Trace == "-":
 		return nil, nil, option.Errorf("trace", "a percentile's probes read the trace several times: give a file, not standard input")
+	case len(c.Taus) > 0 && (c.Rounds > 0 || c.RoundDir != ""):
+		return nil, nil, option.Errorf("rounds", "not with --taus (the rounds choose the thresholds)")
 	case len(c.Taus) > 0:
 		return c.runGrid(ctx, stdout, p)
+	case c.Rounds > 0 || c.RoundDir != "":
+		return c.runRounds(ctx, stdout, p)
 	case c.Shard != "" || c.Slurm > 0:
-		return nil, nil, option.Errorf("taus", "--objective %s with --shard or --slurm needs the thresholds given (--taus T1,T2,…): the search's probes depend on every window's sums, so it runs in one process", c.Percentile)
+		return nil, nil, option.Errorf("taus", "--objective %s with --shard or --slurm needs the thresholds given (--taus T1,T2,…) or the search in rounds (--rounds K): the one-process search's probes depend on every window's sums, one at a time", c.Percentile)
 	case len(c.Curve) > 0 || c.TargetWidth > 0:
 		return nil, nil, option.Errorf("objective", "--objective %s with --windows takes one window count (no --target-width or list of window counts)", c.Percentile)
 	case c.MaxProbes < 0:
@@ -386,8 +398,10 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("target-width", "not with --shard or --slurm (each shard solves the windows it is given)")
 	case c.Shard != "" && c.Slurm > 0:
 		return nil, nil, option.Errorf("slurm", "not with --shard")
-	case c.Out != "" && c.Shard == "" && c.Slurm == 0:
-		return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
+	case c.Out != "" && c.Shard == "" && c.Slurm == 0 && c.RoundDir == "":
+		return nil, nil, option.Errorf("out", "only with --shard (the shard's result file), --slurm (the merged output) or --round-dir (the search's result)")
+	case (c.Rounds != 0 || c.RoundDir != "") && c.Percentile == nil:
+		return nil, nil, option.Errorf("rounds", "with --objective pQ only (the τ search of a percentile)")
 	case c.Slurm < 0:
 		return nil, nil, option.Errorf("slurm", "want a number of shards ≥ 1, got %d", c.Slurm)
 	}

@@ -159,6 +159,17 @@ func TestBadFlags(t *testing.T) {
 		{"objective", func(c *windows.Command) { c.Percentile, c.TargetWidth = p99(), 0.1 }},
 		{"trace", func(c *windows.Command) { c.Percentile, c.Trace, c.Windows, c.WindowTurns = p99(), "-", 0, 10 }},
 		{"forced", func(c *windows.Command) { s := int64(100); c.SLO, c.Forced = &s, true }},
+		{"rounds", func(c *windows.Command) { c.Rounds = 2 }},
+		{"rounds", func(c *windows.Command) { c.Percentile, c.RoundDir = p99(), "r" }},
+		{"rounds", func(c *windows.Command) { c.Percentile, c.Rounds, c.Taus = p99(), 2, []int64{5} }},
+		{"rounds", func(c *windows.Command) { c.Percentile, c.Rounds, c.TargetWidth = p99(), 2, 0.1 }},
+		{"round-dir", func(c *windows.Command) { c.Percentile, c.Rounds, c.Shard = p99(), 2, "1/2" }},
+		{"round-dir", func(c *windows.Command) { c.Percentile, c.Rounds, c.Slurm, c.RoundDir = p99(), 2, 2, "r" }},
+		{"out", func(c *windows.Command) {
+			c.Percentile, c.Rounds, c.Shard, c.RoundDir, c.Out = p99(), 2, "1/2", "r", "x"
+		}},
+		{"max-probes", func(c *windows.Command) { c.Percentile, c.Rounds, c.MaxProbes = p99(), 2, -1 }},
+		{"out", func(c *windows.Command) { c.Percentile, c.Rounds, c.Out = p99(), 2, "x" }},
 	} {
 		cmd := base(path)
 		c.edit(&cmd)

@@ -145,18 +145,34 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 	if err != nil || q.Kind != objective.Percentile {
 		return fmt.Errorf("%s: setting objective %q: not a percentile", Name, f.Options.Params["objective"])
 	}
-	taus, err := option.Ints("taus", f.Options.Params["taus_tokens"])
-	if err == nil {
-		err = window.CheckTaus(taus)
-	}
+	figs, taus, err := gridFigures(f)
 	if err != nil {
-		return fmt.Errorf("%s: setting taus_tokens %q: %w", Name, f.Options.Params["taus_tokens"], err)
+		return err
 	}
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
 	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
 	turns, err := strconv.Atoi(f.Options.Params["turns"])
 	if err != nil {
 		return fmt.Errorf("%s: setting turns %q: %w", Name, f.Options.Params["turns"], err)
+	}
+	b, err := window.SumGrid(figs, taus, turns, q, size, seam)
+	if err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	doc, tables := gridOutput(b, q, false)
+	return report.Emit(w, format, doc, tables...)
+}
+
+// gridFigures reads every window's figures at the thresholds of a merged
+// result file of percentile shards (its setting taus_tokens), in window
+// order.
+func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
+	taus, err := option.Ints("taus", f.Options.Params["taus_tokens"])
+	if err == nil {
+		err = window.CheckTaus(taus)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: setting taus_tokens %q: %w", Name, f.Options.Params["taus_tokens"], err)
 	}
 	figs := make([]window.GridFigures, len(f.Grid))
 	for _, r := range f.Records {
@@ -165,7 +181,7 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 		start, _ := strconv.Atoi(g["start_step"])
 		n, _ := strconv.Atoi(g["turns"])
 		if idx < 0 || idx >= len(figs) || figs[idx].Turns != 0 || n < 1 {
-			return fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
+			return nil, nil, fmt.Errorf("%s: grid point %d: window %q is not one of the %d windows, or is there twice", Name, r.Point, g["window"], len(figs))
 		}
 		fg := window.GridFigures{Index: idx, Start: start, Turns: n}
 		keys := []string{"max_load_tokens"}
@@ -175,7 +191,7 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 		}
 		for _, m := range keys {
 			if _, ok := r.Values[m]; !ok {
-				return fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
+				return nil, nil, fmt.Errorf("%s: record of window %d: value %q missing", Name, idx, m)
 			}
 		}
 		fg.MaxLoad = int64(r.V("max_load_tokens"))
@@ -185,12 +201,7 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 		}
 		figs[idx] = fg
 	}
-	b, err := window.SumGrid(figs, taus, turns, q, size, seam)
-	if err != nil {
-		return fmt.Errorf("%s: %w", Name, err)
-	}
-	doc, tables := gridOutput(b, q, false)
-	return report.Emit(w, format, doc, tables...)
+	return figs, taus, nil
 }
 
 // gridOutput is the document and tables of a percentile's grid bounds b,

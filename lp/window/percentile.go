@@ -119,41 +119,11 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		return nil, fmt.Errorf("window: %w", err)
 	}
 	// Pass 0.
-	var least, load []int64
-	var err error
-	turns, windows := 0, 0
-	{
-		src, done, err := open()
-		if err != nil {
-			return nil, err
-		}
-		sp, err := NewSplitter(src, o.SLO.WindowTurns)
-		if err != nil {
-			done()
-			return nil, err
-		}
-		for {
-			w, err := sp.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				done()
-				return nil, err
-			}
-			windows++
-			for j, t := range w.Turns {
-				d := w.History[j] + t.Prompt
-				l := d
-				if w.Prev[j] >= 0 {
-					l = max(0, d-p.BlockSize*min(w.History[j]/p.BlockSize, p.Capacity/p.BlockSize))
-				}
-				load, least = append(load, d), append(least, l)
-			}
-		}
-		done()
-		turns = len(load)
+	least, load, windows, err := passZero(open, o.SLO)
+	if err != nil {
+		return nil, err
 	}
+	turns := len(load)
 	if turns == 0 {
 		return nil, errors.New("window: percentile of an empty trace")
 	}
@@ -285,4 +255,40 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		r.RelativeWidth = float64(r.Upper-r.Lower) / float64(r.Upper)
 	}
 	return r, nil
+}
+
+// passZero reads the trace open returns once, without solving anything,
+// and returns each turn's least possible uncached count ℓ_k (D_k on a
+// first turn, max(0, D_k − B·min(⌊H_k/B⌋, C/B)) otherwise) and its load
+// D_k = H_k + p_k, tokens, in trace order, and the number of windows of
+// o.WindowTurns steps: what the τ search's first bounds need.
+func passZero(open func() (TurnReader, func(), error), o SLOOptions) (least, load []int64, windows int, err error) {
+	p := o.Params
+	src, done, err := open()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer done()
+	sp, err := NewSplitter(src, o.WindowTurns)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for {
+		w, err := sp.Next()
+		if errors.Is(err, io.EOF) {
+			return least, load, windows, nil
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		windows++
+		for j, t := range w.Turns {
+			d := w.History[j] + t.Prompt
+			l := d
+			if w.Prev[j] >= 0 {
+				l = max(0, d-p.BlockSize*min(w.History[j]/p.BlockSize, p.Capacity/p.BlockSize))
+			}
+			load, least = append(load, d), append(least, l)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package trace
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -144,4 +146,45 @@ func FuzzCompactNames(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkConvTableGC: one full garbage collection (ns/op) with the names
+// of 4·10^6 conversations ("c0", "c1", …) held as the Reader held them,
+// a map[string]int and a []string ("map"), and as a ConvTable ("table"),
+// with the heap they take per conversation (B/conv). A 10^8-turn trace has
+// 2·10^7 of them.
+func BenchmarkConvTableGC(b *testing.B) {
+	const n = 4_000_000
+	for _, kind := range []string{"map", "table"} {
+		b.Run(kind, func(b *testing.B) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			var ids map[string]int
+			var names []string
+			var tab ConvTable
+			buf := []byte{}
+			if kind == "map" {
+				ids = map[string]int{}
+			}
+			for i := range n {
+				buf = strconv.AppendInt(append(buf[:0], 'c'), int64(i), 10)
+				if kind == "map" {
+					s := string(buf)
+					ids[s], names = len(names), append(names, s)
+				} else {
+					tab.Intern(buf)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			for b.Loop() {
+				runtime.GC()
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/conv")
+			runtime.KeepAlive(ids)
+			runtime.KeepAlive(names)
+			runtime.KeepAlive(&tab)
+		})
+	}
 }

@@ -139,14 +139,7 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	mem, turns := in.mem, in.turns
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(mem.Turns), func() {}, nil }
 	if mem == nil {
-		open = func() (window.TurnReader, func(), error) {
-			f, err := trace.Open(c.Trace)
-			if err != nil {
-				return nil, nil, option.Wrap("trace", err)
-			}
-			rd := trace.NewParallelReader(f, c.Trace, 1)
-			return rd, func() { rd.Close(); f.Close() }, nil
-		}
+		open = func() (window.TurnReader, func(), error) { return openStream(c.Trace) }
 	}
 	size := c.windowTurns(turns)
 	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile, MaxProbes: c.MaxProbes})
@@ -226,12 +219,11 @@ func (c Command) turns(mem *trace.Trace, limit int) (window.TurnReader, func(), 
 	if mem != nil {
 		return &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, func() {}, nil
 	}
-	f, err := trace.Open(c.Trace)
+	rd, done, err := openStream(c.Trace)
 	if err != nil {
-		return nil, nil, option.Wrap("trace", err)
+		return nil, nil, err
 	}
-	rd := trace.NewParallelReader(f, c.Trace, 1)
-	return &firstTurns{src: rd, left: limit}, func() { rd.Close(); f.Close() }, nil
+	return &firstTurns{src: rd, left: limit}, done, nil
 }
 
 // writeShard writes a shard's result file f to --out (standard output
@@ -495,13 +487,11 @@ func (c Command) solveUpTo(ctx context.Context, mem *trace.Trace, p instance.Par
 	if mem != nil {
 		return window.Run(ctx, &firstTurns{src: window.NewTurns(mem.Turns), left: limit}, opt)
 	}
-	f, err := trace.Open(c.Trace)
+	rd, done, err := openStream(c.Trace)
 	if err != nil {
-		return nil, option.Wrap("trace", err)
+		return nil, err
 	}
-	defer f.Close()
-	rd := trace.NewParallelReader(f, c.Trace, 1)
-	defer rd.Close()
+	defer done()
 	return window.Run(ctx, &firstTurns{src: rd, left: limit}, opt)
 }
 

@@ -121,6 +121,14 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 	var head []int64 // the current window's schedule with the seam before it applied
 	for {
 		for len(ws) < 3 && !eof {
+			if len(ws) == 0 { // no window waits for the next ones: read past those not picked
+				if err := sp.SkipUntil(opt.Mine); errors.Is(err, io.EOF) {
+					eof = true
+					break
+				} else if err != nil {
+					return nil, err
+				}
+			}
 			w, err := next()
 			if err != nil {
 				return nil, err

@@ -216,6 +216,14 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 	var head []int64 // the current window's schedule with the seam before it applied
 	for {
 		for len(ws) < 2 && !eof {
+			if len(ws) == 0 { // no window waits for the next one: read past those not picked
+				if err := sp.SkipUntil(o.Mine); errors.Is(err, io.EOF) {
+					eof = true
+					break
+				} else if err != nil {
+					return nil, err
+				}
+			}
 			w, err := sp.Next()
 			if errors.Is(err, io.EOF) {
 				eof = true

@@ -115,7 +115,7 @@ func (s *Splitter) Next() (*Window, error) {
 	}
 	w.lead = append([]rec(nil), s.tail[max(0, len(s.tail)-s.Lookback-1):]...)
 	for len(w.Turns) < s.size {
-		t, err := s.src.Next()
+		r, err := s.take()
 		if errors.Is(err, io.EOF) {
 			s.done = true
 			break
@@ -123,39 +123,93 @@ func (s *Splitter) Next() (*Window, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := t.Conv
-		if c < 0 {
-			return nil, fmt.Errorf("window: turn %d: conversation id %d is negative", s.next, c)
-		}
-		for c >= len(s.hist) {
-			s.hist = append(s.hist, 0)
-			s.last = append(s.last, 0)
-		}
-		if t.Prompt < 1 || t.Response < 0 {
-			return nil, fmt.Errorf("window: turn %d: prompt %d tokens must be ≥ 1 and response %d ≥ 0", s.next, t.Prompt, t.Response)
-		}
-		if s.hist[c] > 1<<50 {
-			return nil, fmt.Errorf("window: turn %d: history over 2^50 tokens", s.next)
-		}
-		w.Turns = append(w.Turns, t)
-		w.History = append(w.History, s.hist[c])
-		w.Prev = append(w.Prev, s.last[c]-1)
-		s.prev, s.prvH = t, s.hist[c]
-		if s.Lookback > 0 {
-			if keep := s.Lookback + 1; len(s.tail) >= 2*keep { // amortized O(1)
-				s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
-			}
-			s.tail = append(s.tail, rec{t, s.hist[c], s.last[c] - 1})
-		}
-		s.hist[c] += t.Prompt + t.Response
-		s.last[c] = s.next + 1
-		s.next++
+		w.Turns = append(w.Turns, r.t)
+		w.History = append(w.History, r.h)
+		w.Prev = append(w.Prev, r.prev)
 	}
 	if len(w.Turns) == 0 {
 		return nil, io.EOF
 	}
 	s.idx++
 	return w, nil
+}
+
+// Skip reads past the next window: its turns are read and checked as Next
+// reads them, and what later windows need from them is kept (each
+// conversation's history and last turn, the turn before the next window
+// and the Lookback turns before it), but the window itself is not built.
+// It returns io.EOF, reading nothing, when the trace has no turn left (as
+// Next would), and a trace error as Next does. A shard skips the windows
+// before its own: Next then returns what it would have after handing them
+// out.
+func (s *Splitter) Skip() error {
+	if s.done {
+		return io.EOF
+	}
+	n := 0
+	for ; n < s.size; n++ {
+		_, err := s.take()
+		if errors.Is(err, io.EOF) {
+			s.done = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return io.EOF
+	}
+	s.idx++
+	return nil
+}
+
+// SkipUntil skips (Skip) the windows that mine does not pick, up to the
+// next one it does, which Next then returns; it returns io.EOF when the
+// trace ends first. A nil mine picks every window.
+func (s *Splitter) SkipUntil(mine func(index int) bool) error {
+	for mine != nil && !mine(s.idx) {
+		if err := s.Skip(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take reads the next turn and checks it, returns it with its history and
+// global previous turn, and advances the state: the conversation's
+// history and last turn, the turn before the next one, the Lookback tail.
+func (s *Splitter) take() (rec, error) {
+	t, err := s.src.Next()
+	if err != nil {
+		return rec{}, err
+	}
+	c := t.Conv
+	if c < 0 {
+		return rec{}, fmt.Errorf("window: turn %d: conversation id %d is negative", s.next, c)
+	}
+	for c >= len(s.hist) {
+		s.hist = append(s.hist, 0)
+		s.last = append(s.last, 0)
+	}
+	if t.Prompt < 1 || t.Response < 0 {
+		return rec{}, fmt.Errorf("window: turn %d: prompt %d tokens must be ≥ 1 and response %d ≥ 0", s.next, t.Prompt, t.Response)
+	}
+	if s.hist[c] > 1<<50 {
+		return rec{}, fmt.Errorf("window: turn %d: history over 2^50 tokens", s.next)
+	}
+	r := rec{t, s.hist[c], s.last[c] - 1}
+	s.prev, s.prvH = t, s.hist[c]
+	if s.Lookback > 0 {
+		if keep := s.Lookback + 1; len(s.tail) >= 2*keep { // amortized O(1)
+			s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
+		}
+		s.tail = append(s.tail, r)
+	}
+	s.hist[c] += t.Prompt + t.Response
+	s.last[c] = s.next + 1
+	s.next++
+	return r, nil
 }
 
 // Turns reads the turns of an in-memory trace as a TurnReader.

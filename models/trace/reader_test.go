@@ -230,6 +230,13 @@ func FuzzFastPath(f *testing.F) {
 		`{"t": 1, "conv": "a", "prompt": 99999999999999999999, "response": 1} x`,
 		`{"t": null, "conv": "a", "prompt": 1, "response": 1, "category": null}`,
 		"{\"t\": 3, \"conv\": \"a\", \"prompt\": 1, \"response\": 1}\n{\"t\": 2.9999999999999999999, \"conv\": \"b\", \"prompt\": 1, \"response\": 1}",
+		// The Writer's layout (Reader.canonical), and lines that leave it
+		// late: a duplicate key, a trailing byte, a leading zero.
+		"{\"t\":0.5386830305870847,\"conv\":\"c0\",\"prompt\":18,\"response\":229}\n{\"t\":2.5,\"conv\":\"c0\",\"prompt\":1,\"response\":0}",
+		`{"t":1,"conv":"a","prompt":1,"response":1,"t":2}`,
+		`{"t":1,"conv":"a","prompt":1,"response":1}x`,
+		`{"t":1,"conv":"a","prompt":01,"response":1}`,
+		`{"t":1,"conv":"a","prompt":1,"response":-1}`,
 	} {
 		f.Add([]byte(s))
 	}

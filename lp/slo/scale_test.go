@@ -201,7 +201,7 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 // tokens, B = 16) of the default birth–death workload cut at turns turns,
 // with the greedy fill of improve (area order) as served, its slack tree,
 // the members of each component in that order and the ranks.
-func benchProblem(b *testing.B, turns int) (*problem, []bool, [][]int, []int) {
+func benchProblem(b testing.TB, turns int) (*problem, []bool, [][]int, []int) {
 	b.Helper()
 	p := birthdeath.Default()
 	p.Duration = 0

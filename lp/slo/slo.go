@@ -59,7 +59,6 @@ package slo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -189,6 +188,8 @@ type problem struct {
 	// lpY is the LP relaxation's y_n per candidate (nil before it is
 	// solved); the LNS of lns.go picks its windows by it.
 	lpY []float64
+	// prices are the LP relaxation's last prices (nil before it ran).
+	prices *lpPrices
 	// learned holds, per component, the cuts the pure-Go search
 	// separated, handed to the backend's program (ip.go); ipNotes says
 	// what the backend did with the components it did not close.
@@ -228,12 +229,19 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		ubComp[c] = -1
 	}
 	if len(pr.cands) > 0 && !opt.NoLP {
-		lpServed, ub, lpv, err := pr.lpBound(ctx)
+		lctx, cancel := lpContext(ctx, start)
+		var warm *lpPrices
+		if opt.Warm != nil {
+			warm = opt.Warm.lp
+		}
+		lpServed, ub, lpv, complete, err := pr.lpBoundFrom(lctx, warm)
+		cancel()
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-			r.Detail = "LP relaxation stopped by the time limit"
 		case err != nil:
 			return nil, err
+		case !complete:
+			ubComp = ub
+			r.Detail = "LP relaxation cut short by the time limit: its bound is the weak dual of the prices reached"
 		default:
 			served, ubComp = lpServed, ub
 			r.LP = float64(in.K()-pr.always) - lpv
@@ -340,7 +348,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 	r.Lower = in.K() - pr.always - best
 	r.Proven = r.Lower == r.Upper
 	r.Schedule = pr.x
-	r.Warm = &Warm{Schedule: r.Schedule, LPServe: pr.lpServe(opt.Warm)}
+	r.Warm = &Warm{Schedule: r.Schedule, LPServe: pr.lpServe(opt.Warm), lp: pr.lpWarm(opt.Warm)}
 	if err := in.CheckSchedule(r.Schedule); err != nil {
 		return nil, fmt.Errorf("slo: internal error: the schedule is not admissible: %w", err)
 	}
@@ -351,6 +359,23 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		return nil, fmt.Errorf("slo: internal error: lower bound %d above upper bound %d", r.Lower, r.Upper)
 	}
 	return r, nil
+}
+
+// lpShare is the share of the time left that the LP relaxation may take
+// under a time limit: cut short there it still gives a certified bound
+// (lpBound), and the schedule search after it gets the rest instead of
+// nothing (at 10^5 turns on a loaded machine the LP used to take the
+// whole limit and leave the greedy schedule from nothing).
+const lpShare = 0.6
+
+// lpContext is ctx with its deadline, if any, moved to lpShare of the
+// time left after now.
+func lpContext(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, now.Add(time.Duration(lpShare*float64(dl.Sub(now)))))
 }
 
 // count is the number of true values.

@@ -36,7 +36,11 @@
 //     relaxation y ∈ [0, 1], solved as a min-cost flow on the line of
 //     lp.SolveFlow (pair n's arc has capacity d_n blocks and cost −1/d_n per
 //     block, scaled to integers: see lpBound for the rounding, which only
-//     loosens the bound by less than one pair per component).
+//     loosens the bound by less than one pair per component), and the weak
+//     dual of the flow's prices (dual.go), valid for any prices: when the
+//     time limit stops the flow, the prices its windows reached still
+//     certify a bound. A percentile probe's flow starts from the previous
+//     probe's prices (Warm).
 //   - Upper bound (a feasible schedule): the LP's fully served pairs, then
 //     every other candidate that still fits, smallest demand first
 //     (greedy), then a pass of one-out-two-in exchanges, then a

@@ -74,7 +74,10 @@ func (g *Network) solveWindows(ctx context.Context, plan Plan) ([]int64, []int64
 // not nil.
 func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64, unit int64) ([]int64, []int64, string, error) {
 	flow, pi, stats, _, err := g.solveWindowsPartial(ctx, plan, start, unit)
-	return flow, pi, stats, err
+	if err != nil {
+		return nil, nil, stats, err // no prices with an error
+	}
+	return flow, pi, stats, nil
 }
 
 // SolveWindowsPartial is SolveWindowsPrices that, when ctx ends before the
@@ -223,10 +226,9 @@ func (g *Network) solveWindowsPartial(ctx context.Context, plan Plan, start []in
 		}
 	}
 	if cut {
-		return nil, pi, fmt.Sprintf("%d windows of %d steps, cut short by %v", count, plan.Size, ctx.Err()), true, ctx.Err()
+		return nil, pi, "windows", true, ctx.Err()
 	}
 	joined := pi // newPrimalDual copies it
-
 	s := newPrimalDual(g, pi, hint)
 	s.progress = plan.Progress
 	err := s.solve(ctx)

@@ -73,6 +73,50 @@ func (g *Network) solveWindows(ctx context.Context, plan Plan) ([]int64, []int64
 // its first phase relative to unit (see SolveWarmWindows), when start is
 // not nil.
 func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64, unit int64) ([]int64, []int64, string, error) {
+	flow, pi, stats, _, err := g.solveWindowsPartial(ctx, plan, start, unit)
+	if err != nil {
+		return nil, nil, stats, err // no prices with an error
+	}
+	return flow, pi, stats, nil
+}
+
+// SolveWindowsPartial is SolveWindowsPrices that, when ctx ends before the
+// solve does, still returns prices (whole cost units, one per node) with
+// complete false, a nil flow and a nil error: the prices the windows'
+// cost scaling had reached, joined as in SolveWindows — a solved window's
+// own (ε = 1 for its widened part), one cut short its current phase's,
+// one not begun zero. They certify nothing about any flow; what they are
+// good for is any bound that holds for every price vector, as a weak
+// duality bound does (lp/slo's dual bound), and they are the nearer the
+// optimum's the more windows were solved. With complete true the answer
+// is SolveWindowsPrices'. Other errors are returned as they are.
+func (g *Network) SolveWindowsPartial(ctx context.Context, plan Plan) (flow, prices []int64, complete bool, stats string, err error) {
+	flow, prices, stats, partial, err := g.solveWindowsPartial(ctx, plan, nil, 1)
+	if err != nil && partial {
+		return nil, prices, false, stats, nil
+	}
+	return flow, prices, err == nil, stats, err
+}
+
+// SolveWarmWindowsPartial is SolveWarmWindows (from prices pi, cost unit
+// unit) that answers as SolveWindowsPartial when ctx ends first.
+func (g *Network) SolveWarmWindowsPartial(ctx context.Context, pi []int64, unit int64, plan Plan) (flow, prices []int64, complete bool, stats string, err error) {
+	if len(pi) != g.n {
+		return nil, nil, false, "", fmt.Errorf("min-cost flow: warm start with %d prices for %d nodes", len(pi), g.n)
+	}
+	if unit < 1 {
+		return nil, nil, false, "", fmt.Errorf("min-cost flow: warm start with cost unit %d (want ≥ 1)", unit)
+	}
+	flow, prices, stats, partial, err := g.solveWindowsPartial(ctx, plan, pi, unit)
+	if err != nil && partial {
+		return nil, prices, false, stats, nil
+	}
+	return flow, prices, err == nil, stats, err
+}
+
+// solveWindowsPartial is solveWindowsFrom that reports, with partial true
+// and ctx's error, the windows' joined prices when ctx ended first.
+func (g *Network) solveWindowsPartial(ctx context.Context, plan Plan, start []int64, unit int64) ([]int64, []int64, string, bool, error) {
 	n := g.n
 	count := 0
 	if n > 1 {
@@ -110,14 +154,16 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 			cs.budget = warmBudget * int64(h.n)
 			p.warm = cs.start != nil
 		}
-		p.err = cs.solve(ctx)
+		if p.err = ctx.Err(); p.err == nil {
+			p.err = cs.solve(ctx)
+		}
 		if errors.Is(p.err, errOverBudget) {
 			p.warm, p.relabels = false, cs.relabels
 			cs = &costScaling{Network: h}
 			p.err = cs.solve(ctx)
 		}
-		if p.err != nil {
-			return
+		if p.err != nil && (ctx.Err() == nil || len(cs.price) != h.n) {
+			return // no prices (a window not begun keeps zeros)
 		}
 		// Cost scaling's prices are in units of 1/(n+1) cost;
 		// any whole prices serve the primal–dual stage, so
@@ -133,6 +179,9 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 		if k == count-1 {
 			pi[hi] = p.end
 		}
+		if p.err != nil {
+			return // cut short: its prices only
+		}
 		for j, i := range ids {
 			if t := int(g.src[i]); t >= lo && t < hi {
 				hint[i] = cs.flowOn(j)
@@ -142,9 +191,14 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 		p.phases = cs.phases
 	})
 	var relabels, phases, warm int64
+	cut := false
 	for _, p := range parts {
+		if p.err != nil && ctx.Err() != nil {
+			cut = true
+			continue
+		}
 		if p.err != nil {
-			return nil, nil, "windows", p.err
+			return nil, nil, "windows", false, p.err
 		}
 		relabels += p.relabels
 		phases += p.phases
@@ -171,22 +225,29 @@ func (g *Network) solveWindowsFrom(ctx context.Context, plan Plan, start []int64
 			pi[v] += shift
 		}
 	}
+	if cut {
+		return nil, pi, "windows", true, ctx.Err()
+	}
+	joined := pi // newPrimalDual copies it
 	s := newPrimalDual(g, pi, hint)
 	s.progress = plan.Progress
 	err := s.solve(ctx)
 	stats := fmt.Sprintf("%d windows of %d steps, overlap %d, %s on %d cores (%d phases, %d relabels); primal–dual: %d clusters, %d rounds settling %d nodes, %d level graphs, %d augmentations",
 		count, plan.Size, plan.Overlap, how, workers, phases, relabels, s.clusters, s.rounds, s.settled, s.levels, s.augments)
 	if err != nil {
-		return nil, nil, stats, err
+		if ctx.Err() != nil {
+			return nil, joined, stats, true, err
+		}
+		return nil, nil, stats, false, err
 	}
 	flow := make([]int64, len(g.src))
 	for i := range flow {
 		flow[i] = s.flowOn(i)
 	}
 	if err := certify(g, flow, s.pi); err != nil {
-		return nil, nil, stats, err
+		return nil, nil, stats, false, err
 	}
-	return flow, s.pi, stats, nil
+	return flow, s.pi, stats, false, nil
 }
 
 // warmBudget is the relabels per node after which a window's warm-started

@@ -28,3 +28,80 @@ func TestWindowsSeams(t *testing.T) {
 		t.Fatalf("only %d seams: the test does not exercise the stitching", seams)
 	}
 }
+
+// lagrangeCost is the Lagrangian lower bound on the min-cost flow's cost
+// from node prices pi: relaxing conservation with pi, every arc at its
+// cheaper bound, Σ cap·min(0, cost + π_u − π_v) − Σ_v π_v·supply_v. It is
+// at most the optimum for any pi and equal to it at optimal prices (LP
+// duality): the test of SolveWindowsPartial's prices computed from the
+// network alone.
+func lagrangeCost(g *Network, pi []int64) int64 {
+	var l int64
+	for i := range g.src {
+		if rc := g.cost[i] + pi[g.src[i]] - pi[g.dst[i]]; rc < 0 {
+			l += rc * g.cap[i]
+		}
+	}
+	for v, b := range g.supply {
+		l -= pi[v] * b
+	}
+	return l
+}
+
+// TestSolveWindowsPartial: solved, SolveWindowsPartial answers the
+// optimum (the network simplex's cost) with prices whose Lagrangian bound
+// equals it; cut short after its first window (the context cancelled from
+// the progress report), it answers no flow, no error, complete false and
+// prices for every node whose bound is at most the optimum; cut before it
+// begins, zero prices.
+func TestSolveWindowsPartial(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	cut := 0
+	for i := 0; i < 300; i++ {
+		g := randomLine(r)
+		want := simplexCost(t, g)
+		plan := Plan{Size: 1 + r.IntN(6), Overlap: r.IntN(4)}
+		flow, pi, complete, stats, err := g.SolveWindowsPartial(context.Background(), plan)
+		if err != nil || !complete {
+			t.Fatalf("instance %d: complete %v, %v (%s)", i, complete, err, stats)
+		}
+		if got := g.Cost(flow); got != want || lagrangeCost(g, pi) != want {
+			t.Fatalf("instance %d: cost %d, prices' bound %d, network simplex %d", i, got, lagrangeCost(g, pi), want)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		p := plan
+		p.Progress = func(what string, done, total int64) {
+			if what == "windows" && done >= 1 {
+				cancel()
+			}
+		}
+		flow, pi, complete, stats, err = g.SolveWindowsPartial(ctx, p)
+		cancel()
+		if err != nil || len(pi) != g.n {
+			t.Fatalf("instance %d cut short: %d prices for %d nodes, %v (%s)", i, len(pi), g.n, err, stats)
+		}
+		if !complete {
+			cut++
+			if flow != nil {
+				t.Fatalf("instance %d cut short: a flow", i)
+			}
+		}
+		if l := lagrangeCost(g, pi); l > want {
+			t.Fatalf("instance %d cut short: prices' bound %d above the optimum %d", i, l, want)
+		}
+		ctx, cancel = context.WithCancel(context.Background())
+		cancel()
+		_, pi, complete, _, err = g.SolveWindowsPartial(ctx, plan)
+		if err != nil || complete || len(pi) != g.n {
+			t.Fatalf("instance %d cancelled: complete %v, %d prices, %v", i, complete, len(pi), err)
+		}
+		for v, x := range pi {
+			if x != 0 {
+				t.Fatalf("instance %d cancelled: price %d at node %d", i, x, v)
+			}
+		}
+	}
+	if cut < 100 {
+		t.Fatalf("only %d of 300 solves cut short: the test does not exercise the partial answer", cut)
+	}
+}

@@ -201,7 +201,7 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 // tokens, B = 16) of the default birth–death workload cut at turns turns,
 // with the greedy fill of improve (area order) as served, its slack tree,
 // the members of each component in that order and the ranks.
-func benchProblem(b *testing.B, turns int) (*problem, []bool, [][]int, []int) {
+func benchProblem(b testing.TB, turns int) (*problem, []bool, [][]int, []int) {
 	b.Helper()
 	p := birthdeath.Default()
 	p.Duration = 0
@@ -275,5 +275,32 @@ func BenchmarkLNSWindows(b *testing.B) {
 	for b.Loop() {
 		served := slices.Clone(start)
 		pr.lns(context.Background(), served, nil, nil, opt)
+	}
+}
+
+// BenchmarkLPBound times the LP relaxation (lpBound: the windows' cost
+// scaling, the primal–dual stage and both bounds) of the default
+// birth–death workload cut at 10^4 turns at SLO 1,950 tokens, from
+// scratch and started from the prices of the LP at 1,900 (a percentile
+// search's neighbouring probe).
+func BenchmarkLPBound(b *testing.B) {
+	pr, _, _, _ := benchProblem(b, 10_000)
+	if _, _, _, _, err := pr.lpBound(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	next := reduce(pr.in, 1950)
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		var from *lpPrices
+		if warm {
+			name, from = "warm", pr.prices
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, _, _, err := next.lpBoundFrom(context.Background(), from); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -13,6 +13,9 @@ type Warm struct {
 	// (0 where none, nil when the LP was not solved): a solve without its
 	// own LP steers its search by it (lns.go).
 	LPServe []float64
+	// lp holds the LP relaxation's final prices, the start of the next
+	// solve's flow (nil when no LP was solved to the end).
+	lp *lpPrices
 	// Bound is state of the lower bound (cuts, multipliers) kept by the
 	// side that computes it, opaque here; nil: none.
 	Bound any
@@ -92,4 +95,15 @@ func (pr *problem) lpServe(w *Warm) []float64 {
 		y[c.n] = pr.lpY[i]
 	}
 	return y
+}
+
+// lpWarm is pr's LP prices when it solved its LP, else w's.
+func (pr *problem) lpWarm(w *Warm) *lpPrices {
+	if pr.prices != nil {
+		return pr.prices
+	}
+	if w != nil {
+		return w.lp
+	}
+	return nil
 }

@@ -45,7 +45,8 @@ func stretchBenchComponent(b *testing.B, seed uint64) (*component, []int64) {
 	return m, P
 }
 
-// BenchmarkStretchBound runs the stretches' bound (span 25, 60 steps from
+// BenchmarkStretchBound runs the stretches' bound (span 25, and 40 with
+// the shipped rule and search; 60 steps from
 // the LP's split, no time limit) on the largest component of the
 // 10^4-turn instances of docs/tail-bounds.md (seeds 1–3), by each rule
 // for the shares (the shipped bundle method handing over to the
@@ -56,17 +57,18 @@ func stretchBenchComponent(b *testing.B, seed uint64) (*component, []int64) {
 func BenchmarkStretchBound(b *testing.B) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, run := range []struct {
+			span   int
 			rule   StretchRule
 			search string
-		}{{StretchBundle, "best"}, {StretchSubgradient, "best"}, {StretchBundle, "depth"}} {
-			b.Run(fmt.Sprintf("seed=%d/rule=%s/search=%s", seed, run.rule, run.search), func(b *testing.B) {
+		}{{stretchSpan, StretchBundle, "best"}, {stretchSpan, StretchSubgradient, "best"}, {stretchSpan, StretchBundle, "depth"}, {40, StretchBundle, "best"}} {
+			b.Run(fmt.Sprintf("seed=%d/span=%d/rule=%s/search=%s", seed, run.span, run.rule, run.search), func(b *testing.B) {
 				m, P := stretchBenchComponent(b, seed)
 				for b.Loop() {
 					lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 					if err != nil {
 						b.Fatal(err)
 					}
-					cfg := StretchOptions{Span: stretchSpan, Layers: stretchLayers, Rule: run.rule}.config()
+					cfg := StretchOptions{Span: run.span, Layers: stretchLayers, Rule: run.rule}.config()
 					cfg.depthFirst = run.search == "depth"
 					sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 60)
 					b.ReportMetric(lpb.value(), "lp-pairs")
@@ -81,22 +83,26 @@ func BenchmarkStretchBound(b *testing.B) {
 }
 
 // BenchmarkStretchSpan: the stretches' bound at the LP's split (no step,
-// no halving, 50,000 nodes per stretch) on the same components, for
-// spans of 25, 40 and 80 rows and each search, with the stretches the
-// node budget left open: whether long stretches close.
+// no halving) on the same components, for spans of 25, 40 and 80 rows
+// and each search at 50,000 nodes per stretch (and best-first at
+// 400,000), with the stretches the node budget left open: whether long
+// stretches close, and whether more nodes lower the open ones.
 func BenchmarkStretchSpan(b *testing.B) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, span := range []int{25, 40, 80} {
-			for _, search := range []string{"best", "depth"} {
-				b.Run(fmt.Sprintf("seed=%d/span=%d/search=%s", seed, span, search), func(b *testing.B) {
+			for _, run := range []struct {
+				search string
+				nodes  int
+			}{{"best", defaultStretchNodes}, {"depth", defaultStretchNodes}, {"best", 8 * defaultStretchNodes}} {
+				b.Run(fmt.Sprintf("seed=%d/span=%d/search=%s/nodes=%d", seed, span, run.search, run.nodes), func(b *testing.B) {
 					m, P := stretchBenchComponent(b, seed)
 					for b.Loop() {
 						lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 						if err != nil {
 							b.Fatal(err)
 						}
-						cfg := StretchOptions{Span: span, MinSpan: -1}.config()
-						cfg.depthFirst = search == "depth"
+						cfg := StretchOptions{Span: span, MinSpan: -1, Nodes: run.nodes}.config()
+						cfg.depthFirst = run.search == "depth"
 						sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 0)
 						b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
 						b.ReportMetric(float64(st.Stretches), "stretches")

@@ -302,8 +302,8 @@ func solveFrom(sd *stretchDecomp, w *stretch, lam []int64, depthFirst bool, limi
 	return w.val, w.exact
 }
 
-// TestStretchBestFirstBudget: on random stretches of 3–9 rows and 8–16
-// items with random shares and multipliers, the best-first search under
+// TestStretchBestFirstBudget: on random stretches of up to 9 rows and
+// 8–16 items with random shares (and, half the time, multipliers), the best-first search under
 // a node budget of 1, 2, … answers an upper bound on the enumerated value
 // that never rises as the budget grows (the open frontier's largest bound
 // only falls, and a point found is worth at most the bound it came

@@ -46,8 +46,9 @@ import (
 // stretches' integer hulls (Lagrangian decomposition): every valid
 // inequality of tens to hundreds of consecutive rows at once.
 //
-// Each V_w is computed exactly by depth-first branch and bound
-// (stretch.solve) with a Lagrangian bound: for row multipliers λ_r ≥ 0
+// Each V_w is computed exactly by branch and bound (stretchSolver.solve;
+// best-first with depth-first dives, stretchsolve.go, or the older
+// depth-first search) with a Lagrangian bound: for row multipliers λ_r ≥ 0
 // (whole units of 2^−S per block) and Λ_n = Σ_{r∈w, n spans r} λ_r, the
 // items still open at a node, given the residual capacities rem_r, add at
 // most Σ_r λ_r rem_r + Σ_n max(0, β_{w,n} − d_n Λ_n) (weak duality of
@@ -111,6 +112,10 @@ type stretchDecomp struct {
 	// layers is 1, or 2 when a second layer of stretches overlaps the
 	// first (each row in two stretches)
 	layers int
+	// depthFirst solves each stretch by the depth-first branch and bound
+	// (stretchSolver.dfs) instead of the best-first search
+	// (stretchSolver.bestFirst, the default): kept for comparison
+	depthFirst bool
 }
 
 // maxLam caps a row multiplier at one pair per block (2^S units):
@@ -355,6 +360,7 @@ type stretchSolver struct {
 	w         *stretch
 	d         []int64
 	ctx       context.Context
+	queue     bfQueue // the best-first search's open nodes
 }
 
 // solve sets w.val, w.z, w.exact and w.nodes: the branch and bound of the
@@ -439,7 +445,11 @@ func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretc
 			w.z[k] = false
 		}
 	}
-	ws.dfs(0, 0, base)
+	if sd.depthFirst {
+		ws.dfs(0, 0, base)
+	} else {
+		ws.bestFirst(base)
+	}
 	w.nodes, w.exact = ws.nodes, !ws.aborted
 	if ws.bestMin >= 0 { // a leaf beat it
 		clear(w.z)
@@ -648,6 +658,7 @@ func (m *component) stretchBound(ctx context.Context, P []int64, y []float64, sp
 type stretchConfig struct {
 	span, layers int                         // rows per stretch; layers of stretches (1 or 2)
 	nodes        int                         // each stretch's node budget per solve (0: defaultStretchNodes)
+	depthFirst   bool                        // solve stretches depth first (the old search; comparisons)
 	minSpan      int                         // > 0: stretches unsolved at the LP's split are halved down to minSpan rows
 	rule         string                      // a StretchRule
 	trace        func(it int, pairs float64) // called after each step (tests)
@@ -663,6 +674,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		if cfg.nodes > 0 {
 			sd.nodeLimit = cfg.nodes
 		}
+		sd.depthFirst = cfg.depthFirst
 	}
 	setup()
 	st := stretchStats{Stretches: len(sd.wins)}

@@ -11,51 +11,65 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 )
 
-// BenchmarkStretchBound runs the stretches' bound (span 25, 60 steps from
+// stretchBenchComponent is the largest component of the 10^4-turn
+// instance of docs/tail-bounds.md with the given seed (C = 131,072
+// tokens, B = 16, SLO 1,900 tokens), with unit profits.
+func stretchBenchComponent(b *testing.B, seed uint64) (*component, []int64) {
+	p := birthdeath.Default()
+	p.Duration = 0
+	p.MaxTurns = 10_000
+	tr, err := birthdeath.Trace(p, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	members := make([][]int, pr.ncomp)
+	for i, c := range pr.comp {
+		members[c] = append(members[c], i)
+	}
+	big0 := 0
+	for c := range members {
+		if len(members[c]) > len(members[big0]) {
+			big0 = c
+		}
+	}
+	m := pr.newComponent(members[big0])
+	P := make([]int64, len(m.members))
+	for i := range P {
+		P[i] = 1 << muBits
+	}
+	return m, P
+}
+
+// BenchmarkStretchBound runs the stretches' bound (span 25, and 40 with
+// the shipped rule and search; 60 steps from
 // the LP's split, no time limit) on the largest component of the
-// 10^4-turn instances of docs/tail-bounds.md (seeds 1–3, C = 131,072
-// tokens, B = 16, SLO 1,900 tokens), by each rule for the shares (the
-// shipped bundle method handing over to the subgradient, and the
-// deflected subgradient alone), reporting the LP's bound (pairs served),
-// what the stretches take off it and their bound's floor beside the time
-// (the bound is deterministic: no time limit).
+// 10^4-turn instances of docs/tail-bounds.md (seeds 1–3), by each rule
+// for the shares (the shipped bundle method handing over to the
+// subgradient, and the deflected subgradient alone) and each search of a
+// stretch (best-first, shipped; depth-first, before), reporting the LP's
+// bound (pairs served), what the stretches take off it and their bound's
+// floor beside the time (the bound is deterministic: no time limit).
 func BenchmarkStretchBound(b *testing.B) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		for _, rule := range []StretchRule{StretchBundle, StretchSubgradient} {
-			b.Run(fmt.Sprintf("seed=%d/rule=%s", seed, rule), func(b *testing.B) {
-				p := birthdeath.Default()
-				p.Duration = 0
-				p.MaxTurns = 10_000
-				tr, err := birthdeath.Trace(p, seed)
-				if err != nil {
-					b.Fatal(err)
-				}
-				in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-				if err != nil {
-					b.Fatal(err)
-				}
-				pr := reduce(in, 1900)
-				members := make([][]int, pr.ncomp)
-				for i, c := range pr.comp {
-					members[c] = append(members[c], i)
-				}
-				big0 := 0
-				for c := range members {
-					if len(members[c]) > len(members[big0]) {
-						big0 = c
-					}
-				}
-				m := pr.newComponent(members[big0])
-				P := make([]int64, len(m.members))
-				for i := range P {
-					P[i] = 1 << muBits
-				}
+		for _, run := range []struct {
+			span   int
+			rule   StretchRule
+			search string
+		}{{stretchSpan, StretchBundle, "best"}, {stretchSpan, StretchSubgradient, "best"}, {stretchSpan, StretchBundle, "depth"}, {40, StretchBundle, "best"}} {
+			b.Run(fmt.Sprintf("seed=%d/span=%d/rule=%s/search=%s", seed, run.span, run.rule, run.search), func(b *testing.B) {
+				m, P := stretchBenchComponent(b, seed)
 				for b.Loop() {
 					lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 					if err != nil {
 						b.Fatal(err)
 					}
-					cfg := StretchOptions{Span: stretchSpan, Layers: stretchLayers, Rule: rule}.config()
+					cfg := StretchOptions{Span: run.span, Layers: stretchLayers, Rule: run.rule}.config()
+					cfg.depthFirst = run.search == "depth"
 					sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 60)
 					b.ReportMetric(lpb.value(), "lp-pairs")
 					b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
@@ -64,6 +78,38 @@ func BenchmarkStretchBound(b *testing.B) {
 					b.ReportMetric(float64(st.Handoff), "handoff-step")
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkStretchSpan: the stretches' bound at the LP's split (no step,
+// no halving) on the same components, for spans of 25, 40 and 80 rows
+// and each search at 50,000 nodes per stretch (and best-first at
+// 400,000), with the stretches the node budget left open: whether long
+// stretches close, and whether more nodes lower the open ones.
+func BenchmarkStretchSpan(b *testing.B) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, span := range []int{25, 40, 80} {
+			for _, run := range []struct {
+				search string
+				nodes  int
+			}{{"best", defaultStretchNodes}, {"depth", defaultStretchNodes}, {"best", 8 * defaultStretchNodes}} {
+				b.Run(fmt.Sprintf("seed=%d/span=%d/search=%s/nodes=%d", seed, span, run.search, run.nodes), func(b *testing.B) {
+					m, P := stretchBenchComponent(b, seed)
+					for b.Loop() {
+						lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+						if err != nil {
+							b.Fatal(err)
+						}
+						cfg := StretchOptions{Span: span, MinSpan: -1, Nodes: run.nodes}.config()
+						cfg.depthFirst = run.search == "depth"
+						sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 0)
+						b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
+						b.ReportMetric(float64(st.Stretches), "stretches")
+						b.ReportMetric(float64(st.Inexact), "open-stretches")
+					}
+				})
+			}
 		}
 	}
 }

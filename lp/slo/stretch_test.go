@@ -2,6 +2,7 @@ package slo
 
 import (
 	"context"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -284,5 +285,90 @@ func TestStretchBoundSpan(t *testing.T) {
 		if (err != nil) != tc.wantErr {
 			t.Errorf("span %d: error %v, want one: %v", tc.span, err, tc.wantErr)
 		}
+	}
+}
+
+// solveFrom solves stretch w of sd with the given search and node budget
+// from the row multipliers lam and an empty starting point (so every
+// budget starts from the same state), returning the value and whether the
+// search finished.
+func solveFrom(sd *stretchDecomp, w *stretch, lam []int64, depthFirst bool, limit int) (int64, bool) {
+	copy(w.lam, lam)
+	clear(w.z)
+	w.fresh = false
+	sd.depthFirst = depthFirst
+	var s stretchSolver
+	s.solve(context.Background(), sd, w, limit)
+	return w.val, w.exact
+}
+
+// TestStretchBestFirstBudget: on random stretches of up to 9 rows and
+// 8–16 items with random shares (and, half the time, multipliers), the best-first search under
+// a node budget of 1, 2, … answers an upper bound on the enumerated value
+// that never rises as the budget grows (the open frontier's largest bound
+// only falls, and a point found is worth at most the bound it came
+// from), and the enumerated value itself once it finishes. Beside it the
+// depth-first search under the same budgets; the test reports how often
+// each answer is the lower one (the best-first one is not provably
+// lower: its dives take different nodes).
+func TestStretchBestFirstBudget(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 49))
+	var lower, higher, same, tested int
+	for it := 0; it < 300; it++ {
+		caps := make([]int64, 3+r.IntN(7))
+		for j := range caps {
+			caps[j] = 6 + r.Int64N(20)
+		}
+		items := make([][3]int64, 8+r.IntN(9))
+		for i := range items {
+			lo := r.Int64N(int64(len(caps)))
+			hi := lo + 1 + r.Int64N(int64(len(caps))-lo)
+			items[i] = [3]int64{lo, hi, 1 + r.Int64N(8)}
+		}
+		m := handComponent(caps, items)
+		if len(m.rowItems) == 0 {
+			continue
+		}
+		sd := m.newStretchDecomp(len(m.rowItems), 1)
+		randomShares(r, sd)
+		for _, w := range sd.wins {
+			want := bruteStretch(m, w)
+			lam := make([]int64, len(w.lam))
+			if it%2 == 0 {
+				for q := range lam {
+					lam[q] = r.Int64N(1 << sd.S)
+				}
+			}
+			prev := int64(math.MaxInt64)
+			for limit := 1; ; limit++ {
+				got, exact := solveFrom(sd, w, lam, false, limit)
+				if got < want || got > prev || (exact && got != want) {
+					t.Fatalf("%+v budget %d: best-first answers %d (finished %v; at %d nodes %d), enumeration %d", m, limit, got, exact, limit-1, prev, want)
+				}
+				prev = got
+				dfs, dExact := solveFrom(sd, w, lam, true, limit)
+				if dfs < want || (dExact && dfs != want) {
+					t.Fatalf("%+v budget %d: depth-first answers %d (finished %v), enumeration %d", m, limit, dfs, dExact, want)
+				}
+				if !exact || !dExact {
+					tested++
+					switch {
+					case got < dfs:
+						lower++
+					case got > dfs:
+						higher++
+					default:
+						same++
+					}
+				}
+				if exact && dExact {
+					break
+				}
+			}
+		}
+	}
+	t.Logf("budgets where a search stopped: %d; best-first lower %d, higher %d, equal %d", tested, lower, higher, same)
+	if tested < 1000 || lower == 0 {
+		t.Fatalf("only %d stopped budgets, %d with best-first lower", tested, lower)
 	}
 }

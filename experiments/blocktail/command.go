@@ -77,24 +77,40 @@ type Command struct {
 // WindowConfig validates c as 'solve --level block --windows N' (one
 // capacity, tel or slo) and reads its trace: what a shard of it needs.
 func (c Command) WindowConfig() (*Trace, Config, error) {
-	c.one = true
-	tr, cfg, err := c.config()
+	cfg, want, err := c.WindowCheck()
 	if err != nil {
 		return nil, cfg, err
 	}
-	switch {
-	case len(cfg.Capacities) != 1:
-		return nil, cfg, option.Errorf("capacity", "one capacity")
-	case c.Windows < 1:
-		return nil, cfg, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
-	case c.SeamRequests < 0:
-		return nil, cfg, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
-	case c.JoinRequests < 0:
-		return nil, cfg, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
-	case cfg.PercentileQ > 0:
-		return nil, cfg, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+	tr, err := Load(c.Trace, c.TraceFormat, want)
+	if err != nil {
+		return nil, cfg, err
 	}
 	return tr, cfg, nil
+}
+
+// WindowCheck validates c as 'solve --level block --windows N' (one
+// capacity, tel or slo) without reading its trace; it returns the block
+// size, tokens, to read the trace with (0: the trace's own; CountRequests,
+// LoadSpan).
+func (c Command) WindowCheck() (Config, int64, error) {
+	c.one = true
+	cfg, want, err := c.validate()
+	if err != nil {
+		return cfg, 0, err
+	}
+	switch {
+	case len(cfg.Capacities) != 1:
+		return cfg, 0, option.Errorf("capacity", "one capacity")
+	case c.Windows < 1:
+		return cfg, 0, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
+	case c.SeamRequests < 0:
+		return cfg, 0, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+	case c.JoinRequests < 0:
+		return cfg, 0, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
+	case cfg.PercentileQ > 0:
+		return cfg, 0, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+	}
+	return cfg, want, nil
 }
 
 // WindowOptions are the seams of c's windowed bounds.
@@ -106,36 +122,56 @@ func (c Command) WindowOptions() prefixtail.WindowOptions {
 // carries, as strings (merge refuses files whose settings differ, naming
 // the first).
 func (c Command) WindowSettings(tr *Trace, cfg Config) map[string]string {
-	return map[string]string{"trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": fmt.Sprint(tr.Block()),
+	return c.WindowSettingsOf(tr.Block(), len(tr.Reqs), cfg)
+}
+
+// WindowSettingsOf is WindowSettings for a trace of requests requests in
+// blocks of block tokens (a streamed one: LoadSpan).
+func (c Command) WindowSettingsOf(block int64, requests int, cfg Config) map[string]string {
+	return map[string]string{"trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": fmt.Sprint(block),
 		"capacity_tokens": fmt.Sprint(cfg.Capacities[0]), "objective": cfg.Objective.Kind.String(),
 		"xi_tokens": fmt.Sprint(c.XiTokens), "slo_tokens": fmt.Sprint(c.SLOTokens),
 		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver, "time_limit_s": fmt.Sprint(c.TimeLimit),
-		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(len(tr.Reqs)), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
+		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(requests), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
 }
 
 // config validates c and reads its trace.
 func (c Command) config() (*Trace, Config, error) {
-	var cfg Config
-	if err := report.CheckFormat(c.Format); err != nil {
+	cfg, want, err := c.validate()
+	if err != nil {
 		return nil, cfg, err
 	}
+	tr, err := Load(c.Trace, c.TraceFormat, want)
+	if err != nil {
+		return nil, cfg, err
+	}
+	return tr, cfg, nil
+}
+
+// validate validates c and returns its Config and the block size, tokens,
+// to read its trace with (0: the trace's own).
+func (c Command) validate() (Config, int64, error) {
+	var cfg Config
+	if err := report.CheckFormat(c.Format); err != nil {
+		return cfg, 0, err
+	}
 	if c.Trace == "" {
-		return nil, cfg, option.Errorf("trace", "required")
+		return cfg, 0, option.Errorf("trace", "required")
 	}
 	capFlag := "capacities"
 	if c.one {
 		capFlag = "capacity"
 	}
 	if c.Capacities == "" {
-		return nil, cfg, option.Errorf(capFlag, "required")
+		return cfg, 0, option.Errorf(capFlag, "required")
 	}
 	caps, err := option.Ints(capFlag, c.Capacities)
 	if err != nil {
-		return nil, cfg, err
+		return cfg, 0, err
 	}
 	o, err := objective.Parse(c.Objective)
 	if err != nil {
-		return nil, cfg, option.Wrap("objective", err)
+		return cfg, 0, option.Wrap("objective", err)
 	}
 	cfg.Objective = prefixtail.Objective{XiTokens: c.XiTokens, SLOTokens: float64(c.SLOTokens)}
 	switch o.Kind {
@@ -149,10 +185,10 @@ func (c Command) config() (*Trace, Config, error) {
 	}
 	limit, err := option.TimeLimit("time-limit", c.TimeLimit)
 	if err != nil {
-		return nil, cfg, err
+		return cfg, 0, err
 	}
 	if q := cfg.PercentileQ; q > 0 && c.Policies != "none" && q != 50 && q != 90 && q != 95 && q != 99 {
-		return nil, cfg, option.Errorf("objective", "block level with policies: p50, p90, p95 or p99 (the percentiles simulate reports), got %q; --policies none bounds any pQ", c.Objective)
+		return cfg, 0, option.Errorf("objective", "block level with policies: p50, p90, p95 or p99 (the percentiles simulate reports), got %q; --policies none bounds any pQ", c.Objective)
 	}
 	switch c.Policies {
 	case "none":
@@ -161,24 +197,20 @@ func (c Command) config() (*Trace, Config, error) {
 		fallthrough
 	default:
 		if cfg.Policies, err = prefixcache.Parse(c.Policies); err != nil {
-			return nil, cfg, option.Wrap("policies", err)
+			return cfg, 0, option.Wrap("policies", err)
 		}
 	}
 	if _, _, err := Backends(c.LPSolver, c.IPSolver); err != nil {
-		return nil, cfg, &option.Error{Flags: []string{"lp-solver", "ip-solver"}, Err: err}
+		return cfg, 0, &option.Error{Flags: []string{"lp-solver", "ip-solver"}, Err: err}
 	}
 	want := c.Block
 	if c.TraceFormat != "canonical" && !c.BlockGiven {
 		want = 0
 	}
-	tr, err := Load(c.Trace, c.TraceFormat, want)
-	if err != nil {
-		return nil, cfg, err
-	}
 	cfg.Capacities, cfg.XiTokens, cfg.SLOTokens, cfg.Model = caps, c.XiTokens, c.SLOTokens, c.Model
 	cfg.LPSolver, cfg.IPSolver, cfg.Progress = c.LPSolver, c.IPSolver, c.Progress
 	cfg.TimeLimit = limit
-	return tr, cfg, nil
+	return cfg, want, nil
 }
 
 func (c Command) settings(tr *Trace) map[string]any {

@@ -119,3 +119,19 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 	}
 	return []report.Table{t, pw}
 }
+
+// BoundWindowedSpan is BoundWindowedRange on a streamed span (LoadSpan)
+// of the windows first … last: the same result, from what sp holds.
+func BoundWindowedSpan(ctx context.Context, sp *Span, capacity int64, windows, first, last int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, error) {
+	block := sp.BlockTokens
+	opt, err := solverOptions(capacity, block, cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	wb, err := prefixtail.WindowedSpan(ctx, &sp.Span, block, int(capacity/block), cfg.Objective, windows, first, last, wo, opt)
+	if err != nil {
+		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+	}
+	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
+}

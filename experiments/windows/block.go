@@ -43,16 +43,27 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 	if err != nil {
 		return err
 	}
-	tr, cfg, err := c.WindowConfig()
+	cfg, want, err := c.WindowCheck()
 	if err != nil {
 		return err
 	}
-	nw, n := c.Windows, len(tr.Reqs)
+	nw := c.Windows
+	var n int
+	var block int64
+	var tr *blocktail.Trace // standard input is read whole (it cannot be read twice); a file streams
+	if c.Trace == "-" {
+		if tr, err = blocktail.Load(c.Trace, c.TraceFormat, want); err != nil {
+			return err
+		}
+		n, block = len(tr.Reqs), tr.Block()
+	} else if n, block, err = blocktail.CountRequests(c.Trace, c.TraceFormat, want); err != nil {
+		return err
+	}
 	if nw > max(n, 1) {
 		return option.Errorf("windows", "want 1 … %d (the number of requests), got %d", max(n, 1), nw)
 	}
 	order := GridWindows(nw, sh.N)
-	f := &suite.File{Suite: BlockName, Options: suite.Options{Params: c.WindowSettings(tr, cfg)}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
+	f := &suite.File{Suite: BlockName, Options: suite.Options{Params: c.WindowSettingsOf(block, n, cfg)}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
 	point := make([]int, nw)
 	first, last := nw, -1
 	for p, w := range order {
@@ -63,7 +74,16 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 		}
 	}
 	if last >= 0 {
-		wb, err := blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
+		var wb *blocktail.Windowed
+		if tr != nil {
+			wb, err = blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
+		} else {
+			var sp *blocktail.Span
+			if sp, err = blocktail.LoadSpan(c.Trace, c.TraceFormat, want, n, nw, first, last, c.WindowOptions()); err != nil {
+				return err
+			}
+			wb, err = blocktail.BoundWindowedSpan(ctx, sp, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
+		}
 		if err != nil {
 			return err
 		}

@@ -271,6 +271,36 @@
 // cache. ∎ The lower end does not depend on the runs; a join trades the
 // cold start at s0 for a join whose schedule is pinned to σ_J's blocks
 // where they fill the cache.
+//
+// Streaming (Span, WindowedSpan; experiments/blocktail.LoadSpan). A run
+// [s0, e0) of windows reads the trace's requests only in SpanRange: the
+// start join's J requests before s0 (and its J after), the run, the end
+// join's J requests after e0 and a window past them (the join's rule's
+// lookahead). Everything else it reads of the trace is the relaxations'
+// histories, and a history is a function of much less than the requests
+// before the window. Claim: WindowedSpan on a Span whose History[k] holds,
+// for window W = [s, e) of the run, the requests HistoryOf names with
+// their inputs and chains, computes the same figures as WindowedRange on
+// the whole trace. Every Problem it builds is built from the same
+// requests: the run, joins and seams from Span's requests (the same
+// requests, re-indexed alike), the relaxations from the same history and
+// window requests (NewRelaxationOf), and newProblem, Bound and the
+// replays read of a request only its Blocks and Input (and Index, which
+// both re-number); nothing else differs. ∎ What a streamed reader must
+// hold to rebuild the histories in one pass: (i) the history of W is
+// {u(b) : b referenced in W}, u(b) the last use of block b before s;
+// reading the trace in order with lastUse[b] updated after each request,
+// u(b) is lastUse[b] at the first request of W that references b (before
+// it, no request of W does, so lastUse[b] < s is the last use before s;
+// after it, lastUse[b] ≥ s). (ii) The chain of a history request u is
+// the path from the root to its last block: the Interner numbers a block
+// by its parent and hash, so every block has one parent (newProblem
+// checks it), and the chain is recovered from a parent per block and a
+// last block per request. So one pass holding, per distinct block, its
+// parent and its last use, and per request before the run's last window
+// its last block and input, gives the histories exactly;
+// TestLoadSpanRapid checks the streamed span against WindowedRange on
+// random traces, runs, seams and joins.
 package prefixtail
 
 import (

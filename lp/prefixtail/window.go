@@ -60,6 +60,17 @@ func NewRelaxation(reqs []prefixcache.Req, s, e int, block int64, capacity int, 
 	if s < 0 || e > len(reqs) || s > e {
 		return nil, fmt.Errorf("window [%d, %d) outside the trace's %d requests", s, e, len(reqs))
 	}
+	var hist []prefixcache.Req
+	for _, t := range HistoryOf(reqs, s, e) {
+		hist = append(hist, reqs[t])
+	}
+	return NewRelaxationOf(hist, reqs[s:e], block, capacity, obj)
+}
+
+// HistoryOf returns the history of window [s, e) of reqs: the requests
+// before s that are the last use before s of some block the window
+// references, as their positions, ascending.
+func HistoryOf(reqs []prefixcache.Req, s, e int) []int {
 	var maxID prefixcache.BlockID = -1
 	for t := s; t < e; t++ {
 		for _, id := range reqs[t].Blocks {
@@ -90,12 +101,17 @@ func NewRelaxation(reqs []prefixcache.Req, s, e int, block int64, capacity int, 
 		}
 	}
 	slices.Sort(hist)
-	hist = slices.Compact(hist)
-	local := make([]prefixcache.Req, 0, len(hist)+e-s)
-	for _, t := range hist {
-		local = append(local, reqs[t])
-	}
-	local = append(local, reqs[s:e]...)
+	return slices.Compact(hist)
+}
+
+// NewRelaxationOf is NewRelaxation from the window's history requests
+// hist (HistoryOf's, in trace order; only their Input and Blocks are
+// read) and its requests win: a streamed trace (Span) holds these, not
+// the requests before the window.
+func NewRelaxationOf(hist, win []prefixcache.Req, block int64, capacity int, obj Objective) (*Problem, error) {
+	local := make([]prefixcache.Req, 0, len(hist)+len(win))
+	local = append(local, hist...)
+	local = append(local, win...)
 	for i := range local {
 		local[i].Index = i
 	}
@@ -155,7 +171,60 @@ func JoinRequests(n, windows int, wo WindowOptions) int {
 // when every run is bounded with the same wo. PerWindow holds the run's
 // windows; Windows stays the total.
 func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
-	n := len(reqs)
+	return WindowedSpan(ctx, &Span{Requests: len(reqs), Reqs: reqs}, block, capacity, obj, windows, first, last, wo, opt)
+}
+
+// Span is the part of a trace that a run of windows reads (WindowedSpan):
+// its requests [First, First+len(Reqs)) and, when History is not nil, the
+// history requests of each of the run's windows' relaxations in place of
+// the requests before them (package comment, "Streaming").
+type Span struct {
+	// Requests is the number of requests of the whole trace.
+	Requests int
+	// First is the trace position of Reqs[0]; Reqs are the requests held,
+	// chains numbered by one Interner over the whole trace.
+	First int
+	Reqs  []prefixcache.Req
+	// History, when not nil, holds for the k-th window of the run its
+	// relaxation's history requests (HistoryOf's, in trace order); when
+	// nil, Reqs must be the whole trace (First 0), and the histories are
+	// computed from it.
+	History [][]prefixcache.Req
+}
+
+// SpanRange returns the requests [lo, hi) of the trace that a run of the
+// windows first … last of windows windows of a trace of n requests reads
+// under wo: from the start join's first request to the end join's
+// lookahead (a window past the join), or the run's own requests.
+func SpanRange(n, windows, first, last int, wo WindowOptions) (lo, hi int) {
+	s0, e0 := first*n/windows, (last+1)*n/windows
+	hj := JoinRequests(n, windows, wo)
+	lo, hi = s0, e0
+	if first > 0 {
+		lo = s0 - hj
+	}
+	if last < windows-1 {
+		hi = e0 + hj
+		if hj > 0 {
+			hi = min(e0+hj+n/windows, n)
+		}
+	}
+	return lo, hi
+}
+
+// slice returns the trace's requests [lo, hi), which sp must hold.
+func (sp *Span) slice(lo, hi int) ([]prefixcache.Req, error) {
+	if lo < sp.First || hi > sp.First+len(sp.Reqs) || lo > hi {
+		return nil, fmt.Errorf("requests [%d, %d) outside the span's [%d, %d)", lo, hi, sp.First, sp.First+len(sp.Reqs))
+	}
+	return sp.Reqs[lo-sp.First : hi-sp.First], nil
+}
+
+// WindowedSpan is WindowedRange on the part of the trace sp holds, which
+// must cover SpanRange's requests (and, with History nil, be the whole
+// trace). Its result is WindowedRange's on the whole trace.
+func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	n := sp.Requests
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
 	}
@@ -164,6 +233,12 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 	}
 	if wo.SeamRequests < 0 || wo.JoinRequests < 0 {
 		return nil, fmt.Errorf("seam of %d requests, join of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests)
+	}
+	if sp.History == nil && (sp.First != 0 || len(sp.Reqs) != n) {
+		return nil, fmt.Errorf("a span of requests [%d, %d) of %d without histories", sp.First, sp.First+len(sp.Reqs), n)
+	}
+	if sp.History != nil && len(sp.History) != last-first+1 {
+		return nil, fmt.Errorf("%d histories for the %d windows %d … %d", len(sp.History), last-first+1, first, last)
 	}
 	s0, e0 := first*n/windows, (last+1)*n/windows
 	hj := JoinRequests(n, windows, wo)
@@ -174,20 +249,24 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 	if last < windows-1 {
 		b = e0 + hj
 	}
-	whole, err := New(restriction(reqs, a, b), block, capacity, obj)
+	run, err := sp.slice(a, b)
+	if err != nil {
+		return nil, err
+	}
+	whole, err := New(restriction(run, 0, len(run)), block, capacity, obj)
 	if err != nil {
 		return nil, err
 	}
 	plan := &runPlan{Whole: whole, A: a}
 	look := n / windows // the joins rank blocks by their uses up to a window past the join
 	if first > 0 && hj > 0 {
-		if plan.Start, plan.StartRule, err = joinRule(reqs, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
+		if plan.Start, plan.StartRule, err = joinRule(sp, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", s0, err)
 		}
 		plan.StartN, plan.Count = 2*hj, 2*hj
 	}
 	if last < windows-1 && hj > 0 {
-		if plan.End, plan.EndRule, err = joinRule(reqs, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
+		if plan.End, plan.EndRule, err = joinRule(sp, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", e0, err)
 		}
 		plan.EndN = 2 * hj
@@ -198,7 +277,16 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 	for w := first; w <= last; w++ {
 		start := time.Now()
 		s, e := w*n/windows, (w+1)*n/windows
-		rel, err := NewRelaxation(reqs, s, e, block, capacity, obj)
+		win, err := sp.slice(s, e)
+		if err != nil {
+			return nil, fmt.Errorf("window %d: %w", w, err)
+		}
+		var rel *Problem
+		if sp.History != nil {
+			rel, err = NewRelaxationOf(sp.History[w-first], win, block, capacity, obj)
+		} else {
+			rel, err = NewRelaxation(sp.Reqs, s, e, block, capacity, obj)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -206,7 +294,7 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 		if err != nil {
 			return nil, fmt.Errorf("window %d, relaxation: %w", w, err)
 		}
-		res, err := New(restriction(reqs, s, e), block, capacity, obj)
+		res, err := New(restriction(win, 0, len(win)), block, capacity, obj)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -233,11 +321,15 @@ func WindowedRange(ctx context.Context, reqs []prefixcache.Req, block int64, cap
 		for w := first + 1; w <= last; w++ {
 			s := w * n / windows
 			lo, hi := max(s-h, s0), min(s+h, e0)
-			sp, err := New(restriction(reqs, lo, hi), block, capacity, obj)
+			seam, err := sp.slice(lo, hi)
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
-			sb, err := sp.Bound(ctx, opt)
+			sq, err := New(restriction(seam, 0, len(seam)), block, capacity, obj)
+			if err != nil {
+				return nil, fmt.Errorf("seam at request %d: %w", s, err)
+			}
+			sb, err := sq.Bound(ctx, opt)
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}

@@ -40,8 +40,12 @@ type runPlan struct {
 // and Density whose replay of the problem from an empty cache costs
 // least (the first on ties). The two runs the join lies between compute
 // it alike from the same requests.
-func joinRule(reqs []prefixcache.Req, s, e, look int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
-	p, err := New(restriction(reqs, s, min(e+look, len(reqs))), block, capacity, obj)
+func joinRule(sp *Span, s, e, look int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
+	reqs, err := sp.slice(s, min(e+look, sp.Requests))
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := New(restriction(reqs, 0, len(reqs)), block, capacity, obj)
 	if err != nil {
 		return nil, "", err
 	}

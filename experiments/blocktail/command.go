@@ -74,20 +74,6 @@ type Command struct {
 	one bool // Solve: one capacity, flag --capacity
 }
 
-// WindowConfig validates c as 'solve --level block --windows N' (one
-// capacity, tel or slo) and reads its trace: what a shard of it needs.
-func (c Command) WindowConfig() (*Trace, Config, error) {
-	cfg, want, err := c.WindowCheck()
-	if err != nil {
-		return nil, cfg, err
-	}
-	tr, err := Load(c.Trace, c.TraceFormat, want)
-	if err != nil {
-		return nil, cfg, err
-	}
-	return tr, cfg, nil
-}
-
 // WindowCheck validates c as 'solve --level block --windows N' (one
 // capacity, tel or slo) without reading its trace; it returns the block
 // size, tokens, to read the trace with (0: the trace's own; CountRequests,

@@ -148,11 +148,7 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	}
 	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes)),
 		Header: []string{"quantity", "value"}}
-	t.Add(report.CellText("lower bound (tokens)"), report.CellI(b.Lower))
-	t.Add(report.CellText("upper bound (tokens)"), report.CellI(b.Upper))
-	t.Add(report.CellText("relative width (upper − lower)/upper"), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*b.RelativeWidth), b.RelativeWidth))
-	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(b.ProvenOptimal)))
-	t.Add(report.CellText("bounds before any probe (tokens)"), report.CellText(fmt.Sprintf("[%d, %d]", b.StartLower, b.StartUpper)))
+	addPercentileRows(&t, b.PercentileInterval, b.StartLower, b.StartUpper)
 	out := []report.Table{t}
 	if c.PerWindow {
 		pt := report.Table{Title: "probes (windowed SLO bounds at τ; a probe stops reading once decided)", Header: []string{"τ (tokens)", "sought", "lower (turns)", "upper (turns)", "decided"}}
@@ -771,4 +767,15 @@ func (c Command) windowTurns(turns int) int {
 		return c.WindowTurns
 	}
 	return window.Size(turns, c.Windows)
+}
+
+// addPercentileRows adds a windowed percentile interval's rows to t: its
+// ends and width, tokens, whether it is proven, and the bounds the search
+// started from, tokens.
+func addPercentileRows(t *report.Table, iv window.PercentileInterval, startLower, startUpper int64) {
+	t.Add(report.CellText("lower bound (tokens)"), report.CellI(iv.Lower))
+	t.Add(report.CellText("upper bound (tokens)"), report.CellI(iv.Upper))
+	t.Add(report.CellText("relative width (upper − lower)/upper"), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*iv.RelativeWidth), iv.RelativeWidth))
+	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(iv.ProvenOptimal)))
+	t.Add(report.CellText("bounds before any probe (tokens)"), report.CellText(fmt.Sprintf("[%d, %d]", startLower, startUpper)))
 }

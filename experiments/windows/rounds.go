@@ -262,11 +262,7 @@ func roundsOutput(r *window.Rounds) (any, []report.Table) {
 	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d rounds of at most %d thresholds, %d probes",
 		r.Objective, r.Rank, r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, len(r.Done), r.PerRound, r.Probes()),
 		Header: []string{"quantity", "value"}}
-	t.Add(report.CellText("lower bound (tokens)"), report.CellI(r.Lower))
-	t.Add(report.CellText("upper bound (tokens)"), report.CellI(r.Upper))
-	t.Add(report.CellText("relative width (upper − lower)/upper"), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*r.RelativeWidth), r.RelativeWidth))
-	t.Add(report.CellText("proven optimal"), report.CellText(fmt.Sprint(r.ProvenOptimal)))
-	t.Add(report.CellText("bounds before any probe (tokens)"), report.CellText(fmt.Sprintf("[%d, %d]", r.StartLower, r.StartUpper)))
+	addPercentileRows(&t, r.PercentileInterval, r.StartLower, r.StartUpper)
 	pt := report.Table{Title: fmt.Sprintf("rounds (windowed SLO bounds at τ, summed over every window; at most %d turns may exceed the percentile)", r.MaxExceeding),
 		Header: []string{"round", "τ (tokens)", "lower (turns)", "upper (turns)", "decided"}}
 	for i, d := range r.Done {

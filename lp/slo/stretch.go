@@ -118,6 +118,19 @@ type stretchDecomp struct {
 	depthFirst bool
 }
 
+// servedShare is the fraction of a member's stretches, oc (its entries of
+// occ), whose current points serve it: the mean its shares' subgradient
+// subtracts.
+func (sd *stretchDecomp) servedShare(oc [][2]int32) float64 {
+	var mean float64
+	for _, o := range oc {
+		if sd.wins[o[0]].z[o[1]] {
+			mean++
+		}
+	}
+	return mean / float64(len(oc))
+}
+
 // maxLam caps a row multiplier at one pair per block (2^S units):
 // a higher price never lowers the bound, since no share exceeds one.
 func (sd *stretchDecomp) maxLam() int64 { return int64(1) << sd.S }
@@ -763,13 +776,7 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 			if len(oc) < 2 {
 				continue
 			}
-			var mean float64
-			for _, o := range oc {
-				if sd.wins[o[0]].z[o[1]] {
-					mean++
-				}
-			}
-			mean /= float64(len(oc))
+			mean := sd.servedShare(oc)
 			for _, o := range oc {
 				g := -mean // ∂/∂β_{w,n} = z^w_n, less the mean over n's stretches
 				if sd.wins[o[0]].z[o[1]] {
@@ -1053,13 +1060,7 @@ func (sd *stretchDecomp) bundle(ctx context.Context, best bound, incumbent, maxI
 		if len(oc) < 2 {
 			continue
 		}
-		var mean float64
-		for _, o := range oc {
-			if sd.wins[o[0]].z[o[1]] {
-				mean++
-			}
-		}
-		mean /= float64(len(oc))
+		mean := sd.servedShare(oc)
 		for _, o := range oc {
 			g := -mean
 			if sd.wins[o[0]].z[o[1]] {

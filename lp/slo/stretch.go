@@ -112,6 +112,8 @@ type stretchDecomp struct {
 	// layers is 1, or 2 when a second layer of stretches overlaps the
 	// first (each row in two stretches)
 	layers int
+	// nodes counts the nodes of every solve so far
+	nodes int
 	// depthFirst solves each stretch by the depth-first branch and bound
 	// (stretchSolver.dfs) instead of the best-first search
 	// (stretchSolver.bestFirst, the default): kept for comparison
@@ -344,6 +346,9 @@ func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {
 		}
 	}
 	run(todo, sd.nodeLimit)
+	for _, w := range todo {
+		sd.nodes += w.nodes
+	}
 	total := big.NewInt(int64(sd.free) << muBits)
 	for _, w := range sd.wins {
 		total.Add(total, big.NewInt(w.val))
@@ -360,7 +365,8 @@ type stretchSolver struct {
 	suffix    []int64 // suffix sums over order of max(0, red), plus the A items'
 	suffixP   []int64 // suffix sums over order of the shares
 	fA        []int64 // knapsack table of the A items (2^−muBits units)
-	keepA     []bool
+	keepA     []uint64
+	topsA     []int64
 	shift     uint
 	bestPick  []bool
 	bestMin   int64 // least residual capacity at the best leaf (−1: none)
@@ -429,7 +435,7 @@ func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretc
 		ws.order = append(ws.order, int32(k))
 	}
 	minCap := slices.Min(ws.rem)
-	ws.fA, ws.keepA = knapsack(aItems, aP, m.d, minCap, ws.keepA)
+	ws.fA, ws.keepA, ws.topsA = knapsackA(aItems, aP, m.d, minCap, ws.fA, ws.keepA, ws.topsA)
 	// ambiguous items (reduced profit near 0) first: deeper levels hold
 	// the items the bound decides
 	slices.SortStableFunc(ws.order, func(a, b int32) int {
@@ -467,7 +473,7 @@ func (ws *stretchSolver) solve(ctx context.Context, sd *stretchDecomp, w *stretc
 	if ws.bestMin >= 0 { // a leaf beat it
 		clear(w.z)
 		copy(w.z, ws.bestPick)
-		recoverKnap(aItems, m.d, minCap, ws.keepA, ws.bestMin, func(j int) { w.z[aPos[j]] = true })
+		recoverA(aItems, m.d, minCap, ws.keepA, ws.topsA, ws.bestMin, func(j int) { w.z[aPos[j]] = true })
 	}
 	v := ws.best >> shift // a sum of shares: exact
 	if ws.aborted {
@@ -485,14 +491,12 @@ func abs64(x int64) int64 {
 
 // dfs explores order[k:] (the items not spanning the whole stretch) with
 // value cur (2^−S units) of the items taken and lag = Σ λ_r rem_r at the
-// current residual capacities. A node's bound is the least of the
-// Lagrangian one (cur + lag + Σ of the open items' positive reduced
-// profits, the A items' included) and cur + F_A(least rem) + Σ of the
-// open items' shares; a leaf's value is cur + F_A(least rem), exact.
+// current residual capacities. A node's bound is nodeBound's (the least
+// of a Lagrangian bound and cur + F_A(least rem) + Σ of the open items'
+// shares); a leaf's value is cur + F_A(least rem), exact.
 func (ws *stretchSolver) dfs(k int, cur, lag int64) {
-	minRem := slices.Min(ws.rem)
+	bound, minRem := ws.nodeBound(k, cur, lag)
 	fa := ws.fA[minRem] << ws.shift
-	bound := min(cur+lag+ws.suffix[k], cur+fa+ws.suffixP[k])
 	if bound <= ws.best {
 		return
 	}
@@ -653,6 +657,8 @@ type stretchStats struct {
 	Iterations, Stretches int
 	Start, Best           float64 // bound at the LP's split and at the end, pairs
 	Inexact               int     // stretches whose last solve hit the node limit
+	Nodes                 int     // nodes of the stretches' last solves, all told
+	AllNodes              int     // nodes of every solve of the run, all told
 	Predicted             float64 // the bundle model's last predicted decrease, pairs
 	Handoff               int     // the step after which the bundle method handed over to the subgradient (0: it did not)
 }
@@ -716,6 +722,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		if !split {
 			break
 		}
+		st.AllNodes += sd.nodes
 		sd = m.newStretchDecompRanges(ranges, sd.layers)
 		setup()
 		sd.lpShares(pi)
@@ -741,7 +748,9 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		if !w.exact {
 			st.Inexact++
 		}
+		st.Nodes += w.nodes
 	}
+	st.AllNodes += sd.nodes
 	return best, st
 }
 

@@ -14,7 +14,7 @@ import (
 // stretchBenchComponent is the largest component of the 10^4-turn
 // instance of docs/tail-bounds.md with the given seed (C = 131,072
 // tokens, B = 16, SLO 1,900 tokens), with unit profits.
-func stretchBenchComponent(b *testing.B, seed uint64) (*component, []int64) {
+func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
 	p := birthdeath.Default()
 	p.Duration = 0
 	p.MaxTurns = 10_000
@@ -111,5 +111,26 @@ func BenchmarkStretchSpan(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkStretchSteps times the stretches' bound at the LP's split and
+// 5 steps of the shipped rule (no halving) on the largest component of
+// the 10^4-turn instance, seed 1, spans 25 and 40: the cost of a step,
+// whose solves are most of a 60 s solve's stretch stage.
+func BenchmarkStretchSteps(b *testing.B) {
+	for _, span := range []int{25, 40} {
+		b.Run(fmt.Sprintf("span=%d", span), func(b *testing.B) {
+			m, P := stretchBenchComponent(b, 1)
+			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := StretchOptions{Span: span, MinSpan: -1}.config()
+			for b.Loop() {
+				sb, _ := m.stretchRun(context.Background(), P, y, cfg, 0, 5)
+				b.ReportMetric(sb.value(), "bound-pairs")
+			}
+		})
 	}
 }

@@ -372,3 +372,56 @@ func TestStretchBestFirstBudget(t *testing.T) {
 		t.Fatalf("only %d stopped budgets, %d with best-first lower", tested, lower)
 	}
 }
+
+// TestKnapsackA: the A items' knapsack with its passes stopped at the
+// summed demand gives the same table as decomp.go's knapsack (the plain
+// dynamic program) and as enumeration, and at every capacity recoverA
+// returns a subset of at most that many blocks worth exactly the table's
+// value, on random items (shares of either sign, demands above the
+// capacity among them).
+func TestKnapsackA(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 50))
+	var f []int64
+	var keep []uint64
+	var tops []int64
+	for it := 0; it < 2000; it++ {
+		n := r.IntN(9)
+		capacity := r.Int64N(40)
+		d := make([]int64, n+3) // items index d: offset so that items ≠ positions
+		items := make([]int32, n)
+		p := make([]int64, n)
+		for k := range items {
+			items[k] = int32(k + 3)
+			d[k+3] = 1 + r.Int64N(15)
+			p[k] = r.Int64N(100) - 20
+		}
+		f, keep, tops = knapsackA(items, p, d, capacity, f, keep, tops)
+		plain, _ := knapsack(items, p, d, capacity, nil)
+		for c := int64(0); c <= capacity; c++ {
+			var want int64
+			for mask := 0; mask < 1<<n; mask++ {
+				var wt, v int64
+				for k := range items {
+					if mask>>k&1 == 1 {
+						wt += d[items[k]]
+						v += p[k]
+					}
+				}
+				if wt <= c {
+					want = max(want, v)
+				}
+			}
+			if f[c] != want || plain[c] != want {
+				t.Fatalf("items %v d %v p %v capacity %d: f[%d] = %d, knapsack %d, enumeration %d", items, d, p, capacity, c, f[c], plain[c], want)
+			}
+			var wt, v int64
+			recoverA(items, d, capacity, keep, tops, c, func(k int) {
+				wt += d[items[k]]
+				v += p[k]
+			})
+			if wt > c || v != want {
+				t.Fatalf("items %v d %v p %v capacity %d: recovered %d blocks worth %d at capacity %d, want ≤ %d blocks worth %d", items, d, p, capacity, wt, v, c, c, want)
+			}
+		}
+	}
+}

@@ -122,12 +122,70 @@ func (q *bfQueue) pop() bfNode {
 }
 
 // nodeBound is a node's bound at depth k with value cur and Lagrangian
-// term lag at the current residual capacities ws.rem (dfs's bound), and
-// the least residual capacity.
+// term lag at the current residual capacities ws.rem (the lesser of the
+// Lagrangian bound cur + lag + Σ of the open items' positive reduced
+// profits, the A items' included, and cur + F_A(least rem) + Σ of the
+// open items' shares), and the least residual capacity.
 func (ws *stretchSolver) nodeBound(k int, cur, lag int64) (int64, int64) {
 	minRem := slices.Min(ws.rem)
 	fa := ws.fA[minRem] << ws.shift
 	return min(cur+lag+ws.suffix[k], cur+fa+ws.suffixP[k]), minRem
+}
+
+// knapsackA is the A items' knapsack (stretch.go): f[c], c = 0 ..
+// capacity, the most Σ p over the items (p > 0) of at most c blocks, and
+// keep, one bit per item and capacity, for recoverA. It is knapsack's
+// table (decomp.go) computed with less work: after items 0 .. k every
+// capacity of at least their summed demand holds all of them, so item k's
+// pass stops at top_k = min(capacity, Σ_{j≤k} d_j) and the capacities
+// above it hold the total (item k's bits there stay clear: recoverA takes
+// every item whose top is below the capacity it looks at).
+func knapsackA(items []int32, p, d []int64, capacity int64, f []int64, keep []uint64, tops []int64) ([]int64, []uint64, []int64) {
+	w := int(capacity) + 1
+	nw := (w + 63) / 64
+	f = slices.Grow(f[:0], w)[:w]
+	keep = slices.Grow(keep[:0], len(items)*nw)[:len(items)*nw]
+	clear(keep)
+	tops = slices.Grow(tops[:0], len(items))[:len(items)]
+	top, total := 0, int64(0) // f[c] = total for every c > top
+	f[0] = 0
+	for k, i := range items {
+		tops[k] = math.MaxInt64
+		if p[k] <= 0 || d[i] > capacity {
+			continue
+		}
+		di := int(d[i])
+		nt := min(w-1, top+di)
+		for c := top + 1; c <= nt; c++ {
+			f[c] = total
+		}
+		row := keep[k*nw : (k+1)*nw]
+		for c := nt; c >= di; c-- {
+			if v := f[c-di] + p[k]; v > f[c] {
+				f[c] = v
+				row[c>>6] |= 1 << (c & 63)
+			}
+		}
+		total += p[k]
+		top = nt
+		tops[k] = int64(nt)
+	}
+	for c := top + 1; c < w; c++ {
+		f[c] = total
+	}
+	return f, keep, tops
+}
+
+// recoverA marks, by position k in items, an optimal subset of at most c
+// blocks from knapsackA's keep bits and tops (capacity: knapsackA's).
+func recoverA(items []int32, d []int64, capacity int64, keep []uint64, tops []int64, c int64, set func(k int)) {
+	nw := (int(capacity) + 1 + 63) / 64
+	for k := len(items) - 1; k >= 0; k-- {
+		if c > tops[k] || keep[k*nw+int(c>>6)]&(1<<(c&63)) != 0 {
+			set(k)
+			c -= d[items[k]]
+		}
+	}
 }
 
 // apply takes (sign 1) or returns (sign −1) item it's blocks on its rows.

@@ -114,6 +114,10 @@ type stretchDecomp struct {
 	layers int
 	// nodes counts the nodes of every solve so far
 	nodes int
+	// stallStop > 0 stops the deflected subgradient after that many
+	// steps without a gain of stretchRoundGain pairs, at its best
+	// shares (to coarsen the stretches, layer.go)
+	stallStop int
 	// depthFirst solves each stretch by the depth-first branch and bound
 	// (stretchSolver.dfs) instead of the best-first search
 	// (stretchSolver.bestFirst, the default): kept for comparison
@@ -349,6 +353,12 @@ func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {
 	for _, w := range todo {
 		sd.nodes += w.nodes
 	}
+	return sd.total()
+}
+
+// total is |N_0|·2^muBits + Σ_w val_w: the bound at the stretches' last
+// solves, 2^−muBits units.
+func (sd *stretchDecomp) total() *big.Int {
 	total := big.NewInt(int64(sd.free) << muBits)
 	for _, w := range sd.wins {
 		total.Add(total, big.NewInt(w.val))
@@ -661,6 +671,9 @@ type stretchStats struct {
 	AllNodes              int     // nodes of every solve of the run, all told
 	Predicted             float64 // the bundle model's last predicted decrease, pairs
 	Handoff               int     // the step after which the bundle method handed over to the subgradient (0: it did not)
+	Stalled               bool    // the last subgradient run stopped without gain (stretchConfig.coarsen)
+	Coarsened             int     // stretches merged with a neighbour (layer.go), all told
+	MaxSpan               int     // rows of the longest stretch at the end
 }
 
 // stretchBound runs the decomposition of m into stretches of span rows
@@ -680,7 +693,10 @@ type stretchConfig struct {
 	depthFirst   bool                        // solve stretches depth first (the old search; comparisons)
 	minSpan      int                         // > 0: stretches unsolved at the LP's split are halved down to minSpan rows
 	rule         string                      // a StretchRule
+	coarsen      int                         // > 0: when the shares stall, neighbouring stretches merge up to this many rows (layer.go)
+	roundStall   int                         // steps without gain that end a round before coarsening (0: stretchRoundStall)
 	trace        func(it int, pairs float64) // called after each step (tests)
+	final        func(sd *stretchDecomp)     // called with the decomposition at the end (experiments)
 }
 
 // stretchRun runs the decomposition of m as cfg says from the LP's split
@@ -733,16 +749,41 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		st.Stretches = len(sd.wins)
 	}
 	st.Start, st.Best = best.value(), best.value()
-	switch cfg.rule {
-	case string(StretchBundle):
-		best = sd.bundle(ctx, best, incumbent, maxIter, &st, cfg.trace)
-		if st.Handoff > 0 {
+	if cfg.coarsen > 0 {
+		sd.stallStop = cmp.Or(cfg.roundStall, stretchRoundStall)
+	}
+	for {
+		st.Stalled = false
+		switch cfg.rule {
+		case string(StretchBundle):
+			st.Handoff = 0
+			best = sd.bundle(ctx, best, incumbent, maxIter-st.Iterations, &st, cfg.trace)
+			if st.Handoff > 0 {
+				best = sd.deflected(ctx, best, incumbent, maxIter-st.Iterations, &st, cfg.trace)
+			}
+		default:
 			best = sd.deflected(ctx, best, incumbent, maxIter-st.Iterations, &st, cfg.trace)
 		}
-	default:
-		best = sd.deflected(ctx, best, incumbent, maxIter, &st, cfg.trace)
+		if !st.Stalled || ctx.Err() != nil || st.Iterations >= maxIter || best.floor(len(m.members)) <= incumbent {
+			break
+		}
+		// the shares stalled: neighbouring stretches merge where their
+		// branch and bound closes, from the best shares (never a larger
+		// bound: layer.go)
+		overall = minBound(overall, best)
+		next, merged := sd.coarsen(ctx, cfg.coarsen)
+		if merged == 0 {
+			break
+		}
+		st.Coarsened += merged
+		sd = next
+		best = bound{num: sd.total(), S: muBits}
+		st.Stretches = len(sd.wins)
 	}
 	best = minBound(best, overall)
+	for _, w := range sd.wins {
+		st.MaxSpan = max(st.MaxSpan, int(w.r1-w.r0))
+	}
 	st.Best = best.value()
 	for _, w := range sd.wins {
 		if !w.exact {
@@ -751,6 +792,9 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		st.Nodes += w.nodes
 	}
 	st.AllNodes += sd.nodes
+	if cfg.final != nil {
+		cfg.final(sd)
+	}
 	return best, st
 }
 
@@ -778,7 +822,18 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 	for k, w := range sd.wins {
 		dir[k] = make([]float64, len(w.beta))
 	}
+	// with sd.stallStop > 0: the shares of the best bound, and the step
+	// of the last gain of at least stretchRoundGain pairs
+	var bestBeta [][]int64
+	lastGain, gainRef := 0, best.value()
+	if sd.stallStop > 0 {
+		bestBeta = sd.shares()
+	}
 	for it := 0; it < maxIter && ctx.Err() == nil && best.floor(len(m.members)) > incumbent; it++ {
+		if sd.stallStop > 0 && it-lastGain >= sd.stallStop {
+			st.Stalled = true
+			break
+		}
 		st.Iterations++
 		var norm float64
 		for _, oc := range sd.occ {
@@ -819,6 +874,12 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 		if cur.num.Cmp(best.num) < 0 {
 			best = cur
 			stall = 0
+			if bestBeta != nil {
+				bestBeta = sd.shares()
+			}
+			if v := best.value(); gainRef-v >= stretchRoundGain {
+				lastGain, gainRef = it+1, v
+			}
 		} else if stall++; stall >= stretchStall {
 			theta /= 2
 			stall = 0
@@ -826,6 +887,9 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 		if trace != nil {
 			trace(st.Iterations, best.value())
 		}
+	}
+	if bestBeta != nil {
+		sd.setAllShares(bestBeta)
 	}
 	return best
 }
@@ -876,11 +940,15 @@ type StretchOptions struct {
 	Nodes int
 	// Rule moves the shares (default StretchBundle).
 	Rule StretchRule
+	// Coarsen > 0 merges neighbouring stretches, up to Coarsen rows,
+	// whenever the shares stall (one layer only; a merge is kept where
+	// its branch and bound finishes); 0: never.
+	Coarsen int
 }
 
 // config is o with its defaults filled in.
 func (o StretchOptions) config() stretchConfig {
-	c := stretchConfig{span: o.Span, layers: max(o.Layers, 1), minSpan: o.MinSpan, nodes: o.Nodes, rule: string(o.Rule)}
+	c := stretchConfig{span: o.Span, layers: max(o.Layers, 1), minSpan: o.MinSpan, nodes: o.Nodes, rule: string(o.Rule), coarsen: o.Coarsen}
 	if c.minSpan == 0 {
 		c.minSpan = stretchMinSpan
 	}
@@ -1335,4 +1403,12 @@ const (
 	// (on the 10^4-turn instances it levels off within 20 steps, the
 	// subgradient going on lower: docs/tail-bounds.md)
 	stretchBundlePatience = 6
+)
+
+// Coarsening (layer.go): a round of the shares ends after
+// stretchRoundStall subgradient steps without a gain of stretchRoundGain
+// pairs.
+const (
+	stretchRoundStall = 15
+	stretchRoundGain  = 0.01
 )

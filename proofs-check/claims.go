@@ -19,19 +19,20 @@ type Family func(s Sizes) []claim.Claim
 // may go anywhere in the list.
 func defaultFamilies() []Family {
 	return []Family{
-		theorem1Claims,    // 1: theorem1.go
-		formulationClaims, // 2: formulation.go
-		relaxationClaims,  // 3: relaxation.go
-		lemma1Claims,      // 4: lemma1.go
-		corollaryClaims,   // 5: corollary.go
-		theorem2Claims,    // 6: theorem2.go
-		beliefClaims,      // 7: belief.go
-		figure1Claims,     // 8: figure1.go
-		flowClaims,        // 10: flow.go
-		tailClaims,        // 12: tailbounds.go (issue 22, SPEC §3b)
-		blockTailClaims,   // 11: blocktail.go (issue 23, SPEC §8)
-		sloCutClaims,      // 12: slocuts.go (issue 32, SPEC §3b)
-		lnsClaims,         // 13: lns.go (issue 32)
+		theorem1Claims,        // 1: theorem1.go
+		formulationClaims,     // 2: formulation.go
+		relaxationClaims,      // 3: relaxation.go
+		lemma1Claims,          // 4: lemma1.go
+		corollaryClaims,       // 5: corollary.go
+		theorem2Claims,        // 6: theorem2.go
+		beliefClaims,          // 7: belief.go
+		figure1Claims,         // 8: figure1.go
+		flowClaims,            // 10: flow.go
+		tailClaims,            // 12: tailbounds.go (issue 22, SPEC §3b)
+		blockTailClaims,       // 11: blocktail.go (issue 23, SPEC §8)
+		sloCutClaims,          // 12: slocuts.go (issue 32, SPEC §3b)
+		lnsClaims,             // 13: lns.go (issue 32)
+		sloStretchLayerClaims, // 14: slostretch.go (issue 32)
 	}
 }
 

@@ -143,3 +143,56 @@ func (cd *stretchDecomp) carry(sd *stretchDecomp, groups [][]int) {
 		}
 	}
 }
+
+// A second layer when the shares stall.
+//
+// Stretch.go's identity needs only that each member's shares over all its
+// stretches sum to one, whatever the stretches: so adding a second layer
+// of stretches (here cut at the middles of the first layer's, so every
+// boundary of the first lies inside a stretch of the second) with every
+// share in it zero keeps the identity, and a stretch of zero shares is
+// worth exactly zero: the bound at those shares is the first layer's.
+// The steps then go on over both layers from where one layer stalled.
+// With both layers from the start (Layers: 2) each step solves twice the
+// stretches; measured on the 10^4-turn instance (docs/tail-bounds.md) one
+// layer lowers the bound faster for its first 15–20 s of CPU and then
+// levels off, while two layers go on lower: adding the second layer when
+// the first stalls takes the first's start and the second's finish.
+
+// addLayer returns sd (one layer) with the second layer of the comment
+// above; the first layer's stretches keep their shares, multipliers,
+// points and values, the second's start at zero shares (worth zero,
+// exactly) with the first layer's row multipliers.
+func (sd *stretchDecomp) addLayer() *stretchDecomp {
+	m := sd.m
+	nr := int32(len(m.rowSeg))
+	var ranges [][2]int32
+	lam := make([]int64, nr)
+	for _, w := range sd.wins {
+		ranges = append(ranges, [2]int32{w.r0, w.r1})
+		copy(lam[w.r0:w.r1], w.lam)
+	}
+	prev := int32(0)
+	for _, w := range sd.wins[:len(sd.wins)-1] {
+		if mid := (w.r0 + w.r1) / 2; mid > prev {
+			ranges = append(ranges, [2]int32{prev, mid})
+			prev = mid
+		}
+	}
+	ranges = append(ranges, [2]int32{prev, nr})
+	out := m.newStretchDecompRanges(ranges, 2)
+	sd.settingsTo(out)
+	for k, w := range out.wins {
+		if k < len(sd.wins) {
+			v := sd.wins[k]
+			copy(w.beta, v.beta)
+			copy(w.lam, v.lam)
+			copy(w.z, v.z)
+			w.val, w.exact, w.fresh, w.nodes = v.val, v.exact, v.fresh, v.nodes
+			continue
+		}
+		copy(w.lam, lam[w.r0:w.r1])
+		w.val, w.exact, w.fresh = 0, true, true // zero shares: V_w = 0, the empty point
+	}
+	return out
+}

@@ -128,3 +128,111 @@ func TestCoarsenExhaustive(t *testing.T) {
 	}
 	t.Logf("merges kept: %d", coarsened)
 }
+
+// TestAddLayerBrute: on random components cut into stretches of one to
+// three rows with random shares, adding the second layer (addLayer)
+// leaves the bound exactly where it was and every member's shares summing
+// to one; every boundary of the first layer lies strictly inside a
+// stretch of the second (unless the stretch after it has a single row);
+// then, with random shares over both layers, every stretch's value is the
+// enumerated one and the bound is never below the enumerated optimum.
+func TestAddLayerBrute(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 3))
+	tested := 0
+	for it := 0; it < 3000; it++ {
+		m := randomComponent(r)
+		if len(m.rowItems) < 2 {
+			continue
+		}
+		sd := m.newStretchDecomp(1+r.IntN(3), 1)
+		randomShares(r, sd)
+		before := sd.solveAll(context.Background())
+		out := sd.addLayer()
+		if out.layers != 2 || len(out.wins) <= len(sd.wins) {
+			t.Fatalf("%+v: %d stretches in %d layers after adding one to %d", m, len(out.wins), out.layers, len(sd.wins))
+		}
+		if got := out.solveAll(context.Background()); got.Cmp(before) != 0 {
+			t.Fatalf("%+v: adding a layer moved the bound from %v to %v", m, before, got)
+		}
+		for i, oc := range out.occ {
+			var sum int64
+			for _, o := range oc {
+				sum += out.wins[o[0]].beta[o[1]]
+			}
+			if len(oc) > 0 && sum != 1<<muBits {
+				t.Fatalf("member %d: shares sum to %d with two layers", i, sum)
+			}
+		}
+		for k, w := range sd.wins[:len(sd.wins)-1] {
+			if next := sd.wins[k+1]; next.r1-next.r0 < 2 {
+				continue // the second layer cuts in the middle of the next: at most at w.r1+1
+			}
+			inside := false
+			for _, v := range out.wins[len(sd.wins):] {
+				inside = inside || (v.r0 < w.r1 && w.r1 < v.r1)
+			}
+			if !inside {
+				t.Fatalf("%+v: boundary at row %d of the first layer is a boundary of the second", m, w.r1)
+			}
+		}
+		randomShares(r, out)
+		total := out.solveAll(context.Background())
+		for k, w := range out.wins {
+			if want := bruteStretch(m, w); !w.exact || w.val != want {
+				t.Fatalf("stretch %d (rows %d..%d) of two layers: value %d, enumeration %d", k, w.r0, w.r1, w.val, want)
+			}
+		}
+		if got := new(big.Int).Rsh(total, muBits).Int64(); got < int64(bruteServed(m)) {
+			t.Fatalf("%+v: two-layer bound %d below the optimum %d", m, got, bruteServed(m))
+		}
+		tested++
+	}
+	if tested < 1000 {
+		t.Fatalf("only %d components tested", tested)
+	}
+}
+
+// TestAddLayerExhaustive: on random SLO instances drawn so that pairs
+// compete (optional and forced caching, B = 1..4), the stretches that
+// gain their second layer after 1–3 steps without gain (spans 1–4, either
+// rule) bound the fewest violations from below, never above the
+// exhaustive optimum.
+func TestAddLayerExhaustive(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 4))
+	layered := 0
+	for i := 0; i < testInstances; i++ {
+		c, s := randomContested(t, r, 6, 12, i%2 == 1)
+		in := mustInstance(t, c)
+		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
+		pr := reduce(in, s)
+		members := make([][]int, pr.ncomp)
+		for i, c := range pr.comp {
+			members[c] = append(members[c], i)
+		}
+		served := 0
+		for _, mem := range members {
+			m := pr.newComponent(mem)
+			P := make([]int64, len(mem))
+			for i := range P {
+				P[i] = 1 << muBits
+			}
+			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := StretchOptions{Span: 1 + r.IntN(4), Rule: []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)], AddLayer: true, StallSteps: 1 + r.IntN(3)}.config()
+			b, st := m.stretchRun(context.Background(), P, y, cfg, 0, r.IntN(30))
+			if st.Layered > 0 {
+				layered++
+			}
+			served += b.floor(len(mem))
+		}
+		if got := in.K() - pr.always - served; got > want {
+			t.Fatalf("%v s=%d: two-layer stretches' lower bound %d above the fewest violations %d", c, s, got, want)
+		}
+	}
+	if layered == 0 {
+		t.Fatal("no component gained its second layer")
+	}
+	t.Logf("components layered: %d", layered)
+}

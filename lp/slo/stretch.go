@@ -673,6 +673,7 @@ type stretchStats struct {
 	Handoff               int     // the step after which the bundle method handed over to the subgradient (0: it did not)
 	Stalled               bool    // the last subgradient run stopped without gain (stretchConfig.coarsen)
 	Coarsened             int     // stretches merged with a neighbour (layer.go), all told
+	Layered               int     // the step after which the second layer was added (0: it was not)
 	MaxSpan               int     // rows of the longest stretch at the end
 }
 
@@ -682,7 +683,7 @@ type stretchStats struct {
 // iterations or the bound's floor reaches incumbent. It returns the best
 // bound found (pairs served, certified) and statistics.
 func (m *component) stretchBound(ctx context.Context, P []int64, y []float64, span, incumbent, maxIter int) (bound, stretchStats) {
-	return m.stretchRun(ctx, P, y, StretchOptions{Span: span, Layers: stretchLayers}.config(), incumbent, maxIter)
+	return m.stretchRun(ctx, P, y, StretchOptions{Span: span, Layers: stretchLayers, AddLayer: stretchAddLayer}.config(), incumbent, maxIter)
 }
 
 // stretchConfig is how stretchRun cuts a component and moves its
@@ -694,7 +695,8 @@ type stretchConfig struct {
 	minSpan      int                         // > 0: stretches unsolved at the LP's split are halved down to minSpan rows
 	rule         string                      // a StretchRule
 	coarsen      int                         // > 0: when the shares stall, neighbouring stretches merge up to this many rows (layer.go)
-	roundStall   int                         // steps without gain that end a round before coarsening (0: stretchRoundStall)
+	addLayer     bool                        // a second layer when the shares first stall (layer.go)
+	roundStall   int                         // steps without gain that end a round (0: stretchRoundStall)
 	trace        func(it int, pairs float64) // called after each step (tests)
 	final        func(sd *stretchDecomp)     // called with the decomposition at the end (experiments)
 }
@@ -749,7 +751,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		st.Stretches = len(sd.wins)
 	}
 	st.Start, st.Best = best.value(), best.value()
-	if cfg.coarsen > 0 {
+	if cfg.coarsen > 0 || cfg.addLayer {
 		sd.stallStop = cmp.Or(cfg.roundStall, stretchRoundStall)
 	}
 	for {
@@ -767,10 +769,18 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		if !st.Stalled || ctx.Err() != nil || st.Iterations >= maxIter || best.floor(len(m.members)) <= incumbent {
 			break
 		}
+		overall = minBound(overall, best)
+		if cfg.addLayer && sd.layers == 1 {
+			// the shares stalled: a second layer, at zero shares (the
+			// same bound at the best shares: layer.go)
+			sd = sd.addLayer()
+			best = bound{num: sd.solveAll(ctx), S: muBits}
+			st.Stretches, st.Layered = len(sd.wins), st.Iterations
+			continue
+		}
 		// the shares stalled: neighbouring stretches merge where their
 		// branch and bound closes, from the best shares (never a larger
 		// bound: layer.go)
-		overall = minBound(overall, best)
 		next, merged := sd.coarsen(ctx, cfg.coarsen)
 		if merged == 0 {
 			break
@@ -944,11 +954,19 @@ type StretchOptions struct {
 	// whenever the shares stall (one layer only; a merge is kept where
 	// its branch and bound finishes); 0: never.
 	Coarsen int
+	// AddLayer adds, when the shares first stall, a second layer of
+	// stretches offset by half a stretch (one layer only; its shares
+	// start at zero, so the bound goes on from where it stalled).
+	AddLayer bool
+	// StallSteps is the subgradient steps without a gain of 0.01 pairs
+	// after which the stretches coarsen or gain their second layer
+	// (default 15).
+	StallSteps int
 }
 
 // config is o with its defaults filled in.
 func (o StretchOptions) config() stretchConfig {
-	c := stretchConfig{span: o.Span, layers: max(o.Layers, 1), minSpan: o.MinSpan, nodes: o.Nodes, rule: string(o.Rule), coarsen: o.Coarsen}
+	c := stretchConfig{span: o.Span, layers: max(o.Layers, 1), minSpan: o.MinSpan, nodes: o.Nodes, rule: string(o.Rule), coarsen: o.Coarsen, addLayer: o.AddLayer, roundStall: o.StallSteps}
 	if c.minSpan == 0 {
 		c.minSpan = stretchMinSpan
 	}
@@ -986,6 +1004,9 @@ func StretchBoundWith(ctx context.Context, in *lp.Instance, s int64, o StretchOp
 	}
 	if o.Layers < 0 || o.Layers > 2 {
 		return 0, fmt.Errorf("slo: stretch layers %d: want 1 or 2", o.Layers)
+	}
+	if o.Coarsen < 0 || o.StallSteps < 0 {
+		return 0, fmt.Errorf("slo: stretch coarsening to %d rows, stall after %d steps: want ≥ 0", o.Coarsen, o.StallSteps)
 	}
 	if o.Rule != "" && o.Rule != StretchBundle && o.Rule != StretchSubgradient {
 		return 0, fmt.Errorf("slo: stretch rule %q: want %q or %q", o.Rule, StretchBundle, StretchSubgradient)
@@ -1041,6 +1062,13 @@ const (
 
 // stretchLayers is the layers of stretches (1 or 2; newStretchDecomp).
 const stretchLayers = 1
+
+// stretchAddLayer: at the root the second layer is added when the shares
+// of one layer stall (layer.go): on the 10^4-turn instance of
+// docs/tail-bounds.md one layer of 25 rows levels off at 3,071.92 pairs
+// after about 50 steps, two layers from the start go on to about 3,071.6
+// but take twice the CPU per step.
+const stretchAddLayer = true
 
 // stretchMinSpan is the fewest rows a stretch is halved to when its
 // branch and bound does not finish (0: never halved).

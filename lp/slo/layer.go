@@ -35,6 +35,14 @@ func (sd *stretchDecomp) shares() [][]int64 {
 	return out
 }
 
+// noteBest records the current shares as those of the least bound met
+// (with stallStop > 0: a stall goes back to them).
+func (sd *stretchDecomp) noteBest() {
+	if sd.stallStop > 0 {
+		sd.bestBeta = sd.shares()
+	}
+}
+
 // setAllShares sets every stretch's shares to b (shares's layout),
 // marking the stretches whose shares change.
 func (sd *stretchDecomp) setAllShares(b [][]int64) {

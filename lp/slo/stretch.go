@@ -118,6 +118,9 @@ type stretchDecomp struct {
 	// steps without a gain of stretchRoundGain pairs, at its best
 	// shares (to coarsen the stretches, layer.go)
 	stallStop int
+	// bestBeta (with stallStop > 0) is the shares of the least bound
+	// met since the stretches last changed
+	bestBeta [][]int64
 	// depthFirst solves each stretch by the depth-first branch and bound
 	// (stretchSolver.dfs) instead of the best-first search
 	// (stretchSolver.bestFirst, the default): kept for comparison
@@ -753,6 +756,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 	st.Start, st.Best = best.value(), best.value()
 	if cfg.coarsen > 0 || cfg.addLayer {
 		sd.stallStop = cmp.Or(cfg.roundStall, stretchRoundStall)
+		sd.noteBest()
 	}
 	for {
 		st.Stalled = false
@@ -775,6 +779,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 			// same bound at the best shares: layer.go)
 			sd = sd.addLayer()
 			best = bound{num: sd.solveAll(ctx), S: muBits}
+			sd.noteBest()
 			st.Stretches, st.Layered = len(sd.wins), st.Iterations
 			continue
 		}
@@ -788,6 +793,7 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		st.Coarsened += merged
 		sd = next
 		best = bound{num: sd.total(), S: muBits}
+		sd.noteBest()
 		st.Stretches = len(sd.wins)
 	}
 	best = minBound(best, overall)
@@ -832,13 +838,8 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 	for k, w := range sd.wins {
 		dir[k] = make([]float64, len(w.beta))
 	}
-	// with sd.stallStop > 0: the shares of the best bound, and the step
-	// of the last gain of at least stretchRoundGain pairs
-	var bestBeta [][]int64
+	// the step of the last gain of at least stretchRoundGain pairs
 	lastGain, gainRef := 0, best.value()
-	if sd.stallStop > 0 {
-		bestBeta = sd.shares()
-	}
 	for it := 0; it < maxIter && ctx.Err() == nil && best.floor(len(m.members)) > incumbent; it++ {
 		if sd.stallStop > 0 && it-lastGain >= sd.stallStop {
 			st.Stalled = true
@@ -884,9 +885,7 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 		if cur.num.Cmp(best.num) < 0 {
 			best = cur
 			stall = 0
-			if bestBeta != nil {
-				bestBeta = sd.shares()
-			}
+			sd.noteBest()
 			if v := best.value(); gainRef-v >= stretchRoundGain {
 				lastGain, gainRef = it+1, v
 			}
@@ -898,8 +897,8 @@ func (sd *stretchDecomp) deflected(ctx context.Context, best bound, incumbent, m
 			trace(st.Iterations, best.value())
 		}
 	}
-	if bestBeta != nil {
-		sd.setAllShares(bestBeta)
+	if sd.bestBeta != nil {
+		sd.setAllShares(sd.bestBeta)
 	}
 	return best
 }
@@ -1309,6 +1308,7 @@ func (sd *stretchDecomp) bundle(ctx context.Context, best bound, incumbent, maxI
 		cur := bound{num: sd.solveAll(ctx), S: muBits}
 		if cur.num.Cmp(best.num) < 0 {
 			best = cur
+			sd.noteBest()
 			sinceBest = 0
 		} else if sinceBest++; sinceBest >= stretchBundlePatience {
 			// stalled (stretches left open by their node budget blur

@@ -134,3 +134,42 @@ func BenchmarkStretchSteps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStretchReshape runs the stretches' bound for a fixed number
+// of steps (deterministic: no time limit) on the largest component of the
+// 10^4-turn instances (seeds 1–3), span 25 with halving, by how the
+// stretches change when the shares stall (layer.go): never (one layer),
+// two layers from the start, the second layer added at the first stall
+// (the root's default), and neighbours merged up to 100 rows at each
+// stall; it reports the LP's bound, what the stretches take off it, their
+// bound's floor and the step at which the second layer joined.
+func BenchmarkStretchReshape(b *testing.B) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, run := range []struct {
+			name string
+			o    StretchOptions
+		}{
+			{"one-layer", StretchOptions{Span: stretchSpan}},
+			{"two-layers", StretchOptions{Span: stretchSpan, Layers: 2}},
+			{"add-layer", StretchOptions{Span: stretchSpan, AddLayer: true}},
+			{"coarsen", StretchOptions{Span: stretchSpan, Coarsen: 100}},
+		} {
+			for _, steps := range []int{60, 150} {
+				b.Run(fmt.Sprintf("seed=%d/%s/steps=%d", seed, run.name, steps), func(b *testing.B) {
+					m, P := stretchBenchComponent(b, seed)
+					for b.Loop() {
+						lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+						if err != nil {
+							b.Fatal(err)
+						}
+						sb, st := m.stretchRun(context.Background(), P, y, run.o.config(), 0, steps)
+						b.ReportMetric(lpb.value(), "lp-pairs")
+						b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
+						b.ReportMetric(float64(sb.floor(len(m.members))), "stretch-floor")
+						b.ReportMetric(float64(st.Layered), "layered-step")
+					}
+				})
+			}
+		}
+	}
+}

@@ -1062,12 +1062,14 @@ const (
 // stretchLayers is the layers of stretches (1 or 2; newStretchDecomp).
 const stretchLayers = 1
 
-// stretchAddLayer: at the root the second layer is added when the shares
-// of one layer stall (layer.go): on the 10^4-turn instance of
-// docs/tail-bounds.md one layer of 25 rows levels off at 3,071.92 pairs
-// after about 50 steps, two layers from the start go on to about 3,071.6
-// but take twice the CPU per step.
-const stretchAddLayer = true
+// stretchAddLayer: whether the root adds the second layer when the
+// shares of one layer stall (layer.go). Off: on the 10^4-turn instance of
+// docs/tail-bounds.md (seed 1) one layer of 25 rows levels off at
+// 3,071.92 pairs after about 50 steps and two layers from the start go on
+// to 3,071.59 at twice the CPU per step, but the second layer added at
+// zero shares on the stall did not move the bound in the 21 steps before
+// the next stall (BenchmarkStretchReshape).
+const stretchAddLayer = false
 
 // stretchMinSpan is the fewest rows a stretch is halved to when its
 // branch and bound does not finish (0: never halved).

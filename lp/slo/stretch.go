@@ -674,7 +674,7 @@ type stretchStats struct {
 	AllNodes              int     // nodes of every solve of the run, all told
 	Predicted             float64 // the bundle model's last predicted decrease, pairs
 	Handoff               int     // the step after which the bundle method handed over to the subgradient (0: it did not)
-	Stalled               bool    // the last subgradient run stopped without gain (stretchConfig.coarsen)
+	Stalled               bool    // the last subgradient run stopped without gain (with coarsening or AddLayer)
 	Coarsened             int     // stretches merged with a neighbour (layer.go), all told
 	Layered               int     // the step after which the second layer was added (0: it was not)
 	MaxSpan               int     // rows of the longest stretch at the end
@@ -701,7 +701,6 @@ type stretchConfig struct {
 	addLayer     bool                        // a second layer when the shares first stall (layer.go)
 	roundStall   int                         // steps without gain that end a round (0: stretchRoundStall)
 	trace        func(it int, pairs float64) // called after each step (tests)
-	final        func(sd *stretchDecomp)     // called with the decomposition at the end (experiments)
 }
 
 // stretchRun runs the decomposition of m as cfg says from the LP's split
@@ -808,9 +807,6 @@ func (m *component) stretchRun(ctx context.Context, P []int64, y []float64, cfg 
 		st.Nodes += w.nodes
 	}
 	st.AllNodes += sd.nodes
-	if cfg.final != nil {
-		cfg.final(sd)
-	}
 	return best, st
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/exhaustive"
@@ -238,4 +239,54 @@ func TestLNSAgainstExhaustive(t *testing.T) {
 			t.Fatalf("%v s=%d: %d violations from a start of %d, exhaustive optimum %d", c, s, imp.Violations, imp.Start, want)
 		}
 	}
+}
+
+// Under a time limit with no integer stage after it, the search does not
+// stop while time is left and the schedule can still gain (it starts again
+// from its schedule after a stall); it never serves fewer than its start
+// and keeps every step within capacity (loads recomputed here).
+func TestLNSRestartsUntilDeadline(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		m := len(pr.cands)
+		served := make([]bool, m)
+		pr.improve(context.Background(), served)
+		before := count(served)
+		ub := make([]int, pr.ncomp)
+		for c := range ub {
+			ub[c] = -1
+		}
+		const limit = 40 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		dl, _ := ctx.Deadline()
+		var r Result
+		pr.improveLNS(ctx, served, ub, Options{}, &r)
+		size := make([]int, pr.ncomp)
+		for _, c := range pr.comp {
+			size[c]++
+		}
+		// the search's share ends at 99 % of the time: 0.4 ms before the
+		// deadline, well within the 4 ms allowed here
+		if time.Until(dl) > limit/10 && !pr.searchDone(served, size, 0) {
+			rt.Fatalf("stopped with time left and %d of %d candidates served", count(served), m)
+		}
+		if count(served) < before {
+			rt.Fatalf("served %d < %d at the start", count(served), before)
+		}
+		load := make([]int64, in.K())
+		for i, c := range pr.cands {
+			if served[i] {
+				for t := c.a; t < c.n; t++ {
+					load[t] += c.d
+				}
+			}
+		}
+		for t := range load {
+			if load[t] > pr.cap[t] {
+				rt.Fatalf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
+			}
+		}
+	})
 }

@@ -112,12 +112,8 @@ func (pr *problem) lnsParallel(ctx context.Context, served []bool, ub []int, opt
 			}
 		}
 		for _, s := range stats {
-			total.Windows += s.Windows
-			total.Exact += s.Exact
-			total.Moves += s.Moves
-			total.Gained += s.Gained
+			total.add(s)
 			gained += s.Gained
-			total.Free = max(total.Free, s.Free)
 		}
 		if stalled && gained == 0 && quiet {
 			break // two rounds without gain, the last stopped by stalling

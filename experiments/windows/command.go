@@ -550,9 +550,9 @@ func (c Command) shard(ctx context.Context, mem *trace.Trace, p instance.Params,
 		}
 	}
 	// The shard's windows are consecutive: it reads the trace up to the
-	// two windows after its last (the seam's and the one that says whether
-	// that one is the last) and no further.
-	limit := min(turns, (last+3)*size)
+	// window after its last (the seam's) and one turn more (which says
+	// whether that one is the last: window.Splitter.More) and no further.
+	limit := min(turns, (last+2)*size+1)
 	b, err := c.solveUpTo(ctx, mem, p, size, limit, func(w int) bool { return w < nw && mineW[w] })
 	if err != nil {
 		return nil, err

@@ -77,7 +77,8 @@ type Options struct {
 // Run reads src once, a window at a time, and returns the summed interval.
 // Each window chosen is solved twice (relaxation and restriction) and the
 // seam after it re-solved, which needs the next window's restriction: the
-// windows are read one ahead, so at most two are held.
+// windows are read one ahead, so at most two are held (and one turn of the
+// window after them).
 func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 	if opt.Schedule != nil && opt.Mine != nil {
 		return nil, fmt.Errorf("window: a stitched schedule needs every window")
@@ -96,11 +97,18 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		return w, err
 	}
 	mine := func(w *Window) bool { return opt.Mine == nil || opt.Mine(w.Index) }
-	// The windows read and not yet done: the current one, the next (its
-	// seam) and the one after (whether the next is the last, which its
-	// relaxation's weights depend on).
+	// The windows read and not yet done: the current one and the next (its
+	// seam); whether the next is the last, which its relaxation's weights
+	// depend on, is read one turn ahead (Splitter.More).
 	var ws []*Window
 	eof := false
+	last := func(i int) (bool, error) {
+		if i+1 < len(ws) || eof {
+			return i+1 >= len(ws), nil
+		}
+		more, err := sp.More()
+		return !more, err
+	}
 	type solved struct {
 		lo float64
 		r  *Restricted
@@ -110,7 +118,11 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		if s, ok := cache[ws[i].Index]; ok {
 			return s, nil
 		}
-		lo, r, err := LowerAndRestricted(ctx, ws[i], opt.Params, back, i+1 >= len(ws))
+		end, err := last(i)
+		if err != nil {
+			return solved{}, err
+		}
+		lo, r, err := LowerAndRestricted(ctx, ws[i], opt.Params, back, end)
 		if err != nil {
 			return solved{}, err
 		}
@@ -120,7 +132,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 	figs := []Figures{}
 	var head []int64 // the current window's schedule with the seam before it applied
 	for {
-		for len(ws) < 3 && !eof {
+		for len(ws) < 2 && !eof {
 			if len(ws) == 0 { // no window waits for the next ones: read past those not picked
 				if err := sp.SkipUntil(opt.Mine); errors.Is(err, io.EOF) {
 					eof = true
@@ -144,6 +156,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		}
 		cur := ws[0]
 		if !mine(cur) {
+			ws[0] = nil // not held by ws's array while the next window is read
 			ws, head = ws[1:], nil
 			delete(cache, cur.Index)
 			continue
@@ -185,6 +198,7 @@ func Run(ctx context.Context, src TurnReader, opt Options) (*Bounds, error) {
 		}
 		figs = append(figs, f)
 		opt.Progress.Report("windows", int64(cur.Index+1), 0)
+		ws[0] = nil
 		ws, head = ws[1:], nxtHead
 		delete(cache, cur.Index)
 	}

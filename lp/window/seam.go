@@ -70,11 +70,7 @@ func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half 
 	if h == 0 {
 		return 0, xl, xr, nil
 	}
-	m := &Window{Index: left.W.Index, Start: left.W.Start, Before: left.W.Before, BeforeHistory: left.W.BeforeHistory, HasBefore: left.W.HasBefore,
-		Turns:   append(left.W.Turns[:nl:nl], right.W.Turns...),
-		History: append(left.W.History[:nl:nl], right.W.History...),
-		Prev:    append(left.W.Prev[:nl:nl], right.W.Prev...)}
-	l, err := newLocal(m, p)
+	l, err := newLocalSpan(joinSpan(left.W, right.W), p)
 	if err != nil {
 		return 0, nil, nil, err
 	}
@@ -83,7 +79,7 @@ func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half 
 	B := p.BlockSize
 	occ := make([]int64, r1-r0) // blocks held at the seam's steps by the pairs kept
 	var pairs []pair
-	for j := range m.Turns {
+	for j := range l.gp {
 		gp := l.gp[j]
 		if gp < l.a || l.forcedFixed(j) {
 			continue // crosses the two windows' start: as the restriction left it
@@ -104,7 +100,7 @@ func Seam(ctx context.Context, left, right *Restricted, p instance.Params, half 
 	for i := range caps {
 		caps[i] = l.capAt(r0+i) - occ[i]
 		if caps[i] < 0 {
-			return 0, nil, nil, fmt.Errorf("window: seam after window %d: step %d over capacity before the re-solve (a bug)", left.W.Index, m.Start+r0+i)
+			return 0, nil, nil, fmt.Errorf("window: seam after window %d: step %d over capacity before the re-solve (a bug)", left.W.Index, left.W.Start+r0+i)
 		}
 	}
 	z, _, err := l.line(ctx, caps, pairs, nil)
@@ -171,8 +167,8 @@ func SolveLowerOverlap(ctx context.Context, w *Window, p instance.Params, back i
 // SolveRestricted's.
 func LowerAndRestricted(ctx context.Context, w *Window, p instance.Params, back int, last bool) (float64, *Restricted, error) {
 	back = max(back, 0)
-	e := w.Extended(back)
-	got := w.Start - e.Start
+	e := w.extendedSpan(back)
+	got := w.Start - e.start
 	if got != min(back, w.Start) {
 		return 0, nil, fmt.Errorf("window %d: %d steps kept before it, %d wanted (Splitter.Lookback too small)", w.Index, got, min(back, w.Start))
 	}
@@ -180,10 +176,10 @@ func LowerAndRestricted(ctx context.Context, w *Window, p instance.Params, back 
 	var wt []int64 // nil: every turn weighs 1
 	den := int64(1)
 	if got > 0 || !last && lb > 0 {
-		wt, den = make([]int64, e.Len()), RampDenominator
+		wt, den = make([]int64, e.n), RampDenominator
 	}
 	for j := range wt { // empty when wt is nil
-		n := e.Start + j
+		n := e.start + j
 		switch {
 		case n < w.Start:
 			wt[j] = rampQ(n, w.Start, got)
@@ -193,7 +189,7 @@ func LowerAndRestricted(ctx context.Context, w *Window, p instance.Params, back 
 			wt[j] = RampDenominator
 		}
 	}
-	l, err := newLocal(e, p)
+	l, err := newLocalSpan(e, p)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -49,7 +49,12 @@ type local struct {
 	a  int   // window's first step
 }
 
-func newLocal(w *Window, p instance.Params) (*local, error) {
+func newLocal(w *Window, p instance.Params) (*local, error) { return newLocalSpan(w.span(), p) }
+
+// newLocalSpan is newLocal on a span of steps read in place: a window, a
+// window widened back (Window.extendedSpan) or two windows joined
+// (joinSpan), none copied into one.
+func newLocalSpan(w span, p instance.Params) (*local, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("window: %w", err)
 	}
@@ -57,26 +62,29 @@ func newLocal(w *Window, p instance.Params) (*local, error) {
 		return nil, fmt.Errorf("window: threshold ξ = %v tokens must be below 2^50 in magnitude", p.Xi)
 	}
 	o := 0
-	if w.HasBefore {
+	if w.hasBefore {
 		o = 1
 	}
-	n := w.Len() + o
+	n := w.n + o
 	b := newBuilder(p, n)
-	if w.HasBefore {
-		b.add(0, w.Before, w.BeforeHistory, -1)
+	if w.hasBefore {
+		b.add(0, w.before.t, w.before.h, -1)
 	}
-	for j, t := range w.Turns {
+	gp := make([]int, w.n)
+	for j := range w.n {
+		r := w.at(j)
+		gp[j] = r.prev
 		pl := -1
-		if g := w.Prev[j]; g >= 0 && g >= w.Start-o {
-			pl = g - w.Start + o
-			if l, ok := b.last[t.Conv]; !ok || l != pl {
-				return nil, fmt.Errorf("window %d: turn %d's previous turn %d is not its conversation's last", w.Index, w.Start+j, g)
+		if g := r.prev; g >= 0 && g >= w.start-o {
+			pl = g - w.start + o
+			if l, ok := b.last[r.t.Conv]; !ok || l != pl {
+				return nil, fmt.Errorf("window %d: turn %d's previous turn %d is not its conversation's last", w.index, w.start+j, g)
 			}
 		}
-		b.add(j+o, t, w.History[j], pl)
+		b.add(j+o, r.t, r.h, pl)
 	}
 	in := b.instance()
-	return &local{in: in, o: o, gp: w.Prev, a: w.Start}, nil
+	return &local{in: in, o: o, gp: gp, a: w.start}, nil
 }
 
 // base is the TEL of the window's turns with nothing cached, tokens.

@@ -50,25 +50,75 @@ type rec struct {
 // the Splitter kept, and never before step 0): the same turns preceded by
 // the back turns before them, its Start moved back; Index is kept.
 func (w *Window) Extended(back int) *Window {
+	s := w.extendedSpan(back)
+	if s.n == w.Len() {
+		return w
+	}
+	e := &Window{Index: w.Index, Start: s.start, Turns: make([]trace.Turn, 0, s.n),
+		History: make([]int64, 0, s.n), Prev: make([]int, 0, s.n)}
+	for j := range s.n {
+		r := s.at(j)
+		e.Turns, e.History, e.Prev = append(e.Turns, r.t), append(e.History, r.h), append(e.Prev, r.prev)
+	}
+	e.Before, e.BeforeHistory, e.HasBefore = s.before.t, s.before.h, s.hasBefore
+	return e
+}
+
+// span is a run of consecutive steps of a trace read in place, turn by
+// turn, with the turn before it: what newLocalSpan builds an instance of.
+type span struct {
+	index, start, n int
+	before          rec
+	hasBefore       bool
+	at              func(j int) rec // step start + j, j < n
+}
+
+// span returns w as a span.
+func (w *Window) span() span {
+	return span{index: w.Index, start: w.Start, n: w.Len(), before: rec{t: w.Before, h: w.BeforeHistory}, hasBefore: w.HasBefore,
+		at: func(j int) rec { return rec{w.Turns[j], w.History[j], w.Prev[j]} }}
+}
+
+// extendedSpan is Extended(back) read in place: the window's turns
+// preceded by up to back of the turns the Splitter kept before it, and
+// the turn before those.
+func (w *Window) extendedSpan(back int) span {
 	back = min(back, w.Start, len(w.lead)) // lead: up to back turns and the one before
 	if back < w.Start && back == len(w.lead) {
 		back-- // the turn before the widened window is needed too
 	}
 	if back <= 0 {
-		return w
+		return w.span()
 	}
 	lead := w.lead[len(w.lead)-back:]
-	e := &Window{Index: w.Index, Start: w.Start - back, Turns: make([]trace.Turn, 0, back+w.Len()),
-		History: make([]int64, 0, back+w.Len()), Prev: make([]int, 0, back+w.Len())}
-	for _, r := range lead {
-		e.Turns, e.History, e.Prev = append(e.Turns, r.t), append(e.History, r.h), append(e.Prev, r.prev)
+	s := span{index: w.Index, start: w.Start - back, n: back + w.Len(),
+		at: func(j int) rec {
+			if j < back {
+				return lead[j]
+			}
+			j -= back
+			return rec{w.Turns[j], w.History[j], w.Prev[j]}
+		}}
+	if s.start > 0 {
+		s.before, s.hasBefore = w.lead[len(w.lead)-back-1], true
 	}
-	e.Turns, e.History, e.Prev = append(e.Turns, w.Turns...), append(e.History, w.History...), append(e.Prev, w.Prev...)
-	if e.Start > 0 {
-		b := w.lead[len(w.lead)-back-1]
-		e.Before, e.BeforeHistory, e.HasBefore = b.t, b.h, true
+	return s
+}
+
+// joinSpan is the span of consecutive windows left and right (left's
+// index and turn before), read in place.
+func joinSpan(left, right *Window) span {
+	nl := left.Len()
+	s := left.span()
+	s.n += right.Len()
+	s.at = func(j int) rec {
+		if j < nl {
+			return rec{left.Turns[j], left.History[j], left.Prev[j]}
+		}
+		j -= nl
+		return rec{right.Turns[j], right.History[j], right.Prev[j]}
 	}
-	return e
+	return s
 }
 
 // Len returns the number of steps of the window.
@@ -92,6 +142,30 @@ type Splitter struct {
 	done bool
 	prev trace.Turn
 	prvH int64
+	// ahead is the turn More read ahead (err its error, io.EOF at the
+	// end), which take returns next.
+	ahead struct {
+		ok  bool
+		t   trace.Turn
+		err error
+	}
+}
+
+// More reports whether a turn is left to read after the windows handed
+// out, reading at most one turn ahead (kept for the next window); a trace
+// error is returned as Next would return it.
+func (s *Splitter) More() (bool, error) {
+	if s.done {
+		return false, nil
+	}
+	if !s.ahead.ok {
+		s.ahead.t, s.ahead.err = s.src.Next()
+		s.ahead.ok = true
+	}
+	if errors.Is(s.ahead.err, io.EOF) {
+		return false, nil
+	}
+	return s.ahead.err == nil, s.ahead.err
 }
 
 // NewSplitter returns a Splitter of src into windows of size steps (≥ 1).
@@ -180,7 +254,12 @@ func (s *Splitter) SkipUntil(mine func(index int) bool) error {
 // global previous turn, and advances the state: the conversation's
 // history and last turn, the turn before the next one, the Lookback tail.
 func (s *Splitter) take() (rec, error) {
-	t, err := s.src.Next()
+	t, err := s.ahead.t, s.ahead.err
+	if s.ahead.ok {
+		s.ahead.ok = false
+	} else {
+		t, err = s.src.Next()
+	}
 	if err != nil {
 		return rec{}, err
 	}

@@ -29,7 +29,8 @@ func randomTrace(r *rand.Rand, turns, convs int) *trace.Trace {
 // exactly as one that hands out every window: the same turns, histories,
 // previous turns, turn before, and the same turns kept before it
 // (Extended by its Lookback), whatever it skipped; Skip and Next agree on
-// where the trace ends.
+// where the trace ends; and More, called anywhere in between, says
+// whether a turn is left and changes none of it.
 func TestSkip(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 7))
@@ -41,6 +42,12 @@ func TestSkip(t *testing.T) {
 		all.Lookback, some.Lookback = back, back
 		for i := 0; ; i++ {
 			want, errAll := all.Next()
+			if rapid.Bool().Draw(rt, fmt.Sprint("more ", i)) {
+				more, err := some.More()
+				if err != nil || more != (i*size < len(tr.Turns)) {
+					rt.Fatalf("before window %d (%d turns in all): More = %v, %v", i, len(tr.Turns), more, err)
+				}
+			}
 			if rapid.Bool().Draw(rt, fmt.Sprint("skip ", i)) {
 				if err := some.Skip(); !errors.Is(err, errAll) {
 					rt.Fatalf("window %d: Skip returned %v, Next %v", i, err, errAll)

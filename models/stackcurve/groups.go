@@ -15,8 +15,8 @@ import (
 // (nothing evicted yet; d is then those blocks, Σ n): a boundary behind
 // the list's tail that never loses blocks. The boundary's place, and so
 // the group, depends on the capacity only through capB ∈ (d, d + n_y],
-// which is why points sharing one move together: the package doc's
-// section on groups.
+// which is why points sharing one move together (the package doc,
+// "Capacities that share a boundary move together").
 type group struct {
 	lo, hi int
 	y      int32 // boundary conversation, or none

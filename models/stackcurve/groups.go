@@ -86,8 +86,34 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 		clear(e.xb)
 	}
 	e.addMin(nNew)
-	e.next = e.next[:0]
-	for _, g := range e.groups {
+	// The groups are updated in place until one changes shape (a walk);
+	// from there on they are rebuilt into e.next, joining where they land
+	// on one conversation.
+	rebuild := false
+	for gi := range e.groups {
+		g := e.groups[gi]
+		if in && g.y == c || !rebuild && e.walks(g, in, lastC, nOld, nNew) {
+			if !rebuild {
+				rebuild = true
+				e.next = append(e.next[:0], e.groups[:gi]...)
+			}
+		}
+		if !rebuild {
+			if !in || g.last > lastC {
+				e.stay(&e.groups[gi], nNew)
+				continue
+			}
+			lo, hi = min(lo, g.lo), min(hi, g.lo)
+			e.cst[g.lo] -= nOld
+			e.cst[g.hi] += nOld
+			if all {
+				for i := g.lo; i < g.hi; i++ {
+					e.xb[i] = nOld
+				}
+			}
+			e.stay(&e.groups[gi], nNew-nOld)
+			continue
+		}
 		switch {
 		case !in || g.last > lastC: // c behind the boundary: nothing of it cached
 			e.shift(g, nNew, c, idx)
@@ -127,8 +153,30 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 			e.shift(g, nNew-nOld, c, idx)
 		}
 	}
-	e.groups, e.next = e.next, e.groups
+	if rebuild {
+		e.groups, e.next = e.next, e.groups
+	}
 	return lo, hi
+}
+
+// walks reports whether some point of group g (not c's) walks at the turn:
+// whether the blocks ahead of its boundary reach its smallest capacity.
+func (e *engine) walks(g group, in bool, lastC int, nOld, nNew int64) bool {
+	delta := nNew - nOld
+	if !in || g.last > lastC {
+		delta = nNew
+	}
+	return delta > 0 && e.capB[g.lo] <= g.d+delta
+}
+
+// stay adds delta blocks ahead of group g's boundary when none of its
+// points walks (shift without the walk, in place).
+func (e *engine) stay(g *group, delta int64) {
+	if delta > 0 && g.y != none {
+		e.ev[g.lo]++
+		e.ev[g.hi]--
+	}
+	g.d += delta
 }
 
 // shift adds delta ≥ 0 blocks ahead of group g's boundary: a point whose
@@ -147,7 +195,7 @@ func (e *engine) shift(g group, delta int64, c int32, idx int) {
 	}
 	m := g.lo
 	if e.capB[g.lo] <= d {
-		m = g.lo + sort.Search(g.hi-g.lo, func(i int) bool { return e.capB[g.lo+i] > d })
+		m = above(e.capB, g.lo, g.hi, d)
 		z := e.tail // the sentinel's more recent neighbour
 		if g.y != none {
 			z = e.convs[g.y].prev
@@ -175,10 +223,33 @@ func (e *engine) shift(g group, delta int64, c int32, idx int) {
 // dz + n_z or it is c (whose blocks only grow). The groups landed on are
 // emitted in order of the points.
 func (e *engine) walk(a, b int, z int32, dz, passed int64, c int32, idx int) {
+	if b == a+1 { // one point: no landings to gather
+		capB := e.capB[a]
+		for capB <= dz {
+			passed++
+			z = e.convs[z].prev
+			if z == none {
+				z, dz = c, 0
+			} else {
+				dz -= e.convs[z].n
+			}
+		}
+		if z == c {
+			e.addEv(a, b, passed)
+			e.emit(group{lo: a, hi: b, y: c, last: idx})
+			return
+		}
+		if capB < dz+e.convs[z].n {
+			passed++
+		}
+		e.addEv(a, b, passed)
+		e.emit(group{lo: a, hi: b, y: z, last: e.convs[z].last, d: dz})
+		return
+	}
 	land := e.land[:0]
 	top := b
 	for {
-		bot := a + sort.Search(top-a, func(i int) bool { return e.capB[a+i] > dz })
+		bot := above(e.capB, a, top, dz)
 		if bot < top {
 			if z == c {
 				e.addEv(bot, top, passed)
@@ -209,6 +280,23 @@ func (e *engine) walk(a, b int, z int32, dz, passed int64, c int32, idx int) {
 		e.emit(land[i])
 	}
 	e.land = land
+}
+
+// above returns the first i in lo … hi−1 with caps[i] > v (hi if none);
+// caps is in increasing order.
+func above(caps []int64, lo, hi int, v int64) int {
+	if lo < hi && caps[lo] > v {
+		return lo
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if caps[m] > v {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // emit appends g to the groups after the turn, joined to the last one if

@@ -86,34 +86,13 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 		clear(e.xb)
 	}
 	e.addMin(nNew)
-	// The groups are updated in place until one changes shape (a walk);
-	// from there on they are rebuilt into e.next, joining where they land
-	// on one conversation.
-	rebuild := false
+	// The groups are rewritten in place (emit), each at or before its
+	// own slot, until a walk splits one into more groups than there is room
+	// for; from there on into e.next.
+	e.w, e.copying = 0, false
 	for gi := range e.groups {
 		g := e.groups[gi]
-		if in && g.y == c || !rebuild && e.walks(g, in, lastC, nOld, nNew) {
-			if !rebuild {
-				rebuild = true
-				e.next = append(e.next[:0], e.groups[:gi]...)
-			}
-		}
-		if !rebuild {
-			if !in || g.last > lastC {
-				e.stay(&e.groups[gi], nNew)
-				continue
-			}
-			lo, hi = min(lo, g.lo), min(hi, g.lo)
-			e.cst[g.lo] -= nOld
-			e.cst[g.hi] += nOld
-			if all {
-				for i := g.lo; i < g.hi; i++ {
-					e.xb[i] = nOld
-				}
-			}
-			e.stay(&e.groups[gi], nNew-nOld)
-			continue
-		}
+		e.limit = gi + 1
 		switch {
 		case !in || g.last > lastC: // c behind the boundary: nothing of it cached
 			e.shift(g, nNew, c, idx)
@@ -153,30 +132,12 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 			e.shift(g, nNew-nOld, c, idx)
 		}
 	}
-	if rebuild {
+	if e.copying {
 		e.groups, e.next = e.next, e.groups
+	} else {
+		e.groups = e.groups[:e.w]
 	}
 	return lo, hi
-}
-
-// walks reports whether some point of group g (not c's) walks at the turn:
-// whether the blocks ahead of its boundary reach its smallest capacity.
-func (e *engine) walks(g group, in bool, lastC int, nOld, nNew int64) bool {
-	delta := nNew - nOld
-	if !in || g.last > lastC {
-		delta = nNew
-	}
-	return delta > 0 && e.capB[g.lo] <= g.d+delta
-}
-
-// stay adds delta blocks ahead of group g's boundary when none of its
-// points walks (shift without the walk, in place).
-func (e *engine) stay(g *group, delta int64) {
-	if delta > 0 && g.y != none {
-		e.ev[g.lo]++
-		e.ev[g.hi]--
-	}
-	g.d += delta
 }
 
 // shift adds delta ≥ 0 blocks ahead of group g's boundary: a point whose
@@ -300,13 +261,28 @@ func above(caps []int64, lo, hi int, v int64) int {
 }
 
 // emit appends g to the groups after the turn, joined to the last one if
-// it has the same boundary.
+// it has the same boundary: in place, at e.groups[e.w], while that slot
+// has been read (e.w < e.limit, the groups read so far), else in e.next.
 func (e *engine) emit(g group) {
-	if n := len(e.next); n > 0 && e.next[n-1].y == g.y && e.next[n-1].hi == g.lo {
-		e.next[n-1].hi = g.hi
+	if e.copying {
+		if n := len(e.next); n > 0 && e.next[n-1].y == g.y && e.next[n-1].hi == g.lo {
+			e.next[n-1].hi = g.hi
+			return
+		}
+		e.next = append(e.next, g)
 		return
 	}
-	e.next = append(e.next, g)
+	if w := e.w; w > 0 && e.groups[w-1].y == g.y && e.groups[w-1].hi == g.lo {
+		e.groups[w-1].hi = g.hi
+		return
+	}
+	if e.w < e.limit {
+		e.groups[e.w] = g
+		e.w++
+		return
+	}
+	e.copying = true
+	e.next = append(append(e.next[:0], e.groups[:e.w]...), g)
 }
 
 // addEv adds v evictions to the points a … b−1.

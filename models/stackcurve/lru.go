@@ -111,21 +111,24 @@ type engine struct {
 	head  int32  // most recent conversation with n > 0
 	tail  int32  // least recent one
 
-	points []point // in increasing order of capacity
-	capB   []int64 // capB[i] = points[i].capB, blocks, for the groups' searches
-	zero   int     // the leading points of capacity 0, in no group: they never cache
-	groups []group // the other points' caches, in order of the points (groups.go)
-	next   []group // scratch: the groups after the turn
-	land   []group // scratch: where a walk's points land, in reverse order
-	ev     []int64 // difference array over the points: evictions
-	cst    []int64 // difference array: Σ over the turns of min(n'_c, capB) − xb, the term free of capB
-	cf     []int64 // difference array: the same sum's coefficient of capB
-	blocks int64   // blocks of every conversation, Σ n
-	at     []int   // at[i]: the point of the engine's i-th capacity as given
-	xb     []int64 // scratch: c's cached blocks at each point, at the turn
-	from   int64   // loads ≥ from tokens go to late
-	late   *Late   // the turns deferred, for every point's accumulator
-	shared *shared // the histogram entries runs of points share
+	points  []point // in increasing order of capacity
+	capB    []int64 // capB[i] = points[i].capB, blocks, for the groups' searches
+	zero    int     // the leading points of capacity 0, in no group: they never cache
+	groups  []group // the other points' caches, in order of the points (groups.go)
+	next    []group // scratch: the groups after the turn, when they outgrow e.groups
+	w       int     // groups written in place at the turn (emit)
+	limit   int     // groups read at the turn: emit may write below it
+	copying bool    // the turn's groups go to next
+	land    []group // scratch: where a walk's points land, in reverse order
+	ev      []int64 // difference array over the points: evictions
+	cst     []int64 // difference array: Σ over the turns of min(n'_c, capB) − xb, the term free of capB
+	cf      []int64 // difference array: the same sum's coefficient of capB
+	blocks  int64   // blocks of every conversation, Σ n
+	at      []int   // at[i]: the point of the engine's i-th capacity as given
+	xb      []int64 // scratch: c's cached blocks at each point, at the turn
+	from    int64   // loads ≥ from tokens go to late
+	late    *Late   // the turns deferred, for every point's accumulator
+	shared  *shared // the histogram entries runs of points share
 
 	// The sums (every figure but the histogram), while exact: in
 	// integers, the figures every point shares in common, those of the

@@ -8,6 +8,7 @@ import (
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
+	"github.com/tailbound/tailbound/models/prefixcache"
 	"github.com/tailbound/tailbound/models/replay"
 	"github.com/tailbound/tailbound/models/stackcurve"
 	"github.com/tailbound/tailbound/models/trace"
@@ -90,4 +91,71 @@ func BenchmarkLRUCurveLong(b *testing.B) {
 			b.ReportMetric(float64(len(turns))*float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 		})
 	}
+}
+
+// longChains returns the block chains of longConversations at one block
+// per 1,024 tokens: each turn's chain is its conversation's whole history so
+// far (ids dense, as prefixcache.Interner numbers them), so the 5 long
+// conversations' chains grow to about 700 blocks.
+func longChains(b *testing.B) [][]int32 {
+	turns := longConversations(b)
+	var next int32
+	conv := map[int][]int32{}
+	hist := map[int]int64{}
+	out := make([][]int32, 0, len(turns))
+	for _, t := range turns {
+		hist[t.Conv] += t.Prompt + t.Response
+		for int64(len(conv[t.Conv]))*1024 < hist[t.Conv] {
+			conv[t.Conv] = append(conv[t.Conv], next)
+			next++
+		}
+		out = append(out, conv[t.Conv])
+	}
+	return out
+}
+
+// BenchmarkBlockLRULong serves longChains in one block-level LRU cache of
+// 2^12 blocks (prefixcache, what a one-capacity replay runs) and in one
+// BlockLRU at 32 capacities (2^10·k blocks, k = 1 … 32): issue 34 asks the
+// curve for at most twice the one capacity's time.
+func BenchmarkBlockLRULong(b *testing.B) {
+	chains := longChains(b)
+	var blocks int
+	for _, ch := range chains {
+		blocks += len(ch)
+	}
+	caps := make([]int, 32)
+	for k := range caps {
+		caps[k] = 1 << 10 * (k + 1)
+	}
+	b.Run("cache1", func(b *testing.B) {
+		for b.Loop() {
+			p, _ := prefixcache.NewLRU(prefixcache.Config{})
+			cache, err := prefixcache.New(1<<12, 1, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i, ch := range chains {
+				if _, err := cache.Serve(&prefixcache.Req{Index: i, Blocks: ch, Conv: -1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(blocks)*float64(b.N)/b.Elapsed().Seconds(), "blocks/s")
+	})
+	b.Run("curve32", func(b *testing.B) {
+		hits := make([]int, len(caps))
+		for b.Loop() {
+			s, err := stackcurve.NewBlockLRU(caps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, ch := range chains {
+				if err := s.Serve(ch, hits); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(blocks)*float64(b.N)/b.Elapsed().Seconds(), "blocks/s")
+	})
 }

@@ -58,16 +58,27 @@ func (s *BlockLRU) Serve(chain []int32, hits []int) error {
 	// of the chain (a block's parent is used whenever it is), and their
 	// positions increase along it. Positions ≥ the largest capacity hit
 	// nowhere, so the walk stops there.
+	// A block stamped one below the previous one is one position deeper
+	// (the previous block's stamp is the only live one between), so the
+	// Fenwick tree is asked once per run of consecutive stamps, not once
+	// per block: a chain restamped whole keeps its stamps consecutive.
 	s.pos = s.pos[:0]
+	var p int
+	var prev int32
 	for _, id := range chain {
 		if int(id) >= len(s.ts) || s.ts[id] == 0 {
 			break
 		}
-		p := s.distinct - s.prefix(s.ts[id]) // live stamps above the block's
+		if t := s.ts[id]; len(s.pos) > 0 && t == prev-1 {
+			p++
+		} else {
+			p = s.distinct - s.prefix(t) // live stamps above the block's
+		}
 		if p >= s.maxCap {
 			break
 		}
 		s.pos = append(s.pos, p)
+		prev = s.ts[id]
 	}
 	n := len(chain)
 	before := s.distinct
@@ -78,21 +89,37 @@ func (s *BlockLRU) Serve(chain []int32, hits []int) error {
 		}
 		s.compact(n)
 	}
+	// Unstamp the chain's used blocks a run of consecutive stamps at a
+	// time (top, top−1, … along the chain), and stamp it anew as one run.
+	var top, bot int32 // the run being gathered: stamps bot … top
 	for _, id := range chain {
 		if int(id) >= len(s.ts) {
 			s.ts = append(s.ts, make([]int32, max(int(id)+1-len(s.ts), len(s.ts)/2, 1024))...)
 		}
-		if t := s.ts[id]; t != 0 {
-			s.add(t, -1)
-		} else {
+		t := s.ts[id]
+		if t == 0 {
 			s.distinct++
+			continue
 		}
+		if top != 0 && t == bot-1 {
+			bot = t
+			continue
+		}
+		if top != 0 {
+			s.addRange(bot, top, -1)
+		}
+		top, bot = t, t
+	}
+	if top != 0 {
+		s.addRange(bot, top, -1)
 	}
 	for j := n - 1; j >= 0; j-- {
 		s.now++
 		s.ts[chain[j]] = s.now
 		s.owner[s.now] = chain[j]
-		s.add(s.now, 1)
+	}
+	if n > 0 {
+		s.addRange(s.now-int32(n)+1, s.now, 1)
 	}
 	for i, c := range s.caps {
 		h := sort.SearchInts(s.pos, c) // positions < c: they increase
@@ -130,10 +157,18 @@ func (s *BlockLRU) prefix(t int32) int {
 	return n
 }
 
-// add adds d at stamp t.
-func (s *BlockLRU) add(t int32, d int32) {
-	for i := int(t); i < len(s.tree); i += i & -i {
-		s.tree[i] += d
+// addRange adds d at every stamp a … b (1 ≤ a ≤ b < len(tree)) in
+// O(b − a + log len(tree)): node i of the tree sums the stamps
+// i − lowbit(i) + 1 … i, so the nodes a … b each take d times their share
+// of the range, and above b only the nodes whose span holds b (the ones a
+// point update at b visits) hold part of it, from their span's start or a
+// up to b.
+func (s *BlockLRU) addRange(a, b int32, d int32) {
+	for i := a; i <= b; i++ {
+		s.tree[i] += d * (i - max(i-i&-i, a-1))
+	}
+	for i := int(b) + int(b&-b); i < len(s.tree); i += i & -i {
+		s.tree[i] += d * (b - max(int32(i-i&-i), a-1))
 	}
 }
 

@@ -51,20 +51,46 @@
 // Turn k of conversation c arrives with history h = H_c and cached amount
 // x_k(C) = B·clamp(C/B − A_c, 0, n_c): that is every figure of the turn
 // (b = h + p − x, TEL, TTFT, SLO) at every capacity. The engine keeps S as
-// a doubly linked list of conversations (move-to-front on each turn) and,
-// per capacity, a finger on the *boundary*: the least recent conversation
-// with cached blocks and how many it caches. Conversations ahead of the
-// boundary (by latest-turn index) are cached whole, those behind it not at
-// all, so x_k(C) is one comparison. After the turn, the evicted blocks are
-// the tail of the old cached prefix: the finger walks towards the front,
-// one step per conversation that loses blocks, which is exactly what the
-// cache state counts as an eviction. Per turn that is O(1) per capacity plus
-// one step per eviction, against a replay per capacity; the metrics are fed
-// the same (h, x, d) in the same order as a replay, so every figure,
-// floating-point sums included, is bit-for-bit the replay's.
+// a doubly linked list of conversations (move-to-front on each turn) and
+// the capacities' *boundaries*: at C, the conversation y with
+// A_y < C/B ≤ A_y + n_y, the least recent one with cached blocks (it caches
+// C/B − A_y of them); conversations ahead of it (by latest-turn index) are
+// cached whole, those behind it not at all. Before the cache fills, C/B
+// exceeds every conversation's blocks together and the boundary is a
+// sentinel behind the list's tail. The metrics are fed the same (h, x, d)
+// in the same order as a replay, so every figure, floating-point sums
+// included, is bit-for-bit the replay's.
 //
-// Evicted tokens follow from the totals: at each turn B·(min(n'_c, C/B) −
-// x_k/B) tokens enter and the total ends at B·min(C/B, |S|).
+// # Capacities that share a boundary move together
+//
+// Which conversation is the boundary depends on C only through
+// C/B ∈ (A_y, A_y + n_y], so the points (the capacities, in increasing
+// order) fall into groups of consecutive points with one boundary y and
+// one A_y between them (groups.go). A turn of conversation c classifies
+// each group by one comparison of latest-turn indices: y ahead of c (c
+// caches nothing), y = c (c caches C/B − A_c, the points between the runs
+// below), or y behind c (c cached whole). By the claim, the blocks ahead of
+// y grow by n'_c in the first case and by n'_c − n_c in the last; a group
+// stays at y, one update for all its points, except for its points whose
+// C/B the new A_y reaches, a prefix of it found by binary search, which
+// walk towards the front together, conversation by conversation, each
+// landing (binary search again) at the first conversation z with
+// A'_z < C/B; the points of c's group all walk from c's old place (they
+// land on c itself when C/B ≤ n'_c). Adjacent groups that land on one
+// conversation join. On a trace where a few conversations' histories run
+// past every capacity, every capacity's boundary is that conversation
+// most of the time: one group, one update per turn, where a finger per
+// capacity moved 32 times.
+//
+// Evictions count the conversations that lose blocks at a turn: at a
+// point that stays, y (if a conversation, and A_y grew); at a point that
+// walks, y, every conversation it passes, and the one it lands on unless
+// C/B = A'_z + n_z exactly (z then cached whole) or z = c (c only grows),
+// which is what the cache's eviction loop counts. They go to a difference
+// array over the points, one entry per group or landing. Evicted tokens
+// follow from the totals: at each turn B·(min(n'_c, C/B) − x_k/B) tokens
+// enter — a constant or a multiple of C over runs of points, so difference
+// arrays again — and the total ends at B·min(C/B, |S|).
 //
 // # Block level: LRU over the prefix tree is a stack algorithm too
 //
@@ -127,7 +153,12 @@
 // hit at C is the number below C; the chain is restamped, root newest; and
 // the evictions follow from the sizes, min(C, |S|) before plus
 // min(n, C) − k admitted minus min(C, |S'|) after. The metrics are then fed
-// what a replay feeds them, in the same order.
+// what a replay feeds them, in the same order. A chain is restamped as one
+// run of consecutive stamps, and its blocks keep them until their next use;
+// a block stamped one below the one before it along a chain is one
+// position deeper, so the tree is read once per run of consecutive stamps,
+// and each run is removed and the new one added by a range update in
+// O(run + log), not a point update per block.
 //
 // # Long histories: one record per turn, not one per turn and capacity
 //

@@ -111,12 +111,24 @@ type engine struct {
 	head  int32  // most recent conversation with n > 0
 	tail  int32  // least recent one
 
-	points []point // in increasing order of capacity
-	at     []int   // at[i]: the point of the engine's i-th capacity as given
-	xb     []int64 // scratch: c's cached blocks at each point, at the turn
-	from   int64   // loads ≥ from tokens go to late
-	late   *Late   // the turns deferred, for every point's accumulator
-	shared *shared // the histogram entries runs of points share
+	points  []point // in increasing order of capacity
+	capB    []int64 // capB[i] = points[i].capB, blocks, for the groups' searches
+	zero    int     // the leading points of capacity 0, in no group: they never cache
+	groups  []group // the other points' caches, in order of the points (groups.go)
+	next    []group // scratch: the groups after the turn, when they outgrow e.groups
+	w       int     // groups written in place at the turn (emit)
+	limit   int     // groups read at the turn: emit may write below it
+	copying bool    // the turn's groups go to next
+	land    []group // scratch: where a walk's points land, in reverse order
+	ev      []int64 // difference array over the points: evictions
+	cst     []int64 // difference array: Σ over the turns of min(n'_c, capB) − xb, the term free of capB
+	cf      []int64 // difference array: the same sum's coefficient of capB
+	blocks  int64   // blocks of every conversation, Σ n
+	at      []int   // at[i]: the point of the engine's i-th capacity as given
+	xb      []int64 // scratch: c's cached blocks at each point, at the turn
+	from    int64   // loads ≥ from tokens go to late
+	late    *Late   // the turns deferred, for every point's accumulator
+	shared  *shared // the histogram entries runs of points share
 
 	// The sums (every figure but the histogram), while exact: in
 	// integers, the figures every point shares in common, those of the
@@ -147,16 +159,10 @@ type conv struct {
 	next int32 // recency list: the next less recent conversation
 }
 
-// point is one capacity's cache, seen through the recency list: every
-// conversation more recent than b is cached whole, b caches cb blocks
-// (1 ≤ cb ≤ n[b]), the ones behind b nothing; b is none when nothing is
-// cached.
+// point is one capacity's accumulator and, after the pass (finish), its
+// evictions; its cache is described by the group it belongs to.
 type point struct {
-	capB  int64 // capacity, blocks
-	total int64 // cached blocks
-	b     int32
-	cb    int64
-	lastB int // e.convs[b].last, kept here to spare a random read per turn
+	capB int64 // capacity, blocks
 
 	acc           *metrics.Accumulator
 	evictions     int64
@@ -178,9 +184,21 @@ func newEngine(caps []int64, opt replay.Options, from, limit int64) *engine {
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(caps[i], caps[j]) })
 	for k, i := range order {
 		e.at[i] = k
-		e.points[k] = point{capB: caps[i] / opt.BlockSize, b: none, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
+		e.points[k] = point{capB: caps[i] / opt.BlockSize, acc: metrics.New(opt.Xi, opt.Model, opt.SLOMs)}
 		e.points[k].acc.SetLater(e.late.Uncached(e.points[k].capB))
 	}
+	K := len(caps)
+	e.capB = make([]int64, K)
+	for k := range e.points {
+		e.capB[k] = e.points[k].capB
+		if e.capB[k] == 0 {
+			e.zero = k + 1
+		}
+	}
+	if e.zero < K {
+		e.groups = append(e.groups, group{lo: e.zero, hi: K, y: none, last: -1})
+	}
+	e.ev, e.cst, e.cf = make([]int64, K+1), make([]int64, K+1), make([]int64, K+1)
 	return e
 }
 
@@ -188,6 +206,7 @@ func newEngine(caps []int64, opt replay.Options, from, limit int64) *engine {
 // with other points and the late turns whose counts are sorted once for
 // all of them (Late.Freeze); run must not be called after it.
 func (e *engine) finish() {
+	e.giveEvictions()
 	e.giveSums()
 	accs := make([]*metrics.Accumulator, len(e.points))
 	if len(e.points) > 0 {
@@ -283,107 +302,6 @@ func (e *engine) pushFront(c int32) {
 		e.convs[e.head].prev = c
 	}
 	e.head = c
-}
-
-// cached returns conversation c's cached blocks at point p at its turn:
-// in tells whether c holds blocks (nOld of them), lastC is the index of
-// its previous turn.
-func (e *engine) cached(p *point, in bool, c int32, lastC int, nOld int64) int64 {
-	switch {
-	case !in || p.b == none:
-		return 0
-	case p.b == c:
-		return p.cb
-	case lastC > p.lastB:
-		return nOld
-	}
-	return 0
-}
-
-// run replays turns at every capacity of the engine.
-func (e *engine) run(turns []trace.Turn) {
-	for _, t := range turns {
-		e.grow(t.Conv)
-		c := int32(t.Conv)
-		cs := &e.convs[c]
-		h := cs.hist
-		nOld := cs.n
-		cs.hist = h + t.Prompt + t.Response
-		nNew := cs.hist / e.block
-		d := h + t.Prompt
-		if nNew == 0 {
-			// c holds no block before or after (nOld ≤ nNew): it caches
-			// nothing at any point, and nothing moves.
-			clear(e.xb)
-			K := len(e.points)
-			e.sums(h, d, nOld, K, K, 0, false)
-			e.histogram(d, nOld, K, K, 0, false)
-			continue
-		}
-		in := nOld > 0 // c is in the list
-		lastC := cs.last
-		var pc int32 = none // c's more recent neighbour before the turn
-		if in {
-			pc = cs.prev
-			e.unlink(c) // the rest of the list, S' of the package doc
-		}
-		// lo: the leading points caching nothing; hiNot: 1 + the last
-		// point not caching all nOld blocks.
-		lo, hiNot := 0, 0
-		for i := range e.points {
-			p := &e.points[i]
-			xb := e.cached(p, in, c, lastC, nOld) // c's cached blocks at the turn
-			e.xb[i] = xb
-			if xb == 0 && i == lo {
-				lo++
-			}
-			if xb != nOld {
-				hiNot = i + 1
-			}
-			// c leaves its place: the rest's cached part ends at c's more
-			// recent neighbour when c was the boundary.
-			if in && p.b == c {
-				p.b = pc
-				if pc != none {
-					p.cb, p.lastB = e.convs[pc].n, e.convs[pc].last
-				}
-			}
-			nc := min(nNew, p.capB)
-			p.total += nc - xb
-			if p.b == none && nc > 0 {
-				p.b, p.cb, p.lastB = c, nc, t.Index
-			}
-			over := p.total - p.capB
-			if over <= 0 {
-				continue
-			}
-			p.total = p.capB
-			p.evictedBlocks += over
-			for over > 0 {
-				p.evictions++
-				if p.cb > over {
-					p.cb -= over
-					break
-				}
-				over -= p.cb
-				p.b = e.convs[p.b].prev
-				if p.b == none { // c itself, not yet linked at the front
-					p.b = c
-				}
-				p.cb, p.lastB = e.convs[p.b].n, e.convs[p.b].last
-				if p.b == c {
-					p.cb, p.lastB = nc, t.Index
-				}
-			}
-		}
-		hi := max(hiNot, lo) // a turn caching nothing is in the leading run
-		a, ok := e.middle(lo, hi)
-		e.sums(h, d, nOld, lo, hi, a, ok)
-		e.histogram(d, nOld, lo, hi, a, ok)
-		e.convs[c].n = nNew
-		e.convs[c].last = t.Index
-		e.pushFront(c)
-	}
 }
 
 // histogram counts a turn of load d tokens, whose conversation held nOld

@@ -79,6 +79,35 @@ func TestLRUEqualsSeparateReplays(t *testing.T) {
 	})
 }
 
+// TestLRUGroupsEqualSeparateReplays: the shape that makes points share a
+// boundary — up to 40 capacities, many equal or one block apart, against
+// a few conversations whose histories run past most of them — and that
+// makes the groups split and join every few turns; every figure at every
+// capacity equals a separate replay of LRU.
+func TestLRUGroupsEqualSeparateReplays(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tr := replaytest.Trace(replaytest.Shape{Conversations: 5, MinTurns: 1, MaxTurns: 80, MaxPrompt: 12, MaxResponse: 12}).Draw(rt, "trace")
+		block := rapid.Int64Range(1, 4).Draw(rt, "block")
+		top := rapid.Int64Range(1, 80).Draw(rt, "largest capacity, blocks")
+		caps := rapid.SliceOfN(rapid.Int64Range(0, top), 1, 40).Draw(rt, "capacity blocks")
+		for i := range caps {
+			caps[i] *= block
+		}
+		opt := replay.Options{Params: instance.Params{BlockSize: block, Xi: float64(rapid.IntRange(0, 30).Draw(rt, "xi"))},
+			Model: latency.Model{AlphaMs: 0.1, BetaMs: 5}, SLOMs: 8}
+		got, err := stackcurve.LRU(replay.SliceSource(tr.Turns), "lru", caps, opt, 1)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want := separate(t, tr, caps, opt)
+		for i := range caps {
+			if err := same(got[i], want[i]); err != nil {
+				rt.Fatalf("capacity %d tokens: %v", caps[i], err)
+			}
+		}
+	})
+}
+
 // TestLRUHandWorked: B = 1, capacity 5; conversation a (3 + 1 tokens), b
 // (2 + 0), a again (1 + 0). After a's turn the cache holds a's 4 tokens;
 // after b's, 2 of b and a trimmed to 3 (one eviction, 1 token); a's second

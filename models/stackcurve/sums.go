@@ -21,13 +21,6 @@ import (
 // The turn that would exceed the budget, and every one after it, is added
 // by each point's accumulator.
 func (e *engine) sums(h, d, nOld int64, lo, hi int, a int64, ok bool) {
-	if e.exact {
-		if cost := e.terms.Cost(d); cost <= e.budget {
-			e.budget -= cost
-		} else {
-			e.giveSums()
-		}
-	}
 	if !e.exact {
 		for i := range e.points {
 			e.points[i].acc.AddLater(h, e.xb[i]*e.block, d)
@@ -52,6 +45,20 @@ func (e *engine) sums(h, d, nOld int64, lo, hi int, a int64, ok bool) {
 	for i := lo; i < hi; i++ {
 		x := e.xb[i] * e.block
 		e.terms.Add(&e.own[i], x, d-x)
+	}
+}
+
+// charge takes a turn of load d tokens from the budget of the exact sums
+// before the turn is added (run calls it first, so that move knows whether
+// sums will read c's cached blocks at every point), ending them if it
+// does not fit.
+func (e *engine) charge(d int64) {
+	if e.exact {
+		if cost := e.terms.Cost(d); cost <= e.budget {
+			e.budget -= cost
+		} else {
+			e.giveSums()
+		}
 	}
 }
 

@@ -72,25 +72,87 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 // interval the first left open, from its schedule. Each search only
 // narrows the interval it starts from, so the answer is within both.
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
-	if opt.Backend == nil {
-		return percentileSearch(ctx, in, o, opt, nil)
-	}
-	flow := opt
-	flow.Backend = nil
-	fctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		fctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
-		defer cancel()
-	}
-	first, err := percentileSearch(fctx, in, o, flow, nil)
+	first, err := percentileTwoSided(ctx, in, o, opt)
 	if err != nil {
 		return nil, err
 	}
-	if first.Proven || ctx.Err() != nil {
+	if opt.Backend == nil || first.Proven || ctx.Err() != nil {
 		return first, nil
 	}
 	return percentileSearch(ctx, in, o, opt, first)
+}
+
+// Settings of percentileTwoSided's sides.
+const (
+	// percentileStretchIter bounds the steps of a stretch run of the
+	// lower side without a deadline.
+	percentileStretchIter = 10
+	// percentileFails: schedule probes failing in a row before the upper
+	// side stops, without a deadline and with one.
+	percentileFails         = 2
+	percentileFailsDeadline = 6
+)
+
+// percentileTwoSided is the τ search by its two sides
+// (percentile_sides.go): from the bound needing no probe and the greedy
+// schedule with nothing above the largest load, the lower side's LPs,
+// dual sweeps and (with a Backend) stretches against the upper side's
+// searches for schedules.
+func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
+	K, q := in.K(), o.Q
+	if K == 0 {
+		return nil, fmt.Errorf("slo: percentile of an empty trace")
+	}
+	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
+		return nil, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
+	}
+	rank := o.Rank(K)
+	M := K - rank
+	r := &PercentileResult{Q: q, Rank: rank, MaxExceeding: M}
+	var maxD int64
+	for k := range in.Turns {
+		maxD = max(maxD, in.Load(k))
+	}
+	// every schedule has P_Q ≤ maxD; the greedy fill's is one
+	best, _, err := scheduleAt(ctx, in, maxD, M, nil, nil, lnsOptions{})
+	if err != nil {
+		return nil, err
+	}
+	hi := Quantile(in, best, rank)
+	lo := leastPossible(in, rank) - 1
+	so := sideOptions{stretches: opt.Backend != nil, stretchIter: percentileStretchIter,
+		windows: opt.LNSWindows, maxFails: percentileFails}
+	if so.windows == 0 {
+		so.windows = probeLNSWindows
+	}
+	if _, ok := ctx.Deadline(); ok {
+		so.maxFails = percentileFailsDeadline
+	}
+	var progress func(lo, hi int64, probes int)
+	if opt.Progress != nil {
+		progress = func(lo, hi int64, probes int) {
+			opt.Progress.Report(probeLine(q, lo+1, hi), int64(probes), 0)
+		}
+	}
+	lo, hi, best, r.Probes, err = percentileSides(ctx, in, M, rank, lo, hi, best, so, progress)
+	if err != nil {
+		return nil, err
+	}
+	r.Lower, r.Upper, r.Schedule = lo+1, hi, best
+	if got := Quantile(in, best, rank); got != r.Upper {
+		return nil, fmt.Errorf("slo: internal error: the schedule's percentile %d is not the bound %d", got, r.Upper)
+	}
+	if r.Lower > r.Upper {
+		return nil, fmt.Errorf("slo: internal error: percentile bounds %d > %d", r.Lower, r.Upper)
+	}
+	r.Proven = r.Lower == r.Upper
+	if !r.Proven {
+		r.Detail = "the LP's crossing and the schedules found leave it open"
+		if ctx.Err() != nil {
+			r.Detail = "stopped by the time limit"
+		}
+	}
+	return r, nil
 }
 
 // percentileSearch is PercentileOf's τ search with opt as given; from
@@ -274,6 +336,11 @@ func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objectiv
 	err := ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
 		opt.Progress.Report(probeLine(q, ts.Lo+1, ts.Hi), int64(r.Probes), 0)
 		res, err := probe(mid, mode)
+		if err != nil && ctx.Err() != nil {
+			// the time limit stopped it inside a stage that does not
+			// keep a partial answer: nothing decided
+			return objective.Undecided, nil
+		}
 		if err != nil {
 			return objective.Undecided, err
 		}

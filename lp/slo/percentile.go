@@ -126,7 +126,9 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 		so.windows = probeLNSWindows
 	}
 	if _, ok := ctx.Deadline(); ok {
-		so.maxFails = percentileFailsDeadline
+		// the deadline stops the stretches' runs (each takes half the
+		// time left) and the schedules' probes
+		so.maxFails, so.stretchIter = percentileFailsDeadline, stretchIter
 	}
 	var progress func(lo, hi int64, probes int)
 	if opt.Progress != nil {

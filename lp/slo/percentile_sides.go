@@ -107,6 +107,9 @@ type sideOptions struct {
 	// windows is the first schedule probe's budget of windows; a probe
 	// that does not decide doubles it, up to maxFails failures in a row.
 	windows, maxFails int
+	// seed is the first schedule probe's seed of windows (each probe
+	// takes the next).
+	seed uint64
 }
 
 // percentileSides narrows (lo, hi] — lo proven too low, hi achieved by
@@ -129,12 +132,18 @@ func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errLo = lowerSide(ctx, in, M, s, so)
+			if errLo = lowerSide(ctx, in, M, rank, s, so); errLo == nil {
+				// the lower side is done before the deadline: its core
+				// searches for schedules too, on other windows
+				so := so
+				so.seed = 1 << 20
+				errLo = upperSide(ctx, in, M, rank, s, so)
+			}
 		}()
 		errHi = upperSide(ctx, in, M, rank, s, so)
 		wg.Wait()
 	} else {
-		errLo = lowerSide(ctx, in, M, s, so)
+		errLo = lowerSide(ctx, in, M, rank, s, so)
 		if errLo == nil {
 			errHi = upperSide(ctx, in, M, rank, s, so)
 		}
@@ -158,6 +167,8 @@ type lowerAt struct {
 	serve  []float64
 	// exact: no candidates, lower is V(tau) itself
 	exact bool
+	// schedule is the LP's rounding, filled greedily (nil: not solved)
+	schedule []int64
 }
 
 // lpLower solves the flow LP at tau from warm's prices (nil: cold).
@@ -169,9 +180,16 @@ func lpLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (l
 		r.lp, r.exact = float64(r.lower), true
 		return r, nil
 	}
-	_, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
+	served, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
 	if err != nil {
 		return r, err
+	}
+	if complete {
+		// the LP's rounding, filled: a schedule for the other side
+		pr.improve(ctx, served)
+		if r.schedule, _, err = pr.checkedSchedule(served); err != nil {
+			return r, err
+		}
 	}
 	most := 0
 	for _, u := range ub {
@@ -213,7 +231,7 @@ const dualSweep = 64
 // lowerSide raises s.lo: LPs at the estimated crossing of the LP's value
 // with M + ½, each followed by a sweep of its prices' dual bound, until
 // the LP at lo + 1 is solved and does not prove it; then stretches above.
-func lowerSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so sideOptions) error {
+func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
 	var warm *lpPrices
 	var pts []lowerAt // LPs solved to the end, by τ
 	for ctx.Err() == nil {
@@ -235,6 +253,9 @@ func lowerSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so sid
 		}
 		if r.lower > M {
 			s.proveAbove(tau)
+		}
+		if r.schedule != nil {
+			s.achieve(Quantile(in, r.schedule, rank), r.schedule)
 		}
 		if r.prices == nil && !r.exact {
 			// cut short by ctx: its bound is recorded, nothing to steer by
@@ -475,7 +496,7 @@ func greedyBisect(ctx context.Context, in *lp.Instance, M, rank int, s *sideStat
 // doubles its budget of windows).
 func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
 	windows, fails := so.windows, 0
-	for seed := uint64(1); ctx.Err() == nil && fails < so.maxFails; seed++ {
+	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()
 		if hi-lo <= 1 {
 			return nil
@@ -511,18 +532,20 @@ func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []
 	pr := reduce(in, tau)
 	served := pr.fromSchedule(start)
 	pr.improve(ctx, served)
-	if fresh := make([]bool, len(served)); start != nil {
-		pr.improve(ctx, fresh)
-		if count(fresh) > count(served) {
-			served = fresh
-		}
-	}
 	target := in.K() - pr.always - M
 	if opt.windows > 0 && count(served) < target && len(pr.cands) > 0 {
 		pr.warmLP(&Warm{LPServe: serve})
 		opt.target = target
 		pr.lns(ctx, served, nil, nil, opt)
 	}
+	return pr.checkedSchedule(served)
+}
+
+// checkedSchedule is the schedule serving the candidates served (and
+// everything pr settled), checked admissible, and its violations,
+// checked against the count served says.
+func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
+	in := pr.in
 	x := slices.Clone(pr.x)
 	for i, c := range pr.cands {
 		if served[i] {
@@ -532,9 +555,9 @@ func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []
 	if err := in.CheckSchedule(x); err != nil {
 		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule is not admissible: %w", err)
 	}
-	v := Count(in, x, tau)
+	v := Count(in, x, pr.s)
 	if want := in.K() - pr.always - count(served); v != want {
-		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule has %d violations at %d tokens, its pairs say %d", v, tau, want)
+		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule has %d violations at %d tokens, its pairs say %d", v, pr.s, want)
 	}
 	return x, v, nil
 }

@@ -25,8 +25,10 @@ type PercentileResult struct {
 	// Schedule attains Upper: its Q-th percentile of uncached tokens is
 	// Upper.
 	Schedule []int64
-	// Probes is the number of SLO problems solved; Undecided those whose
-	// interval straddled MaxExceeding.
+	// Probes is the number of thresholds probed (an LP, a stretches'
+	// bound, a search for a schedule, an SLO problem); Undecided those
+	// SLO problems of the search with a Backend whose interval straddled
+	// MaxExceeding.
 	Probes, Undecided int
 	// Detail says why the answer is not proven, when it is not.
 	Detail string
@@ -48,14 +50,15 @@ const probeLNSWindows = DefaultLNSWindows / 4
 // the interval between the largest τ proven too low and the smallest
 // proven achievable; a probe that proves neither splits the search in two.
 //
-// It costs a small multiple of one SLO solve (issue 32): the interval
-// starts from a bound needing no probe (leastPossible), an achievable τ
-// lowers the upper end to its schedule's own percentile, probes alternate
-// midpoints with interpolation of the bounds, each probe tries the greedy
-// schedule before the LP, starts from the previous probe's schedule and
-// LP values (Warm), stops improving its schedule once τ is shown
-// achievable, and once a probe is undecided the probes below it solve
-// only the LP and those above only search for schedules.
+// It costs a small multiple of one SLO solve (issue 32): the two ends
+// are searched apart (percentile_sides.go), the lower one by a few flow
+// LPs at the estimated crossing of their bound with K − Rank, each
+// followed by the weak dual of its prices on the thresholds beside it,
+// and with a Backend by the stretches' bound just above it; the upper one
+// by the greedy fill bisected over τ and the large-neighbourhood search
+// one token below the best schedule's own percentile, stopped as soon as
+// it serves enough pairs. With a deadline the two run at once, one per
+// core.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
 	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
 }
@@ -64,13 +67,12 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 // objective.Parse reads it), its rank from o's decimal exactly
 // (Objective.Rank), also when float64 cannot hold that decimal.
 //
-// With a Backend, the search runs twice and answers the intersection of
-// the two certified intervals: first with the flow alone (Backend nil:
-// each probe's LP and search, no integer programs, so an undecided probe
-// costs little and more thresholds are decided from below), under half
-// of the time left when ctx has a deadline; then with the Backend on the
-// interval the first left open, from its schedule. Each search only
-// narrows the interval it starts from, so the answer is within both.
+// With a Backend, the two sides use the stretches, and when they end
+// before the deadline without meeting (on small instances their LP and
+// search can leave a gap the integer programs close) the earlier τ search
+// with the Backend in every undecided probe continues from their interval
+// and schedule (percentileSearch). Each only narrows the certified
+// interval it starts from.
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
 	first, err := percentileTwoSided(ctx, in, o, opt)
 	if err != nil {

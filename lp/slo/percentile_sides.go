@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -291,7 +290,6 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 				// the dual bound of prices this near is within a violation
 				// or two of the LP there: the stretches (whose own LP
 				// starts them) gain more than another LP would
-				debugf("lower: LP at %d: lower %d lp %.2f; lo %d, to the stretches\n", tau, r.lower, r.lp, s.lo)
 				break
 			}
 		} else {
@@ -313,7 +311,6 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 				}
 			}
 		}
-		debugf("lower: LP at %d: lower %d lp %.2f; lo %d\n", tau, r.lower, r.lp, s.lo)
 	}
 	if !so.stretches {
 		return nil
@@ -447,7 +444,6 @@ func stretchSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so s
 			}
 			return err
 		}
-		debugf("stretch at %d: %d\n", tau, b)
 		switch {
 		case b > M:
 			// the bound falls by about slope per token above tau
@@ -511,7 +507,6 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		if err != nil {
 			return err
 		}
-		debugf("upper: at %d (windows %d): %d violations\n", hi-1, windows, v)
 		if v <= M {
 			s.achieve(Quantile(in, x, rank), x)
 			fails = 0
@@ -560,10 +555,4 @@ func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
 		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule has %d violations at %d tokens, its pairs say %d", v, pr.s, want)
 	}
 	return x, v, nil
-}
-
-func debugf(format string, a ...any) {
-	if os.Getenv("TB_PQ_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format, a...)
-	}
 }

@@ -52,7 +52,16 @@ type sideState struct {
 	probes    int
 	progress  func(lo, hi int64, probes int)
 	done      context.CancelFunc // ends both sides once the ends meet
+	// firstLP is closed when the lower side's first LP is solved or the
+	// side ends: the upper side's search waits for its values to steer
+	// by, and leaves the LP the whole process meanwhile (on a loaded
+	// machine the LP is what a 2-minute limit can otherwise not finish)
+	firstLP   chan struct{}
+	firstOnce sync.Once
 }
+
+// lpDone closes s.firstLP once.
+func (s *sideState) lpDone() { s.firstOnce.Do(func() { close(s.firstLP) }) }
 
 func (s *sideState) get() (lo, hi int64) {
 	s.mu.Lock()
@@ -118,7 +127,7 @@ type sideOptions struct {
 func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, hi int64, best []int64, so sideOptions, progress func(lo, hi int64, probes int)) (int64, int64, []int64, int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &sideState{lo: lo, hi: hi, best: best, progress: progress, done: cancel}
+	s := &sideState{lo: lo, hi: hi, best: best, progress: progress, done: cancel, firstLP: make(chan struct{})}
 	if best == nil || Quantile(in, best, rank) > hi {
 		return 0, 0, nil, 0, fmt.Errorf("slo: internal error: the percentile search starts without a schedule attaining %d", hi)
 	}
@@ -131,7 +140,9 @@ func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errLo = lowerSide(ctx, in, M, rank, s, so); errLo == nil {
+			errLo = lowerSide(ctx, in, M, rank, s, so)
+			s.lpDone()
+			if errLo == nil {
 				// the lower side is done before the deadline: its core
 				// searches for schedules too, on other windows
 				so := so
@@ -143,6 +154,7 @@ func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, 
 		wg.Wait()
 	} else {
 		errLo = lowerSide(ctx, in, M, rank, s, so)
+		s.lpDone()
 		if errLo == nil {
 			errHi = upperSide(ctx, in, M, rank, s, so)
 		}
@@ -271,6 +283,7 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		s.mu.Lock()
 		s.lpServe = r.serve
 		s.mu.Unlock()
+		s.lpDone()
 		// the dual bound of these prices on the thresholds around tau:
 		// upward while it proves; downward to the first it proves, its
 		// slope (violations per token) a guide for the next LP when none
@@ -491,6 +504,10 @@ func greedyBisect(ctx context.Context, in *lp.Instance, M, rank int, s *sideStat
 // percentile until it fails so.maxFails times in a row (each failure
 // doubles its budget of windows).
 func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
+	select {
+	case <-s.firstLP:
+	case <-ctx.Done():
+	}
 	windows, fails := so.windows, 0
 	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()

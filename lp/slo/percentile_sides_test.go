@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/exhaustive"
 	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/objective"
 )
 
@@ -158,5 +161,49 @@ func TestNextLPTau(t *testing.T) {
 		if got != c.want || settled != c.settled {
 			t.Errorf("%s: got %d settled %v, want %d settled %v", c.name, got, settled, c.want, c.settled)
 		}
+	}
+}
+
+// TestPercentileSidesConcurrent: on a birth–death trace of 1,000 turns
+// (capacity 16,384 tokens, B = 16, so that the LP leaves gaps), the two
+// sides at once under a deadline (run with -race: they share the
+// interval, the schedule and the LP's values) and one after the other
+// without one give certified intervals of the same percentile, which
+// must overlap, each with a schedule attaining its upper end.
+func TestPercentileSidesConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several LPs of 1,000 turns")
+	}
+	for seed := uint64(1); seed <= 1; seed++ {
+		p := birthdeath.Default()
+		p.MaxTurns = 1000
+		tr, err := birthdeath.Trace(p, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16384, BlockSize: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := objective.Objective{Kind: objective.Percentile, Q: 90}
+		seq, err := percentileTwoSided(context.Background(), in, o, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		par, err := percentileTwoSided(ctx, in, o, Options{Backend: gonumlp.Backend{}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max(seq.Lower, par.Lower) > min(seq.Upper, par.Upper) {
+			t.Fatalf("seed %d: one after the other [%d, %d], at once [%d, %d]: disjoint", seed, seq.Lower, seq.Upper, par.Lower, par.Upper)
+		}
+		for _, r := range []*PercentileResult{seq, par} {
+			if Quantile(in, r.Schedule, r.Rank) != r.Upper || in.CheckSchedule(r.Schedule) != nil {
+				t.Fatalf("seed %d: the schedule does not attain %d", seed, r.Upper)
+			}
+		}
+		t.Logf("seed %d: one after the other [%d, %d] (%d probes), at once [%d, %d] (%d probes)", seed, seq.Lower, seq.Upper, seq.Probes, par.Lower, par.Upper, par.Probes)
 	}
 }

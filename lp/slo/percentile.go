@@ -151,7 +151,7 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 	}
 	r.Proven = r.Lower == r.Upper
 	if !r.Proven {
-		r.Detail = "the LP's crossing and the schedules found leave it open"
+		r.Detail = "the lower bounds and the schedules found leave it open"
 		if ctx.Err() != nil {
 			r.Detail = "stopped by the time limit"
 		}

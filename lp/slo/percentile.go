@@ -90,8 +90,11 @@ const (
 	// lower side without a deadline.
 	percentileStretchIter = 10
 	// percentileFails: schedule probes failing in a row before the upper
-	// side stops, without a deadline and with one.
-	percentileFails         = 2
+	// side stops, without a deadline and with one (each failure doubles
+	// the windows: 1,000, 2,000 and 4,000 without one, the last an SLO
+	// solve's whole budget, as the search with a Backend gives a probe
+	// that only searches for schedules).
+	percentileFails         = 3
 	percentileFailsDeadline = 6
 )
 

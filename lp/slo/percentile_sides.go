@@ -502,7 +502,7 @@ func greedyBisect(ctx context.Context, in *lp.Instance, M, rank int, s *sideStat
 // upperSide lowers s.hi by the
 // large-neighbourhood search at one token below the best schedule's
 // percentile until it fails so.maxFails times in a row (each failure
-// doubles its budget of windows).
+// doubles its budget of windows, each success halves it).
 func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
 	select {
 	case <-s.firstLP:
@@ -526,11 +526,13 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		}
 		if v <= M {
 			s.achieve(Quantile(in, x, rank), x)
-			fails = 0
+			fails, windows = 0, max(so.windows, windows/2)
 			continue
 		}
+		// at most so.windows·2^(maxFails−1): failures and successes in
+		// turn would otherwise double it without end
 		fails++
-		windows *= 2
+		windows = min(2*windows, so.windows<<max(so.maxFails-1, 0))
 	}
 	return nil
 }

@@ -25,8 +25,10 @@ type PercentileResult struct {
 	// Schedule attains Upper: its Q-th percentile of uncached tokens is
 	// Upper.
 	Schedule []int64
-	// Probes is the number of SLO problems solved; Undecided those whose
-	// interval straddled MaxExceeding.
+	// Probes is the number of thresholds probed (an LP, a stretches'
+	// bound, a search for a schedule, an SLO problem); Undecided those
+	// SLO problems of the search with a Backend whose interval straddled
+	// MaxExceeding.
 	Probes, Undecided int
 	// Detail says why the answer is not proven, when it is not.
 	Detail string
@@ -48,14 +50,15 @@ const probeLNSWindows = DefaultLNSWindows / 4
 // the interval between the largest τ proven too low and the smallest
 // proven achievable; a probe that proves neither splits the search in two.
 //
-// It costs a small multiple of one SLO solve (issue 32): the interval
-// starts from a bound needing no probe (leastPossible), an achievable τ
-// lowers the upper end to its schedule's own percentile, probes alternate
-// midpoints with interpolation of the bounds, each probe tries the greedy
-// schedule before the LP, starts from the previous probe's schedule and
-// LP values (Warm), stops improving its schedule once τ is shown
-// achievable, and once a probe is undecided the probes below it solve
-// only the LP and those above only search for schedules.
+// It costs a small multiple of one SLO solve (issue 32): the two ends
+// are searched apart (percentile_sides.go), the lower one by a few flow
+// LPs at the estimated crossing of their bound with K − Rank, each
+// followed by the weak dual of its prices on the thresholds beside it,
+// and with a Backend by the stretches' bound just above it; the upper one
+// by the greedy fill bisected over τ and the large-neighbourhood search
+// one token below the best schedule's own percentile, stopped as soon as
+// it serves enough pairs. With a deadline the two run at once, one per
+// core.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
 	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
 }
@@ -64,33 +67,99 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 // objective.Parse reads it), its rank from o's decimal exactly
 // (Objective.Rank), also when float64 cannot hold that decimal.
 //
-// With a Backend, the search runs twice and answers the intersection of
-// the two certified intervals: first with the flow alone (Backend nil:
-// each probe's LP and search, no integer programs, so an undecided probe
-// costs little and more thresholds are decided from below), under half
-// of the time left when ctx has a deadline; then with the Backend on the
-// interval the first left open, from its schedule. Each search only
-// narrows the interval it starts from, so the answer is within both.
+// With a Backend, the two sides use the stretches, and when they end
+// before the deadline without meeting (on small instances their LP and
+// search can leave a gap the integer programs close) the earlier τ search
+// with the Backend in every undecided probe continues from their interval
+// and schedule (percentileSearch). Each only narrows the certified
+// interval it starts from.
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
-	if opt.Backend == nil {
-		return percentileSearch(ctx, in, o, opt, nil)
-	}
-	flow := opt
-	flow.Backend = nil
-	fctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		fctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
-		defer cancel()
-	}
-	first, err := percentileSearch(fctx, in, o, flow, nil)
+	first, err := percentileTwoSided(ctx, in, o, opt)
 	if err != nil {
 		return nil, err
 	}
-	if first.Proven || ctx.Err() != nil {
+	if opt.Backend == nil || first.Proven || ctx.Err() != nil {
 		return first, nil
 	}
 	return percentileSearch(ctx, in, o, opt, first)
+}
+
+// Settings of percentileTwoSided's sides.
+const (
+	// percentileStretchIter bounds the steps of a stretch run of the
+	// lower side without a deadline.
+	percentileStretchIter = 10
+	// percentileFails: schedule probes failing in a row before the upper
+	// side stops, without a deadline and with one (each failure doubles
+	// the windows: 1,000, 2,000 and 4,000 without one, the last an SLO
+	// solve's whole budget, as the search with a Backend gives a probe
+	// that only searches for schedules).
+	percentileFails         = 3
+	percentileFailsDeadline = 6
+)
+
+// percentileTwoSided is the τ search by its two sides
+// (percentile_sides.go): from the bound needing no probe and the greedy
+// schedule with nothing above the largest load, the lower side's LPs,
+// dual sweeps and (with a Backend) stretches against the upper side's
+// searches for schedules.
+func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
+	K, q := in.K(), o.Q
+	if K == 0 {
+		return nil, fmt.Errorf("slo: percentile of an empty trace")
+	}
+	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
+		return nil, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
+	}
+	rank := o.Rank(K)
+	M := K - rank
+	r := &PercentileResult{Q: q, Rank: rank, MaxExceeding: M}
+	var maxD int64
+	for k := range in.Turns {
+		maxD = max(maxD, in.Load(k))
+	}
+	// every schedule has P_Q ≤ maxD; the greedy fill's is one
+	best, _, err := scheduleAt(ctx, in, maxD, M, nil, nil, lnsOptions{})
+	if err != nil {
+		return nil, err
+	}
+	hi := Quantile(in, best, rank)
+	lo := leastPossible(in, rank) - 1
+	so := sideOptions{stretches: opt.Backend != nil, stretchIter: percentileStretchIter,
+		windows: opt.LNSWindows, maxFails: percentileFails}
+	if so.windows == 0 {
+		so.windows = probeLNSWindows
+	}
+	if _, ok := ctx.Deadline(); ok {
+		// the deadline stops the stretches' runs (each takes half the
+		// time left) and the schedules' probes
+		so.maxFails, so.stretchIter = percentileFailsDeadline, stretchIter
+	}
+	var progress func(lo, hi int64, probes int)
+	if opt.Progress != nil {
+		progress = func(lo, hi int64, probes int) {
+			opt.Progress.Report(probeLine(q, lo+1, hi), int64(probes), 0)
+		}
+	}
+	lo, hi, best, r.Probes, err = percentileSides(ctx, in, M, rank, lo, hi, best, so, progress)
+	if err != nil {
+		return nil, err
+	}
+	r.Lower, r.Upper, r.Schedule = lo+1, hi, best
+	if got := Quantile(in, best, rank); got != r.Upper {
+		return nil, fmt.Errorf("slo: internal error: the schedule's percentile %d is not the bound %d", got, r.Upper)
+	}
+	if r.Lower > r.Upper {
+		return nil, fmt.Errorf("slo: internal error: percentile bounds %d > %d", r.Lower, r.Upper)
+	}
+	r.Proven = r.Lower == r.Upper
+	if !r.Proven {
+		r.Detail = "the lower bounds and the schedules found leave it open"
+		if ctx.Err() != nil {
+			r.Detail = "stopped by the time limit"
+		}
+	}
+	return r, nil
 }
 
 // percentileSearch is PercentileOf's τ search with opt as given; from
@@ -274,6 +343,11 @@ func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objectiv
 	err := ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
 		opt.Progress.Report(probeLine(q, ts.Lo+1, ts.Hi), int64(r.Probes), 0)
 		res, err := probe(mid, mode)
+		if err != nil && ctx.Err() != nil {
+			// the time limit stopped it inside a stage that does not
+			// keep a partial answer: nothing decided
+			return objective.Undecided, nil
+		}
 		if err != nil {
 			return objective.Undecided, err
 		}

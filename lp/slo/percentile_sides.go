@@ -1,0 +1,577 @@
+package slo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/mcf"
+)
+
+// The two sides of a percentile search (issue 32, deliverable 4). P_Q ≤ τ
+// iff the fewest violations V(τ) at SLO τ are at most M = K − rank, and
+// V never increases with τ. So the search is two independent searches
+// that meet in the middle:
+//
+//   - the lower side looks for the largest τ some certified lower bound on
+//     V(τ) puts above M (then P_Q > τ): flow LPs started from the previous
+//     LP's prices, each followed by a sweep of the weak-dual bound of its
+//     prices over the thresholds next to it (dualBound holds for any
+//     prices, and at ±6 tokens it is within a violation or two of the LP
+//     there, for about 1/1000 of an LP's time), so that a few LPs find
+//     the LP's crossing to the token; then, with a Backend (the stretches
+//     belong to the integer-program solvers), the stretches' bound
+//     (StretchBoundWith) on thresholds just above it;
+//   - the upper side looks for the smallest τ a checked schedule achieves
+//     (at most M violations at τ; its own percentile is then an upper end):
+//     the greedy fill bisected over τ for a start, then the
+//     large-neighbourhood search at one token below the best schedule's
+//     own percentile, stopped as soon as it serves enough pairs (a
+//     decision, not a full solve), from the best schedule so far and
+//     steered by the lower side's latest LP values.
+//
+// Neither side needs the other to be right; each only narrows the
+// interval, so with a deadline they run at once, one per core, and
+// without one (deterministic output) one after the other.
+
+// sideState is the interval the two sides share: lo the largest τ proven
+// too low, hi the smallest proven achievable with best attaining it.
+type sideState struct {
+	mu      sync.Mutex
+	lo, hi  int64
+	best    []int64
+	lpServe []float64 // the lower side's latest LP values by turn
+	slope   float64   // violations per token near the crossing (LP secant), 0: unknown
+	// dualSlope is the dual sweep's violations per token below an LP
+	// that did not prove, 0: unknown
+	dualSlope float64
+	probes    int
+	progress  func(lo, hi int64, probes int)
+	done      context.CancelFunc // ends both sides once the ends meet
+	// firstLP is closed when the lower side's first LP is solved or the
+	// side ends: the upper side's search waits for its values to steer
+	// by, and leaves the LP the whole process meanwhile (on a loaded
+	// machine the LP is what a 2-minute limit can otherwise not finish)
+	firstLP   chan struct{}
+	firstOnce sync.Once
+}
+
+// lpDone closes s.firstLP once.
+func (s *sideState) lpDone() { s.firstOnce.Do(func() { close(s.firstLP) }) }
+
+func (s *sideState) get() (lo, hi int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lo, s.hi
+}
+
+// proveAbove records P_Q > tau.
+func (s *sideState) proveAbove(tau int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tau > s.lo {
+		s.lo = tau
+	}
+	s.report()
+}
+
+// achieve records schedule x with percentile q.
+func (s *sideState) achieve(q int64, x []int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q < s.hi {
+		s.hi, s.best = q, x
+	}
+	s.report()
+}
+
+func (s *sideState) count() {
+	s.mu.Lock()
+	s.probes++
+	s.mu.Unlock()
+}
+
+// report is called with mu held.
+func (s *sideState) report() {
+	if s.progress != nil {
+		s.progress(s.lo, s.hi, s.probes)
+	}
+	if s.hi <= s.lo+1 && s.done != nil {
+		s.done()
+	}
+}
+
+// sideOptions set how much each side may do.
+type sideOptions struct {
+	// stretches runs the stretches' bound on the lower side.
+	stretches bool
+	// stretchIter bounds the steps of each stretch run without a
+	// deadline (with one, the run stops at its share of the time).
+	stretchIter int
+	// windows is the first schedule probe's budget of windows; a probe
+	// that does not decide doubles it, up to maxFails failures in a row.
+	windows, maxFails int
+	// seed is the first schedule probe's seed of windows (each probe
+	// takes the next).
+	seed uint64
+}
+
+// percentileSides narrows (lo, hi] — lo proven too low, hi achieved by
+// best (nil: none yet) — by the two sides, concurrently when ctx has a
+// deadline. It returns the interval reached, a schedule attaining hi, and
+// the probes made.
+func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, hi int64, best []int64, so sideOptions, progress func(lo, hi int64, probes int)) (int64, int64, []int64, int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &sideState{lo: lo, hi: hi, best: best, progress: progress, done: cancel, firstLP: make(chan struct{})}
+	if best == nil || Quantile(in, best, rank) > hi {
+		return 0, 0, nil, 0, fmt.Errorf("slo: internal error: the percentile search starts without a schedule attaining %d", hi)
+	}
+	if err := greedyBisect(ctx, in, M, rank, s); err != nil {
+		return 0, 0, nil, 0, err
+	}
+	var errLo, errHi error
+	if _, ok := ctx.Deadline(); ok {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errLo = lowerSide(ctx, in, M, rank, s, so)
+			s.lpDone()
+			if errLo == nil {
+				// the lower side is done before the deadline: its core
+				// searches for schedules too, on other windows
+				so := so
+				so.seed = 1 << 20
+				errLo = upperSide(ctx, in, M, rank, s, so)
+			}
+		}()
+		errHi = upperSide(ctx, in, M, rank, s, so)
+		wg.Wait()
+	} else {
+		errLo = lowerSide(ctx, in, M, rank, s, so)
+		s.lpDone()
+		if errLo == nil {
+			errHi = upperSide(ctx, in, M, rank, s, so)
+		}
+	}
+	if errLo != nil {
+		return 0, 0, nil, 0, errLo
+	}
+	if errHi != nil {
+		return 0, 0, nil, 0, errHi
+	}
+	return s.lo, s.hi, s.best, s.probes, nil
+}
+
+// lowerAt is a certified lower bound on V(tau) and, when lpOK, the LP
+// relaxation's value (fractional violations) and final prices.
+type lowerAt struct {
+	tau    int64
+	lower  int
+	lp     float64
+	prices *lpPrices
+	serve  []float64
+	// exact: no candidates, lower is V(tau) itself
+	exact bool
+	// schedule is the LP's rounding, filled greedily (nil: not solved)
+	schedule []int64
+}
+
+// lpLower solves the flow LP at tau from warm's prices (nil: cold).
+func lpLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (lowerAt, error) {
+	pr := reduce(in, tau)
+	r := lowerAt{tau: tau, lp: math.NaN()}
+	if len(pr.cands) == 0 {
+		r.lower = in.K() - pr.always
+		r.lp, r.exact = float64(r.lower), true
+		return r, nil
+	}
+	served, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
+	if err != nil {
+		return r, err
+	}
+	if complete {
+		// the LP's rounding, filled: a schedule for the other side
+		pr.improve(ctx, served)
+		if r.schedule, _, err = pr.checkedSchedule(served); err != nil {
+			return r, err
+		}
+	}
+	most := 0
+	for _, u := range ub {
+		most += u
+	}
+	r.lower = in.K() - pr.always - most
+	if complete {
+		r.lp = float64(in.K()-pr.always) - total
+		r.prices = pr.prices
+		r.serve = pr.lpServe(nil)
+	}
+	return r, nil
+}
+
+// dualLower is the weak-dual bound on V(tau) of prices p (any prices:
+// dualBound needs no optimality), certified.
+func dualLower(in *lp.Instance, tau int64, p *lpPrices) int {
+	pr := reduce(in, tau)
+	if len(pr.cands) == 0 {
+		return in.K() - pr.always
+	}
+	S := pr.lpScale(mcf.DefaultPlan())
+	pi := p.at(S, in.K())
+	if pi == nil {
+		return 0
+	}
+	ub, _ := pr.dualBound(pi, S)
+	most := 0
+	for _, u := range ub {
+		most += u
+	}
+	return in.K() - pr.always - most
+}
+
+// dualSweep is how far either way of an LP's τ the lower side tries its
+// prices' dual bound (tokens).
+const dualSweep = 64
+
+// lowerSide raises s.lo: LPs at the estimated crossing of the LP's value
+// with M + ½, each followed by a sweep of its prices' dual bound, until
+// the LP at lo + 1 is solved and does not prove it; then stretches above.
+func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
+	var warm *lpPrices
+	var pts []lowerAt // LPs solved to the end, by τ
+	for ctx.Err() == nil {
+		lo, hi := s.get()
+		if hi-lo <= 1 {
+			return nil
+		}
+		s.mu.Lock()
+		slope := s.dualSlope
+		s.mu.Unlock()
+		tau, settled := nextLPTau(pts, lo, hi, M, slope)
+		if settled {
+			break
+		}
+		s.count()
+		r, err := lpLower(ctx, in, tau, warm)
+		if err != nil {
+			return err
+		}
+		if r.lower > M {
+			s.proveAbove(tau)
+		}
+		if r.schedule != nil {
+			s.achieve(Quantile(in, r.schedule, rank), r.schedule)
+		}
+		if r.prices == nil && !r.exact {
+			// cut short by ctx: its bound is recorded, nothing to steer by
+			return nil
+		}
+		pts = insertLower(pts, r)
+		if r.exact {
+			// no candidates: V(tau) itself, nothing to sweep
+			s.setSlope(pts)
+			continue
+		}
+		warm = r.prices
+		s.setSlope(pts)
+		s.mu.Lock()
+		s.lpServe = r.serve
+		s.mu.Unlock()
+		s.lpDone()
+		// the dual bound of these prices on the thresholds around tau:
+		// upward while it proves; downward to the first it proves, its
+		// slope (violations per token) a guide for the next LP when none
+		// proves
+		if r.lower > M {
+			t := tau + 1
+			for ; t < tau+dualSweep && ctx.Err() == nil; t++ {
+				if _, hi := s.get(); t >= hi {
+					break
+				}
+				if dualLower(in, t, r.prices) <= M {
+					break
+				}
+				s.proveAbove(t)
+			}
+			if so.stretches && t < tau+dualSweep/4 {
+				// the dual bound of prices this near is within a violation
+				// or two of the LP there: the stretches (whose own LP
+				// starts them) gain more than another LP would
+				break
+			}
+		} else {
+			d0 := dualLower(in, tau, r.prices)
+			for t := tau - 1; t > tau-dualSweep && ctx.Err() == nil; t-- {
+				if lo, _ := s.get(); t <= lo {
+					break
+				}
+				d := dualLower(in, t, r.prices)
+				if d > M {
+					s.proveAbove(t)
+					break
+				}
+				if k := tau - t; k >= 8 && (k&(k-1)) == 0 {
+					// at 8, 16, 32 tokens: the sweep's slope
+					s.mu.Lock()
+					s.dualSlope = float64(d-d0) / float64(k)
+					s.mu.Unlock()
+				}
+			}
+		}
+	}
+	if !so.stretches {
+		return nil
+	}
+	return stretchSide(ctx, in, M, s, so)
+}
+
+// setSlope records the LP's violations per token near the crossing: the
+// secant of the two LPs nearest it.
+func (s *sideState) setSlope(pts []lowerAt) {
+	if len(pts) < 2 {
+		return
+	}
+	// the two adjacent points straddling (or nearest) M
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		if b.tau > a.tau && a.lp > b.lp {
+			s.slope = (a.lp - b.lp) / float64(b.tau-a.tau)
+		}
+	}
+}
+
+// insertLower keeps pts sorted by τ.
+func insertLower(pts []lowerAt, r lowerAt) []lowerAt {
+	i, _ := slices.BinarySearchFunc(pts, r.tau, func(p lowerAt, t int64) int {
+		switch {
+		case p.tau < t:
+			return -1
+		case p.tau > t:
+			return 1
+		}
+		return 0
+	})
+	return slices.Insert(pts, i, r)
+}
+
+// nextLPTau is where the lower side solves its next LP in (lo, hi), or
+// settled when the LP at lo + 1 was solved and does not prove it (no LP
+// at a larger τ can: the LP's bound never increases with τ). Between the
+// LP proving too low nearest below the crossing with M + ½ and the one
+// not proving nearest above it, the line through their values (the LP's
+// value moves almost linearly in τ over tens of tokens); from one side
+// only, a step of its gap at slope violations per token (the dual
+// sweep's; 1 when unknown), upward at least half the dual sweep; else
+// the midpoint. Each LP is followed by the dual sweep,
+// so a guess within dualSweep of the crossing decides it to the token.
+func nextLPTau(pts []lowerAt, lo, hi int64, M int, slope float64) (tau int64, settled bool) {
+	if slope <= 0 {
+		slope = 1
+	}
+	target := float64(M) + 0.5
+	var below, above *lowerAt
+	for i := range pts {
+		p := &pts[i]
+		if p.lower > M && (below == nil || p.tau > below.tau) {
+			below = p
+		}
+		if p.lower <= M && (above == nil || p.tau < above.tau) {
+			above = p
+		}
+	}
+	// candidates: (a, b), a the largest τ known too low, b the smallest
+	// an LP left open
+	a, b := lo, hi
+	if above != nil {
+		b = min(b, above.tau)
+	}
+	if b-a <= 1 {
+		return 0, above != nil && above.tau == a+1
+	}
+	if len(pts) == 0 {
+		// at the greedy schedule's crossing
+		return b - 1, false
+	}
+	guess := float64(a + (b-a)/2)
+	switch {
+	case below != nil && above != nil && below.lp > above.lp:
+		guess = float64(below.tau) + math.Ceil((below.lp-target)/(below.lp-above.lp)*float64(above.tau-below.tau))
+	case below != nil && above == nil:
+		guess = float64(a) + max((below.lp-target)/slope, dualSweep/2)
+	case above != nil && below == nil:
+		guess = float64(above.tau) - (target-above.lp)/slope
+	}
+	if math.IsNaN(guess) {
+		guess = float64(a + (b-a)/2)
+	}
+	return min(max(int64(guess), a+1), b-1), false
+}
+
+// stretchGainGuess is what the lower side expects the stretches to add to
+// the LP's bound on violations at its first stretch run (a guess: a run
+// that does not prove is followed by one at lo + 1).
+const stretchGainGuess = 8
+
+// stretchSide tries the stretches' bound at thresholds above lo, while
+// the context lasts: first stretchGainGuess violations' worth of tokens
+// above lo at the LP's slope, then each proof moves it up by the margin
+// it had; a failure comes back to lo + 1, and one there ends the side.
+func stretchSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so sideOptions) error {
+	s.mu.Lock()
+	slope := s.slope
+	s.mu.Unlock()
+	step := int64(1)
+	if slope > 0 {
+		// the stretches took 10–14 violations off the LP's bound near the
+		// embedded workload's p90 crossing (0–8 steps; 13 at SLO 1,900)
+		step = 1 + int64(stretchGainGuess/slope)
+	}
+	for ctx.Err() == nil {
+		lo, hi := s.get()
+		tau := min(lo+step, hi-1)
+		if tau <= lo {
+			return nil
+		}
+		s.count()
+		sctx := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			// a run its share: half the time left, so that a second one
+			// can follow
+			var cancel context.CancelFunc
+			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+			defer cancel()
+		}
+		b, err := StretchBoundWith(sctx, in, tau, StretchOptions{Iterations: so.stretchIter})
+		if err != nil {
+			if sctx.Err() != nil {
+				// stopped inside its LP: no bound
+				return nil
+			}
+			return err
+		}
+		switch {
+		case b > M:
+			// the bound falls by about slope per token above tau
+			s.proveAbove(tau)
+			step = 1
+			if slope > 0 {
+				step = max(1, int64((float64(b-M)-0.5)/slope))
+			}
+		case tau > lo+1:
+			step = 1
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// greedyBisect lowers s.hi by the greedy fill alone (no LP, no search: a
+// tenth of a second at 36,392 turns) bisected over τ: a start for both
+// sides (the lower side's first LP is at its crossing).
+func greedyBisect(ctx context.Context, in *lp.Instance, M, rank int, s *sideState) error {
+	glo, _ := s.get()
+	for ctx.Err() == nil {
+		_, hi := s.get()
+		if hi-glo <= 1 {
+			return nil
+		}
+		tau := glo + (hi-glo)/2
+		s.count()
+		x, v, err := scheduleAt(ctx, in, tau, M, nil, nil, lnsOptions{})
+		if err != nil {
+			return err
+		}
+		if v <= M {
+			s.achieve(Quantile(in, x, rank), x)
+		} else {
+			glo = tau
+		}
+	}
+	return nil
+}
+
+// upperSide lowers s.hi by the
+// large-neighbourhood search at one token below the best schedule's
+// percentile until it fails so.maxFails times in a row (each failure
+// doubles its budget of windows, each success halves it).
+func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
+	select {
+	case <-s.firstLP:
+	case <-ctx.Done():
+	}
+	windows, fails := so.windows, 0
+	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
+		lo, hi := s.get()
+		if hi-lo <= 1 {
+			return nil
+		}
+		s.mu.Lock()
+		start, serve := s.best, s.lpServe
+		s.mu.Unlock()
+		s.count()
+		opt := defaultLNS()
+		opt.windows, opt.stall, opt.seed = windows, max(windows/4, 1), seed
+		x, v, err := scheduleAt(ctx, in, hi-1, M, start, serve, opt)
+		if err != nil {
+			return err
+		}
+		if v <= M {
+			s.achieve(Quantile(in, x, rank), x)
+			fails, windows = 0, max(so.windows, windows/2)
+			continue
+		}
+		// at most so.windows·2^(maxFails−1): failures and successes in
+		// turn would otherwise double it without end
+		fails++
+		windows = min(2*windows, so.windows<<max(so.maxFails-1, 0))
+	}
+	return nil
+}
+
+// scheduleAt is a checked schedule at SLO tau and its violations: the
+// candidates start (nil: none) serves at tau, repaired and filled
+// greedily, then (opt.windows > 0) the large-neighbourhood search steered
+// by serve (the LP's values by turn, nil: none) until at most M
+// violations.
+func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, opt lnsOptions) ([]int64, int, error) {
+	pr := reduce(in, tau)
+	served := pr.fromSchedule(start)
+	pr.improve(ctx, served)
+	target := in.K() - pr.always - M
+	if opt.windows > 0 && count(served) < target && len(pr.cands) > 0 {
+		pr.warmLP(&Warm{LPServe: serve})
+		opt.target = target
+		pr.lns(ctx, served, nil, nil, opt)
+	}
+	return pr.checkedSchedule(served)
+}
+
+// checkedSchedule is the schedule serving the candidates served (and
+// everything pr settled), checked admissible, and its violations,
+// checked against the count served says.
+func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
+	in := pr.in
+	x := slices.Clone(pr.x)
+	for i, c := range pr.cands {
+		if served[i] {
+			x[c.n] = c.d * in.BlockSize
+		}
+	}
+	if err := in.CheckSchedule(x); err != nil {
+		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule is not admissible: %w", err)
+	}
+	v := Count(in, x, pr.s)
+	if want := in.K() - pr.always - count(served); v != want {
+		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule has %d violations at %d tokens, its pairs say %d", v, pr.s, want)
+	}
+	return x, v, nil
+}

@@ -1,0 +1,209 @@
+package slo
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/birthdeath"
+	"github.com/tailbound/tailbound/models/instance"
+	"github.com/tailbound/tailbound/models/objective"
+)
+
+// TestPercentileSidesBoundsEveryTau: on random small instances (optional
+// and forced caching, B = 1..4), at every threshold τ from −1 to the
+// largest load, each certified bound the two sides use is at most the
+// exhaustive fewest violations V(τ) — the LP's, and the weak dual of the
+// prices of an LP solved at another random threshold and of random
+// prices — and every schedule they build (the greedy fill, the LP's
+// rounding, the search from a schedule of another threshold) is
+// admissible with at least V(τ) violations, the count it claims.
+func TestPercentileSidesBoundsEveryTau(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 90))
+	ctx := context.Background()
+	for i := 0; i < testInstances/4; i++ {
+		c := randomTiny(r, 11, i%2 == 1)
+		in := mustInstance(t, c)
+		var maxD int64
+		for k := range in.Turns {
+			maxD = max(maxD, in.Load(k))
+		}
+		// prices of an LP at another threshold, and random ones
+		other, err := lpLower(ctx, in, r.Int64N(maxD+1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		S := 20
+		random := &lpPrices{pi: make([]int64, in.K()+1), S: S}
+		for v := range random.pi {
+			random.pi[v] = r.Int64N(1 << (S + 1))
+		}
+		var start []int64
+		for tau := int64(-1); tau <= maxD; tau++ {
+			want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, tau)
+			at, err := lpLower(ctx, in, tau, other.prices)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at.lower > want {
+				t.Fatalf("%v τ=%d: LP bound %d above the fewest violations %d", c, tau, at.lower, want)
+			}
+			if at.exact && at.lower != want {
+				t.Fatalf("%v τ=%d: no candidates, bound %d, fewest violations %d", c, tau, at.lower, want)
+			}
+			for _, p := range []*lpPrices{other.prices, random, at.prices} {
+				if p == nil {
+					continue
+				}
+				if d := dualLower(in, tau, p); d > want {
+					t.Fatalf("%v τ=%d: dual bound %d above the fewest violations %d", c, tau, d, want)
+				}
+			}
+			if at.schedule != nil {
+				if v := Count(in, at.schedule, tau); v < want || in.CheckSchedule(at.schedule) != nil {
+					t.Fatalf("%v τ=%d: the LP's rounding has %d violations, fewest %d", c, tau, v, want)
+				}
+			}
+			opt := defaultLNS()
+			opt.windows, opt.stall, opt.seed = 50, 20, uint64(tau+2)
+			for _, o := range []lnsOptions{{}, opt} {
+				x, v, err := scheduleAt(ctx, in, tau, 0, start, at.serve, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v < want || v != Count(in, x, tau) || in.CheckSchedule(x) != nil {
+					t.Fatalf("%v τ=%d: schedule with %d violations (counted %d), fewest %d", c, tau, v, Count(in, x, tau), want)
+				}
+				start = x
+			}
+		}
+	}
+}
+
+// TestPercentileSidesAgainstExhaustive: the two sides' interval holds the
+// exhaustive least percentile (p50, p90, p99; optional and forced
+// caching) one after the other (no deadline) and at once (a deadline),
+// with and without the stretches, its schedule attains its upper end;
+// and PercentileOf with an integer-program backend proves the optimum.
+func TestPercentileSidesAgainstExhaustive(t *testing.T) {
+	for _, q := range []float64{50, 90, 99} {
+		r := rand.New(rand.NewPCG(uint64(q), 46))
+		for i := 0; i < testInstances/4; i++ {
+			c := randomTiny(r, 11, i%2 == 1)
+			in := mustInstance(t, c)
+			o := objective.Objective{Kind: objective.Percentile, Q: q}
+			want := exhaustive.MinPercentile(c.tr, c.p, o.Rank(in.K()))
+			for _, deadline := range []bool{false, true} {
+				for _, opt := range []Options{{}, {Backend: gonumlp.Backend{}}} {
+					ctx := context.Background()
+					if deadline {
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, time.Minute)
+						defer cancel()
+					}
+					got, err := percentileTwoSided(ctx, in, o, opt)
+					if err != nil {
+						t.Fatalf("%v p%v: %v", c, q, err)
+					}
+					if got.Lower > want || got.Upper < want || got.Proven != (got.Lower == got.Upper) {
+						t.Fatalf("%v p%v deadline %v backend %v: [%d, %d], exhaustive %d", c, q, deadline, opt.Backend != nil, got.Lower, got.Upper, want)
+					}
+					if Quantile(in, got.Schedule, got.Rank) != got.Upper || in.CheckSchedule(got.Schedule) != nil {
+						t.Fatalf("%v p%v: the schedule does not attain %d", c, q, got.Upper)
+					}
+				}
+			}
+			both, err := PercentileOf(context.Background(), in, o, Options{Backend: gonumlp.Backend{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !both.Proven || both.Upper != want {
+				t.Fatalf("%v p%v: with the backend [%d, %d], exhaustive %d", c, q, both.Lower, both.Upper, want)
+			}
+		}
+	}
+}
+
+// TestNextLPTau: where the lower side solves its next LP, worked by hand
+// (M = 100, so the crossing sought is where the LP's value is 100.5).
+func TestNextLPTau(t *testing.T) {
+	const M = 100
+	pt := func(tau int64, lp float64) lowerAt {
+		return lowerAt{tau: tau, lp: lp, lower: int(math.Ceil(lp - 1e-9))}
+	}
+	for _, c := range []struct {
+		name    string
+		pts     []lowerAt
+		lo, hi  int64
+		slope   float64
+		want    int64
+		settled bool
+	}{
+		{"no LP yet: at the greedy schedule's crossing", nil, 10, 300, 0, 299, false},
+		// the line through (200, 110.5) and (220, 90.5) meets 100.5 at 210
+		{"between two LPs: their line", []lowerAt{pt(200, 110.5), pt(220, 90.5)}, 205, 300, 0, 210, false},
+		// 40.5 violations short at 2 per token: 20.25 tokens below 250
+		{"above the crossing: its gap at the sweep's slope", []lowerAt{pt(250, 60)}, 10, 300, 2, 229, false},
+		// unknown slope: one violation per token
+		{"above, slope unknown", []lowerAt{pt(250, 60)}, 10, 300, 0, 209, false},
+		// 20 violations above at slope 4 is 5 tokens, less than half the sweep
+		{"below the crossing: at least half the sweep", []lowerAt{pt(100, 120.5)}, 103, 300, 4, 103 + dualSweep/2, false},
+		{"clamped to (lo, hi)", []lowerAt{pt(250, 60)}, 240, 300, 0.01, 241, false},
+		{"the LP at lo+1 left it open: settled", []lowerAt{pt(200, 110.5), pt(206, 99)}, 205, 300, 0, 0, true},
+		{"ends met", nil, 205, 206, 0, 0, false},
+	} {
+		got, settled := nextLPTau(c.pts, c.lo, c.hi, M, c.slope)
+		if got != c.want || settled != c.settled {
+			t.Errorf("%s: got %d settled %v, want %d settled %v", c.name, got, settled, c.want, c.settled)
+		}
+	}
+}
+
+// TestPercentileSidesConcurrent: on a birth–death trace of 1,000 turns
+// (capacity 16,384 tokens, B = 16, so that the LP leaves gaps), the two
+// sides at once under a deadline (run with -race: they share the
+// interval, the schedule and the LP's values) and one after the other
+// without one give certified intervals of the same percentile, which
+// must overlap, each with a schedule attaining its upper end.
+func TestPercentileSidesConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several LPs of 1,000 turns")
+	}
+	for seed := uint64(1); seed <= 1; seed++ {
+		p := birthdeath.Default()
+		p.MaxTurns = 1000
+		tr, err := birthdeath.Trace(p, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := lp.NewInstance(tr, instance.Params{Capacity: 16384, BlockSize: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := objective.Objective{Kind: objective.Percentile, Q: 90}
+		seq, err := percentileTwoSided(context.Background(), in, o, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		par, err := percentileTwoSided(ctx, in, o, Options{Backend: gonumlp.Backend{}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max(seq.Lower, par.Lower) > min(seq.Upper, par.Upper) {
+			t.Fatalf("seed %d: one after the other [%d, %d], at once [%d, %d]: disjoint", seed, seq.Lower, seq.Upper, par.Lower, par.Upper)
+		}
+		for _, r := range []*PercentileResult{seq, par} {
+			if Quantile(in, r.Schedule, r.Rank) != r.Upper || in.CheckSchedule(r.Schedule) != nil {
+				t.Fatalf("seed %d: the schedule does not attain %d", seed, r.Upper)
+			}
+		}
+		t.Logf("seed %d: one after the other [%d, %d] (%d probes), at once [%d, %d] (%d probes)", seed, seq.Lower, seq.Upper, seq.Probes, par.Lower, par.Upper, par.Probes)
+	}
+}

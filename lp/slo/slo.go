@@ -273,7 +273,12 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 	}
 	pr.warmLP(opt.Warm)
+	// On components too large for the branch and bound, the stretches'
+	// bound at the LP's split first, then the search, then steps on the
+	// stretches' shares in the time the search leaves (scalebound.go).
+	scaleSteps := pr.scaleStage(ctx, served, ubComp, opt, r)
 	pr.improveLNS(ctx, served, ubComp, opt, r)
+	scaleSteps()
 	r.Improve = time.Since(start)
 
 	// Components left open: integer program.

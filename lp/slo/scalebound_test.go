@@ -1,0 +1,141 @@
+package slo
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"github.com/tailbound/tailbound/lp/gonumlp"
+)
+
+// The decomposition built by binary search (newStretchDecompSorted) is the
+// one newStretchDecompRanges builds by a pass over every member per
+// stretch: the same stretches, items, local row ranges, occurrences and
+// free members, for spans of 1..6 rows on random components.
+func TestStretchDecompSortedSame(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 1))
+	for i := 0; i < testInstances; i++ {
+		c, s := randomContested(t, r, 6, 14, i%2 == 1)
+		pr := reduce(mustInstance(t, c), s)
+		members := make([][]int, pr.ncomp)
+		for k, comp := range pr.comp {
+			members[comp] = append(members[comp], k)
+		}
+		for _, mem := range members {
+			m := pr.newComponent(mem)
+			span := 1 + r.IntN(6)
+			ranges := spanRanges(len(m.rowSeg), span)
+			want := m.newStretchDecompRanges(ranges, 1)
+			got := m.newStretchDecompSorted(ranges)
+			if got.free != want.free || len(got.wins) != len(want.wins) {
+				t.Fatalf("%v s=%d span %d: free %d, %d stretches; want %d, %d", c, s, span, got.free, len(got.wins), want.free, len(want.wins))
+			}
+			for k, w := range want.wins {
+				g := got.wins[k]
+				if g.r0 != w.r0 || g.r1 != w.r1 || !slices.Equal(g.items, w.items) || !slices.Equal(g.cLo, w.cLo) || !slices.Equal(g.cHi, w.cHi) ||
+					len(g.beta) != len(w.beta) || len(g.lam) != len(w.lam) || len(g.z) != len(w.z) {
+					t.Fatalf("%v s=%d span %d: stretch %d differs: %+v, want %+v", c, s, span, k, g, w)
+				}
+			}
+			for n := range want.occ {
+				if !slices.Equal(got.occ[n], want.occ[n]) {
+					t.Fatalf("%v s=%d span %d: member %d in %v, want %v", c, s, span, n, got.occ[n], want.occ[n])
+				}
+			}
+		}
+	}
+}
+
+// A component built without its rows' member lists has the same rows
+// (the segments whose members' demands sum above the capacity) as one
+// built with them, found by sweeping the active members.
+func TestComponentRowsWithoutItems(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 2))
+	for i := 0; i < testInstances; i++ {
+		c, s := randomContested(t, r, 6, 14, i%2 == 1)
+		pr := reduce(mustInstance(t, c), s)
+		members := make([][]int, pr.ncomp)
+		for k, comp := range pr.comp {
+			members[comp] = append(members[comp], k)
+		}
+		for _, mem := range members {
+			full, lite := pr.newComponent(mem), pr.newComponentRows(mem, false)
+			if !slices.Equal(full.rowSeg, lite.rowSeg) || lite.rowItems != nil {
+				t.Fatalf("%v s=%d: rows %v, want %v", c, s, lite.rowSeg, full.rowSeg)
+			}
+		}
+	}
+}
+
+// The stretches from the LP's prices (scaleStageOn on every open
+// component, spans of 1..6 rows, with or without a time limit of 1..50 ms
+// and the steps on the shares after the split) never put the lower bound
+// on violations above the exhaustive fewest, optional and forced,
+// B = 1..4. And one stretch holding a component's every row (span 40,
+// more rows than these instances have), solved to the end, is the
+// component's 0/1 program itself: when every component's is, the lower
+// bound is the exhaustive optimum.
+func TestScaleStretchExhaustive(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 3))
+	exactSeen := 0
+	for i := 0; i < testInstances; i++ {
+		c, s := randomContested(t, r, 6, 12, i%2 == 1)
+		in := mustInstance(t, c)
+		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
+		pr := reduce(in, s)
+		if len(pr.cands) == 0 {
+			continue
+		}
+		served, ub, _, complete, err := pr.lpBound(context.Background())
+		if err != nil || !complete {
+			t.Fatalf("lpBound: complete %v, %v", complete, err)
+		}
+		pr.improve(context.Background(), served)
+		span := 1 + r.IntN(6)
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if r.IntN(2) == 0 { // a time limit: the steps run after the split
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(1+r.IntN(50))*time.Millisecond)
+		}
+		res := &Result{}
+		staged := slices.Clone(ub)
+		pr.scaleStageOn(ctx, served, staged, Options{Backend: gonumlp.Backend{}}, res, -1, span)()
+		cancel()
+		lower := in.K() - pr.always
+		for c, u := range staged {
+			if ub[c] >= 0 && u > ub[c] {
+				t.Fatalf("component %d: bound raised from %d to %d", c, ub[c], u)
+			}
+			lower -= u
+		}
+		if lower > want {
+			t.Fatalf("%v s=%d span %d: lower bound %d above the fewest violations %d (%s)", c, s, span, lower, want, res.Detail)
+		}
+		// one stretch per component, no time limit
+		members := make([][]int, pr.ncomp)
+		for k, comp := range pr.comp {
+			members[comp] = append(members[comp], k)
+		}
+		lower, exact := in.K()-pr.always, true
+		for _, mem := range members {
+			run := pr.scaleBound(context.Background(), mem, scaleSpan)
+			if run == nil || run.st.Inexact > 0 || run.st.Stretches != 1 {
+				exact = false
+				break
+			}
+			lower -= run.best.floor(len(mem))
+		}
+		if exact {
+			exactSeen++
+			if lower != want {
+				t.Fatalf("%v s=%d: every component one exact stretch, lower bound %d, fewest violations %d", c, s, lower, want)
+			}
+		}
+	}
+	t.Logf("%d of %d instances with every component one exact stretch", exactSeen, testInstances)
+	if exactSeen < testInstances/4 {
+		t.Fatalf("only %d of %d instances with every component one exact stretch", exactSeen, testInstances)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -154,6 +156,8 @@ type scaleRun struct {
 	st    stretchStats
 	rule  string
 	start time.Time
+	split time.Duration // wall time of the split's solve
+	cut   bool          // the split was cut short by its context
 }
 
 // stretchSplit solves the stretches of cfg.span rows (one layer, never
@@ -175,7 +179,9 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 		return sr
 	}
 	sr.sd.lpShares(pi)
-	sr.best = bound{num: sr.sd.solveAll(ctx), S: muBits}
+	sr.best = bound{num: sr.sd.solveAllBy(ctx), S: muBits}
+	sr.split = time.Since(sr.start)
+	sr.cut = ctx.Err() != nil
 	sr.st.Start, sr.st.Best = sr.best.value(), sr.best.value()
 	sr.count()
 	return sr
@@ -185,9 +191,33 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 // (stretchDecomp.bundle, then the deflected subgradient when it hands
 // over) until ctx is done, maxIter steps or the bound reaches incumbent;
 // the run keeps the least bound met.
+//
+// A step's solve runs every stretch it began to the end of its knapsack
+// table, whatever ctx says, so under a deadline the steps stop early: no
+// step begins with less time left than the longest one so far took (the
+// split's solve, for the first), and none at all after a split cut short.
 func (sr *scaleRun) steps(ctx context.Context, incumbent, maxIter int, trace func(int, float64)) {
 	if len(sr.sd.wins) == 0 || maxIter <= 0 || ctx.Err() != nil {
 		return
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		if sr.cut || time.Until(dl) < 2*sr.split {
+			return
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		longest, last, inner := sr.split, time.Now(), trace
+		trace = func(it int, v float64) {
+			longest = max(longest, time.Since(last))
+			last = time.Now()
+			if time.Until(dl) < longest {
+				cancel()
+			}
+			if inner != nil {
+				inner(it, v)
+			}
+		}
 	}
 	var st stretchStats
 	var b bound
@@ -319,4 +349,71 @@ func (pr *problem) lowerUB(ubComp []int, c, ub int) {
 	if ubComp[c] < 0 || ub < ubComp[c] {
 		ubComp[c] = ub
 	}
+}
+
+// solveAllBy is solveAll except that a stretch not yet begun when ctx ends
+// is not solved but answers its Lagrangian bound at its row multipliers
+// (lpShares's), L(λ) = Σ_r λ_r cap_r + Σ_n max(0, β⁺_n − d_n Λ_n), an
+// upper bound on V_w for every λ ≥ 0 (for any point z of w,
+// Σ β z ≤ Σ β⁺ z ≤ Σ_r λ_r cap_r + Σ_n (β⁺_n − d_n Λ_n) z_n, the rows
+// weighted by λ), rounded up to whole 2^−muBits units: solveAll runs every
+// stretch's knapsack table after ctx ends, which at 10^6 turns is tens
+// of seconds of CPU. Such a stretch keeps its point (feasible) and is
+// marked neither exact nor fresh, so the next solve solves it.
+func (sd *stretchDecomp) solveAllBy(ctx context.Context) *big.Int {
+	var skipped []*stretch
+	todo := make(chan *stretch, len(sd.wins))
+	for _, w := range sd.wins {
+		if !w.fresh {
+			todo <- w
+		}
+	}
+	close(todo)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(workers, max(len(todo), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s stretchSolver
+			for w := range todo {
+				if ctx.Err() != nil {
+					mu.Lock()
+					skipped = append(skipped, w)
+					mu.Unlock()
+					continue
+				}
+				s.solve(ctx, sd, w, sd.nodeLimit)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, w := range skipped {
+		w.val, w.exact, w.fresh = sd.lagrangeValue(w), false, false
+	}
+	total := big.NewInt(int64(sd.free) << muBits)
+	for _, w := range sd.wins {
+		total.Add(total, big.NewInt(w.val))
+	}
+	return total
+}
+
+// lagrangeValue is solveAllBy's bound on V_w at w's row multipliers, in
+// 2^−muBits units, rounded up.
+func (sd *stretchDecomp) lagrangeValue(w *stretch) int64 {
+	m := sd.m
+	shift := sd.S - muBits
+	pre := make([]int64, len(w.lam)+1)
+	var L int64
+	for q, l := range w.lam {
+		pre[q+1] = pre[q] + l
+		L += l * m.segCap[m.rowSeg[w.r0+int32(q)]]
+	}
+	for k, i := range w.items {
+		if r := max(w.beta[k], 0)<<shift - m.d[i]*(pre[w.cHi[k]]-pre[w.cLo[k]]); r > 0 {
+			L += r
+		}
+	}
+	return (L + int64(1)<<shift - 1) >> shift
 }

@@ -139,3 +139,48 @@ func TestScaleStretchExhaustive(t *testing.T) {
 		t.Fatalf("only %d of %d instances with every component one exact stretch", exactSeen, testInstances)
 	}
 }
+
+// A stretch not begun before the deadline answers its Lagrangian bound at
+// its row multipliers: for random components, shares (of either sign) and
+// multipliers in [0, 2^S], it is never below the stretch's value by
+// enumeration; solveAllBy with a context already ended gives every
+// stretch that bound (none exact, none fresh) and a total at least
+// |N_0| + Σ_w V_w; with a live context it is solveAll's total.
+func TestSolveAllByLagrangeValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 4))
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for it := 0; it < 3000; it++ {
+		m := randomComponent(r)
+		if len(m.rowItems) == 0 {
+			continue
+		}
+		sd := m.newStretchDecompSorted(spanRanges(len(m.rowSeg), 1+r.IntN(4)))
+		randomShares(r, sd)
+		for _, w := range sd.wins {
+			for q := range w.lam {
+				w.lam[q] = r.Int64N(1<<sd.S + 1)
+			}
+		}
+		brute := int64(sd.free) << muBits
+		for k, w := range sd.wins {
+			want := bruteStretch(m, w)
+			brute += want
+			if got := sd.lagrangeValue(w); got < want {
+				t.Fatalf("stretch %d (rows %d..%d): Lagrangian bound %d below its value %d", k, w.r0, w.r1, got, want)
+			}
+		}
+		total := sd.solveAllBy(ended)
+		if !total.IsInt64() || total.Int64() < brute {
+			t.Fatalf("cut short: total %v below |N_0| + Σ V_w = %d", total, brute)
+		}
+		for k, w := range sd.wins {
+			if w.exact || w.fresh {
+				t.Fatalf("stretch %d not begun: exact %v, fresh %v", k, w.exact, w.fresh)
+			}
+		}
+		if total := sd.solveAllBy(context.Background()); !total.IsInt64() || total.Int64() != brute {
+			t.Fatalf("solved: total %v, |N_0| + Σ V_w = %d", total, brute)
+		}
+	}
+}

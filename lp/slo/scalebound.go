@@ -33,8 +33,8 @@ import (
 // scaleStretchShare is the most of the time left after the LP that the
 // stretches' split may take on the components the branch and bound skips
 // (the search, lns.go, has the rest, and the steps on the shares what the
-// search leaves). On a quiet machine the split takes about 15 s of CPU at
-// 10^5 turns (8 s of wall time on two cores, of 114 s left); the share
+// search leaves). The split takes about 13 s of CPU at 10^5 turns (7 s
+// of wall time on two quiet cores, of about 114 s left); the share
 // only stops it on a loaded machine, where its stretches cut short still
 // answer a valid bound.
 const scaleStretchShare = 0.35
@@ -246,17 +246,23 @@ func (sr *scaleRun) count() {
 	}
 }
 
-// The stretches at scale: span scaleSpan rows, never halved. At 10^5
-// turns (2026-11-29, the LP's split alone, 50,000 nodes per stretch; the
-// LP 37,998.86 pairs): span 25 with halving down to 6 rows 37,965.43
-// (2,034 stretches), span 12 37,979.81, span 40 without halving
-// 37,954.77 (1,265 stretches, 88 unsolved), span 60 37,954.05 (843, 254
-// unsolved, about half again the time), span 100 37,974.83 (457 of 506
-// unsolved). The steps on the shares after it gained 0.3 pairs in three
-// steps of about 5 s of CPU each, where the search gains about one
-// violation in 10 s of CPU at that stage: so the search goes first and
-// the steps have what it leaves.
-const scaleSpan = 40
+// The stretches at scale: span scaleSpan rows, never halved, each
+// stretch's branch and bound up to scaleNodes nodes. At 10^5 turns
+// (2026-11-29, load 25–36, the LP's split alone; the LP 37,998.86 pairs,
+// 10.5 s of CPU): span 25 with halving down to 6 rows 37,965.43 (2,034
+// stretches), span 12 37,979.81; without halving, 50,000 nodes, span 40
+// 37,954.77 (1,265 stretches, 84 unsolved, 3.3 s of CPU), span 60
+// 37,954.05 (254 of 843 unsolved), span 100 37,974.83 (457 of 506
+// unsolved); with 200,000 nodes span 40 37,951.48 (38 unsolved, 4.8 s)
+// and span 60 37,945.45 (139 unsolved, 13.1 s). The steps on the shares
+// after the split gained 0.3 pairs in three steps of about 4 s of CPU,
+// where the search gains a violation every few seconds of CPU at that
+// stage: so the split takes its 13 s, the search goes next, and the
+// steps have what it leaves.
+const (
+	scaleSpan  = 60
+	scaleNodes = 200_000
+)
 
 // scaleComponent is one large component's stretches in progress.
 type scaleComponent struct {
@@ -277,7 +283,7 @@ func (pr *problem) scaleBound(ctx context.Context, members []int, span int) *sca
 		return nil
 	}
 	pi := pr.segmentPrices(m, pr.prices)
-	cfg := StretchOptions{Span: span, MinSpan: -1}.config()
+	cfg := StretchOptions{Span: span, MinSpan: -1, Nodes: scaleNodes}.config()
 	return m.stretchSplit(ctx, pi, cfg)
 }
 

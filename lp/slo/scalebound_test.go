@@ -113,13 +113,25 @@ func TestScaleStretchExhaustive(t *testing.T) {
 		if lower > want {
 			t.Fatalf("%v s=%d span %d: lower bound %d above the fewest violations %d (%s)", c, s, span, lower, want, res.Detail)
 		}
-		// one stretch per component, no time limit
-		members := make([][]int, pr.ncomp)
-		for k, comp := range pr.comp {
-			members[comp] = append(members[comp], k)
+		// small node budgets: the split's first pass and its deepening
+		// leave stretches open, answering their open bounds
+		lower = in.K() - pr.always
+		for _, mem := range members(pr) {
+			m := pr.newComponentRows(mem, false)
+			if len(m.rowSeg) == 0 {
+				lower -= len(mem)
+				continue
+			}
+			cfg := StretchOptions{Span: 1 + r.IntN(6), MinSpan: -1, Nodes: 10 + r.IntN(31)}.config()
+			run := m.stretchSplit(context.Background(), pr.segmentPrices(m, pr.prices), cfg)
+			lower -= run.best.floor(len(mem))
 		}
+		if lower > want {
+			t.Fatalf("%v s=%d: split with small node budgets, lower bound %d above the fewest violations %d", c, s, lower, want)
+		}
+		// one stretch per component, no time limit
 		lower, exact := in.K()-pr.always, true
-		for _, mem := range members {
+		for _, mem := range members(pr) {
 			run := pr.scaleBound(context.Background(), mem, scaleSpan)
 			if run == nil || run.st.Inexact > 0 || run.st.Stretches != 1 {
 				exact = false
@@ -183,4 +195,13 @@ func TestSolveAllByLagrangeValue(t *testing.T) {
 			t.Fatalf("solved: total %v, |N_0| + Σ V_w = %d", total, brute)
 		}
 	}
+}
+
+// members returns each component's candidates (indices, increasing).
+func members(pr *problem) [][]int {
+	out := make([][]int, pr.ncomp)
+	for k, comp := range pr.comp {
+		out[comp] = append(out[comp], k)
+	}
+	return out
 }

@@ -207,6 +207,7 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 		sr.best = minBound(sr.best, bound{num: total, S: muBits})
 	}
 	sr.sd.nodeLimit = full
+	sr.count()
 	sr.split = time.Since(sr.start)
 	sr.cut = ctx.Err() != nil
 	sr.st.Start, sr.st.Best = sr.best.value(), sr.best.value()

@@ -205,3 +205,27 @@ func members(pr *problem) [][]int {
 	}
 	return out
 }
+
+// BenchmarkScaleSplit times the stretches' split at scale (span 60,
+// 200,000 nodes, deepened from 20,000; no steps) on the one component of
+// the default birth–death workload cut at 10^5 turns (SLO 1,900 tokens,
+// C = 131,072 tokens, B = 16), from the LP's prices (solved once, outside
+// the timing), and reports the LP's and the split's bounds on the pairs
+// served.
+func BenchmarkScaleSplit(b *testing.B) {
+	pr, _, byComp, _ := benchProblem(b, 100_000)
+	_, _, lpPairs, complete, err := pr.lpBound(context.Background())
+	if err != nil || !complete {
+		b.Fatalf("lpBound: complete %v, %v", complete, err)
+	}
+	m := pr.newComponentRows(byComp[0], false)
+	pi := pr.segmentPrices(m, pr.prices)
+	cfg := StretchOptions{Span: scaleSpan, MinSpan: -1, Nodes: scaleNodes}.config()
+	var run *scaleRun
+	for b.Loop() {
+		run = m.stretchSplit(context.Background(), pi, cfg)
+	}
+	b.ReportMetric(lpPairs, "LP-pairs")
+	b.ReportMetric(run.best.value(), "split-pairs")
+	b.ReportMetric(float64(run.st.Inexact), "open-stretches")
+}

@@ -379,8 +379,8 @@ func (pr *problem) scaleStageOn(ctx context.Context, served []bool, ubComp []int
 				pr.lowerUB(ubComp, sc.c, sc.run.best.floor(sc.size))
 			}
 			st := sc.run.st
-			r.Detail = joinDetail(r.Detail, fmt.Sprintf("stretch bound %.2f pairs served of %d (%.2f at the LP's split; %d stretches of %d rows, %d unsolved, %d steps, %.1f s)",
-				st.Best, sc.size, st.Start, st.Stretches, span, st.Inexact, st.Iterations, time.Since(sc.run.start).Seconds()))
+			r.Detail = joinDetail(r.Detail, fmt.Sprintf("stretch bound %.2f pairs served of %d (%.2f at the LP's split; %d stretches of %d rows, %d unsolved, split in %.1f s, %d steps)",
+				st.Best, sc.size, st.Start, st.Stretches, span, st.Inexact, sc.run.split.Seconds(), st.Iterations))
 		}
 	}
 }

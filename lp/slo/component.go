@@ -28,6 +28,15 @@ type component struct {
 
 // newComponent builds the compact program of members (candidate indices).
 func (pr *problem) newComponent(members []int) *component {
+	return pr.newComponentRows(members, true)
+}
+
+// newComponentRows is newComponent that fills rowItems only when items is
+// set: the stretches (stretch.go) need only rowSeg, and a component of
+// 10^6 turns holds about 4.6·10^7 (row, member) incidences, 184 MB of
+// rowItems. Without items the rows are found from the segments' loads by
+// prefix sums, in time linear in the members and segments.
+func (pr *problem) newComponentRows(members []int, items bool) *component {
 	m := &component{members: members, d: make([]int64, len(members)),
 		lo: make([]int32, len(members)), hi: make([]int32, len(members))}
 	for i, c := range members {
@@ -44,13 +53,30 @@ func (pr *problem) newComponent(members []int) *component {
 	for j := range m.segCap {
 		m.segCap[j] = pr.capTree.min(m.ends[j], m.ends[j+1]-1)
 	}
-	start := make([][]int32, len(m.ends))
 	for i, c := range members {
 		p := pr.cands[c]
 		l, _ := slices.BinarySearch(m.ends, p.a)
 		h, _ := slices.BinarySearch(m.ends, p.n)
 		m.lo[i], m.hi[i] = int32(l), int32(h)
-		start[l] = append(start[l], int32(i))
+	}
+	if !items {
+		load := make([]int64, len(m.ends))
+		for i, d := range m.d {
+			load[m.lo[i]] += d
+			load[m.hi[i]] -= d
+		}
+		var run int64
+		for j, c := range m.segCap {
+			run += load[j]
+			if run > c {
+				m.rowSeg = append(m.rowSeg, int32(j))
+			}
+		}
+		return m
+	}
+	start := make([][]int32, len(m.ends))
+	for i := range members {
+		start[m.lo[i]] = append(start[m.lo[i]], int32(i))
 	}
 	// Sweep the segments keeping the active members.
 	var active []int32

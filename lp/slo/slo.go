@@ -55,6 +55,10 @@
 //     0/1 program solved exactly by dynamic programming and the flow
 //     keeping the rest of each pair's profit (decomp.go). Every such bound
 //     is certified in whole-number arithmetic, whatever the multipliers.
+//     On a component too large for the branch and bound (10^5 turns and
+//     beyond: one component of millions of incidences) the Lagrangian
+//     decomposition into long stretches of rows (stretch.go) runs on its
+//     own, from the LP's prices, before the search (scalebound.go).
 //   - Exact: a component whose two bounds differ is solved as a 0/1 integer
 //     program (one binary per pair, one row per distinct binding step) by
 //     the lp.Backend given (gonum's branch and bound in pure Go, CBC with
@@ -273,7 +277,12 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 	}
 	pr.warmLP(opt.Warm)
+	// On components too large for the branch and bound, the stretches'
+	// bound at the LP's split first, then the search, then steps on the
+	// stretches' shares in the time the search leaves (scalebound.go).
+	scaleSteps := pr.scaleStage(ctx, served, ubComp, opt, r)
 	pr.improveLNS(ctx, served, ubComp, opt, r)
+	scaleSteps()
 	r.Improve = time.Since(start)
 
 	// Components left open: integer program.

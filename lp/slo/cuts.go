@@ -188,10 +188,7 @@ func EnumerateCuts(in *lp.Instance, s int64, maxRow int) (*CutSet, error) {
 			cs.Free = append(cs.Free, n)
 		}
 	}
-	members := make([][]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-	}
+	members := pr.members()
 	for _, mem := range members {
 		m := pr.newComponent(mem)
 		turns := func(items []int32) []int {

@@ -74,10 +74,7 @@ func drawContested(t testing.TB, r *rand.Rand, minTurns, maxTurns int, forced bo
 
 // componentsOf returns the members (candidate indices) of each component.
 func componentsOf(pr *problem) [][]int {
-	members := make([][]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-	}
+	members := pr.members()
 	return members
 }
 

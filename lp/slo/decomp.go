@@ -622,10 +622,7 @@ func (dc *decomposition) dualWindows(pi []int64, limit int, pairs bool) {
 // violations, whatever the iterations; they only make it higher.
 func DecompBound(ctx context.Context, in *lp.Instance, s int64, iterations int) (int, error) {
 	pr := reduce(in, s)
-	members := make([][]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-	}
+	members := pr.members()
 	served := 0
 	for _, mem := range members {
 		m := pr.newComponent(mem)

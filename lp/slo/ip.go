@@ -87,10 +87,7 @@ func (pr *problem) cutsFor(ctx context.Context, c int, members []int) []cut {
 		return cs
 	}
 	m := pr.newComponent(members)
-	P := make([]int64, len(members))
-	for i := range P {
-		P[i] = 1 << muBits
-	}
+	P := wholeShares(len(members))
 	_, y, err := m.flowBound(ctx, P, new(big.Int), nil)
 	if err != nil {
 		return nil // no cuts: the program is valid without them

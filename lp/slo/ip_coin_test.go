@@ -45,10 +45,7 @@ func TestCBCWithCutsAndStart(t *testing.T) {
 			if i%4 < 2 { // else start from serving nothing
 				pr.improve(context.Background(), served)
 			}
-			members := make([][]int, pr.ncomp)
-			for k, comp := range pr.comp {
-				members[comp] = append(members[comp], k)
-			}
+			members := pr.members()
 			ub := make([]int, pr.ncomp)
 			total, bound := 0, 0
 			for comp, mem := range members {

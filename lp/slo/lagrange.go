@@ -35,6 +35,16 @@ import (
 // muBits is the number of binary digits of the multipliers' fractions.
 const muBits = 16
 
+// wholeShares returns n shares of one whole pair each (2^muBits): every
+// pair's profit left where it is, the split the stretches start from.
+func wholeShares(n int) []int64 {
+	P := make([]int64, n)
+	for i := range P {
+		P[i] = 1 << muBits
+	}
+	return P
+}
+
 // bound is a certified upper bound on the pairs served in a component
 // (or a node of its branch and bound): floor(num/2^S).
 type bound struct {
@@ -162,10 +172,7 @@ type lagrangian struct {
 
 // profits returns P_n = p_n·2^muBits per member and Σ μ_c r_c·2^muBits.
 func (l *lagrangian) profits() ([]int64, *big.Int) {
-	P := make([]int64, len(l.m.members))
-	for i := range P {
-		P[i] = 1 << muBits
-	}
+	P := wholeShares(len(l.m.members))
 	muR := new(big.Int)
 	for c, mu := range l.mu {
 		if mu == 0 {

@@ -98,17 +98,11 @@ func TestCoarsenExhaustive(t *testing.T) {
 		in := mustInstance(t, c)
 		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
 		pr := reduce(in, s)
-		members := make([][]int, pr.ncomp)
-		for i, c := range pr.comp {
-			members[c] = append(members[c], i)
-		}
+		members := pr.members()
 		served := 0
 		for _, mem := range members {
 			m := pr.newComponent(mem)
-			P := make([]int64, len(mem))
-			for i := range P {
-				P[i] = 1 << muBits
-			}
+			P := wholeShares(len(mem))
 			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -205,17 +199,11 @@ func TestAddLayerExhaustive(t *testing.T) {
 		in := mustInstance(t, c)
 		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
 		pr := reduce(in, s)
-		members := make([][]int, pr.ncomp)
-		for i, c := range pr.comp {
-			members[c] = append(members[c], i)
-		}
+		members := pr.members()
 		served := 0
 		for _, mem := range members {
 			m := pr.newComponent(mem)
-			P := make([]int64, len(mem))
-			for i := range P {
-				P[i] = 1 << muBits
-			}
+			P := wholeShares(len(mem))
 			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -98,26 +98,37 @@ const (
 	percentileFailsDeadline = 6
 )
 
+// newPercentileResult checks the percentile o against the instance and
+// returns its answer before any probe (Q, rank and the turns that may
+// exceed it set) and maxD, the largest load in tokens: every schedule's
+// P_Q is at most maxD.
+func newPercentileResult(in *lp.Instance, o objective.Objective) (*PercentileResult, int64, error) {
+	K, q := in.K(), o.Q
+	if K == 0 {
+		return nil, 0, fmt.Errorf("slo: percentile of an empty trace")
+	}
+	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
+		return nil, 0, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
+	}
+	rank := o.Rank(K)
+	var maxD int64
+	for k := range in.Turns {
+		maxD = max(maxD, in.Load(k))
+	}
+	return &PercentileResult{Q: q, Rank: rank, MaxExceeding: K - rank}, maxD, nil
+}
+
 // percentileTwoSided is the τ search by its two sides
 // (percentile_sides.go): from the bound needing no probe and the greedy
 // schedule with nothing above the largest load, the lower side's LPs,
 // dual sweeps and (with a Backend) stretches against the upper side's
 // searches for schedules.
 func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
-	K, q := in.K(), o.Q
-	if K == 0 {
-		return nil, fmt.Errorf("slo: percentile of an empty trace")
+	r, maxD, err := newPercentileResult(in, o)
+	if err != nil {
+		return nil, err
 	}
-	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
-		return nil, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
-	}
-	rank := o.Rank(K)
-	M := K - rank
-	r := &PercentileResult{Q: q, Rank: rank, MaxExceeding: M}
-	var maxD int64
-	for k := range in.Turns {
-		maxD = max(maxD, in.Load(k))
-	}
+	q, rank, M := r.Q, r.Rank, r.MaxExceeding
 	// every schedule has P_Q ≤ maxD; the greedy fill's is one
 	best, _, err := scheduleAt(ctx, in, maxD, M, nil, nil, lnsOptions{})
 	if err != nil {
@@ -167,20 +178,11 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 // percentile, whose interval and schedule it starts from (so its answer
 // lies within from's interval) and whose probes it counts.
 func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options, from *PercentileResult) (*PercentileResult, error) {
-	K, q := in.K(), o.Q
-	if K == 0 {
-		return nil, fmt.Errorf("slo: percentile of an empty trace")
+	r, maxD, err := newPercentileResult(in, o)
+	if err != nil {
+		return nil, err
 	}
-	if o.Kind != objective.Percentile || !(q > 0 && q < 100) {
-		return nil, fmt.Errorf("slo: percentile %v is not in (0, 100)", q)
-	}
-	rank := o.Rank(K)
-	M := K - rank
-	r := &PercentileResult{Q: q, Rank: rank, MaxExceeding: M}
-	var maxD int64
-	for k := range in.Turns {
-		maxD = max(maxD, in.Load(k))
-	}
+	q, rank, M := r.Q, r.Rank, r.MaxExceeding
 	// lo: largest τ proven too low (−1: b ≥ 0 always); hi: smallest τ
 	// proven achievable, with its schedule (nothing cached achieves maxD).
 	lo, hi := int64(-1), maxD
@@ -190,7 +192,7 @@ func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objectiv
 	// hold), so the rank-th smallest of those is ≤ P_Q of every schedule
 	// (issue 32).
 	lo = max(lo, leastPossible(in, rank)-1)
-	best := make([]int64, K)
+	best := make([]int64, in.K())
 	if from != nil {
 		// from's interval is certified: P_Q > from.Lower − 1, and its
 		// schedule's percentile is from.Upper
@@ -340,7 +342,7 @@ func percentileSearch(ctx context.Context, in *lp.Instance, o objective.Objectiv
 		return min(max(int64(math.Round(t)), a+1), b-1)
 	}
 	ts := objective.TauSearch[int64]{Lo: lo, Hi: hi}
-	err := ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
+	err = ts.Run(ctx, pick, func(mid int64, mode objective.ProbeMode) (objective.Verdict, error) {
 		opt.Progress.Report(probeLine(q, ts.Lo+1, ts.Hi), int64(r.Probes), 0)
 		res, err := probe(mid, mode)
 		if err != nil && ctx.Err() != nil {

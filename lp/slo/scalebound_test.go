@@ -20,10 +20,7 @@ func TestStretchDecompSortedSame(t *testing.T) {
 	for i := 0; i < testInstances; i++ {
 		c, s := randomContested(t, r, 6, 14, i%2 == 1)
 		pr := reduce(mustInstance(t, c), s)
-		members := make([][]int, pr.ncomp)
-		for k, comp := range pr.comp {
-			members[comp] = append(members[comp], k)
-		}
+		members := pr.members()
 		for _, mem := range members {
 			m := pr.newComponent(mem)
 			span := 1 + r.IntN(6)
@@ -57,10 +54,7 @@ func TestComponentRowsWithoutItems(t *testing.T) {
 	for i := 0; i < testInstances; i++ {
 		c, s := randomContested(t, r, 6, 14, i%2 == 1)
 		pr := reduce(mustInstance(t, c), s)
-		members := make([][]int, pr.ncomp)
-		for k, comp := range pr.comp {
-			members[comp] = append(members[comp], k)
-		}
+		members := pr.members()
 		for _, mem := range members {
 			full, lite := pr.newComponent(mem), pr.newComponentRows(mem, false)
 			if !slices.Equal(full.rowSeg, lite.rowSeg) || lite.rowItems != nil {
@@ -199,10 +193,7 @@ func TestSolveAllByLagrangeValue(t *testing.T) {
 
 // members returns each component's candidates (indices, increasing).
 func members(pr *problem) [][]int {
-	out := make([][]int, pr.ncomp)
-	for k, comp := range pr.comp {
-		out[comp] = append(out[comp], k)
-	}
+	out := pr.members()
 	return out
 }
 

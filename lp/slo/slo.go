@@ -307,10 +307,7 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 	}
 	if opt.Backend != nil && len(open) > 0 {
-		members := make([][]int, pr.ncomp)
-		for i, c := range pr.comp {
-			members[c] = append(members[c], i)
-		}
+		members := pr.members()
 		skipped := 0
 		for _, c := range open {
 			if ctx.Err() != nil {
@@ -428,6 +425,16 @@ func ceilDiv(a, b int64) int64 {
 
 // reduce classifies every turn and splits the candidates into components.
 func reduce(in *lp.Instance, s int64) *problem { return reduceReserved(in, s, nil) }
+
+// members lists each component's candidates (indices into pr.cands), in
+// increasing order.
+func (pr *problem) members() [][]int {
+	members := make([][]int, pr.ncomp)
+	for i, c := range pr.comp {
+		members[c] = append(members[c], i)
+	}
+	return members
+}
 
 // reduceReserved is reduce with reserved[t] blocks (nil: none) taken off
 // each step's capacity (Options.Reserved, checked by the caller).

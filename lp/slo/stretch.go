@@ -1008,17 +1008,11 @@ func StretchBoundWith(ctx context.Context, in *lp.Instance, s int64, o StretchOp
 	}
 	cfg := o.config()
 	pr := reduce(in, s)
-	members := make([][]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-	}
+	members := pr.members()
 	served := 0
 	for _, mem := range members {
 		m := pr.newComponent(mem)
-		P := make([]int64, len(mem))
-		for i := range P {
-			P[i] = 1 << muBits
-		}
+		P := wholeShares(len(mem))
 		lpb, y, err := m.flowBound(ctx, P, new(big.Int), nil)
 		if err != nil {
 			return 0, err
@@ -1082,10 +1076,7 @@ func (m *component) rootStretch(ctx context.Context, incumbent int) (bound, stre
 	if m.tooWide() {
 		return bound{}, stretchStats{}, false
 	}
-	P := make([]int64, len(m.members))
-	for i := range P {
-		P[i] = 1 << muBits
-	}
+	P := wholeShares(len(m.members))
 	_, y, err := m.flowBound(ctx, P, new(big.Int), nil)
 	if err != nil {
 		return bound{}, stretchStats{}, false

@@ -27,10 +27,7 @@ func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
 		b.Fatal(err)
 	}
 	pr := reduce(in, 1900)
-	members := make([][]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-	}
+	members := pr.members()
 	big0 := 0
 	for c := range members {
 		if len(members[c]) > len(members[big0]) {
@@ -38,10 +35,7 @@ func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
 		}
 	}
 	m := pr.newComponent(members[big0])
-	P := make([]int64, len(m.members))
-	for i := range P {
-		P[i] = 1 << muBits
-	}
+	P := wholeShares(len(m.members))
 	return m, P
 }
 

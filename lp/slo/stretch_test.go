@@ -141,10 +141,7 @@ func TestStretchValueBrute(t *testing.T) {
 			if got := new(big.Int).Rsh(total, muBits).Int64(); got < int64(opt) {
 				t.Fatalf("%+v: stretch bound %d below the optimum %d", m, got, opt)
 			}
-			P := make([]int64, len(m.members))
-			for i := range P {
-				P[i] = 1 << muBits
-			}
+			P := wholeShares(len(m.members))
 			lpb, _, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -91,11 +91,32 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 	// for; from there on into e.next.
 	e.w, e.copying = 0, false
 	for gi := range e.groups {
-		g := e.groups[gi]
 		e.limit = gi + 1
+		// The fields are read one by one, not the group copied: a wide
+		// copy of a slot just written field by field (one) stalls.
+		gp := &e.groups[gi]
+		gLo, gHi, gY := gp.lo, gp.hi, gp.y
+		if !in || gp.last > lastC { // c behind the boundary: nothing of it cached
+			switch {
+			case gHi == gLo+1:
+				e.one(gi, nNew, c, idx)
+			case !e.stay(gi, nNew):
+				e.shift(*gp, nNew, c, idx)
+			}
+			continue
+		}
+		if gY != c && gHi == gLo+1 { // c ahead of the boundary: cached whole
+			lo, hi = min(lo, gLo), min(hi, gLo)
+			e.cst[gLo] -= nOld
+			e.cst[gHi] += nOld
+			if all {
+				e.xb[gLo] = nOld
+			}
+			e.one(gi, nNew-nOld, c, idx)
+			continue
+		}
+		g := *gp
 		switch {
-		case !in || g.last > lastC: // c behind the boundary: nothing of it cached
-			e.shift(g, nNew, c, idx)
 		case g.y == c:
 			lo = min(lo, g.lo)
 			for i := g.lo; i < g.hi; i++ {
@@ -129,7 +150,9 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 					e.xb[i] = nOld
 				}
 			}
-			e.shift(g, nNew-nOld, c, idx)
+			if !e.stay(gi, nNew-nOld) {
+				e.shift(g, nNew-nOld, c, idx)
+			}
 		}
 	}
 	if e.copying {
@@ -138,6 +161,95 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 		e.groups = e.groups[:e.w]
 	}
 	return lo, hi
+}
+
+// one is shift, walk and emit for group gi when it has one point (every
+// group, when no two capacities share a boundary), in one call and with
+// no group passed or gathered: the point walks from the boundary as in
+// walk's one-point case if its capacity no longer exceeds the blocks
+// ahead of it, and its group is written at e.w (≤ gi: the slot read),
+// joined to the group before when that has landed on the same boundary.
+func (e *engine) one(gi int, delta int64, c int32, idx int) {
+	g := &e.groups[gi]
+	a, y, last := g.lo, g.y, g.last
+	d := g.d + delta
+	capB := e.capB[a]
+	var passed int64 // the conversations losing blocks at the point
+	if delta != 0 && y != none {
+		passed = 1 // y, whether it stays the boundary or is passed
+	}
+	if capB <= d {
+		z := e.tail // the sentinel's more recent neighbour
+		if y != none {
+			z = e.convs[y].prev
+		}
+		var dz int64
+		if z == none {
+			z = c
+		} else {
+			dz = d - e.convs[z].n
+		}
+		for capB <= dz {
+			passed++
+			z = e.convs[z].prev
+			if z == none {
+				z, dz = c, 0
+			} else {
+				dz -= e.convs[z].n
+			}
+		}
+		if z == c {
+			y, last, d = c, idx, 0
+		} else {
+			if capB < dz+e.convs[z].n {
+				passed++
+			}
+			y, last, d = z, e.convs[z].last, dz
+		}
+	}
+	if passed != 0 {
+		e.ev[a] += passed
+		e.ev[a+1] -= passed
+	}
+	if e.copying {
+		e.emit(group{lo: a, hi: a + 1, y: y, last: last, d: d})
+		return
+	}
+	if w := e.w; w > 0 && e.groups[w-1].y == y && e.groups[w-1].hi == a {
+		e.groups[w-1].hi = a + 1
+		return
+	}
+	// Field by field: a group built on the stack and copied here costs a
+	// stalled load (its wide copy reads the narrower stores just made).
+	s := &e.groups[e.w]
+	s.lo, s.hi, s.y, s.last, s.d = a, a+1, y, last, d
+	e.w++
+}
+
+// stay is shift's common case done in place: group gi, read at its own
+// slot (nothing before it split or merged at the turn, e.w = gi), gets
+// delta ≥ 0 blocks ahead of its boundary and no point of it walks (its
+// least capacity still exceeds the blocks ahead of the boundary). Its
+// boundary and points are unchanged, so it stays a group of its own
+// unless the group written before it (which ends at its first point)
+// has landed on the same boundary, which emit joins; stay reports false
+// then, and whenever a point walks, and leaves the group to shift.
+func (e *engine) stay(gi int, delta int64) bool {
+	if e.copying || e.w != gi {
+		return false
+	}
+	g := &e.groups[gi]
+	d := g.d + delta
+	if e.capB[g.lo] <= d || (gi > 0 && e.groups[gi-1].y == g.y) {
+		return false
+	}
+	if delta != 0 && g.y != none {
+		e.ev[g.lo]++ // y loses delta blocks at every point of the group
+		e.ev[g.hi]--
+	}
+	g.d = d
+	e.w = gi + 1
+	return true
 }
 
 // shift adds delta ≥ 0 blocks ahead of group g's boundary: a point whose

@@ -1,10 +1,6 @@
 package stackcurve
 
-import (
-	"sort"
-
-	"github.com/tailbound/tailbound/models/trace"
-)
+import "github.com/tailbound/tailbound/models/trace"
 
 // group is a run of consecutive points, lo … hi−1 (in increasing order of
 // capacity), whose caches end at the same conversation y, the boundary:
@@ -411,7 +407,7 @@ func (e *engine) addMin(n int64) {
 	K := len(e.capB)
 	j := 0 // the points with capB < n keep capB blocks
 	if K > 0 && e.capB[0] < n {
-		j = sort.Search(K, func(i int) bool { return e.capB[i] >= n })
+		j = above(e.capB, 1, K, n-1) // capB ≥ n: above n − 1, point 0 not
 		e.cf[0]++
 		e.cf[j]--
 	}

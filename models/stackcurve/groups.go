@@ -89,67 +89,89 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 	for gi := range e.groups {
 		e.limit = gi + 1
 		// The fields are read one by one, not the group copied: a wide
-		// copy of a slot just written field by field (one) stalls.
+		// copy of a slot just written field by field (below) stalls.
 		gp := &e.groups[gi]
-		gLo, gHi, gY := gp.lo, gp.hi, gp.y
-		if !in || gp.last > lastC { // c behind the boundary: nothing of it cached
-			switch {
-			case gHi == gLo+1:
-				e.one(gi, nNew, c, idx)
-			case !e.stay(gi, nNew):
-				e.shift(*gp, nNew, c, idx)
-			}
-			continue
-		}
-		if gY != c && gHi == gLo+1 { // c ahead of the boundary: cached whole
-			lo, hi = min(lo, gLo), min(hi, gLo)
-			e.cst[gLo] -= nOld
-			e.cst[gHi] += nOld
-			if all {
-				e.xb[gLo] = nOld
-			}
-			e.one(gi, nNew-nOld, c, idx)
-			continue
-		}
-		g := *gp
+		a, y := gp.lo, gp.y
+		var delta int64 // blocks added ahead of the boundary
 		switch {
-		case g.y == c:
-			lo = min(lo, g.lo)
-			for i := g.lo; i < g.hi; i++ {
-				e.xb[i] = e.capB[i] - g.d
+		case gp.hi != a+1: // more than one point
+			lo, hi = e.many(gi, c, pc, in, lastC, nOld, nNew, idx, lo, hi)
+			continue
+		case !in || gp.last > lastC: // c behind the boundary: nothing of it cached
+			delta = nNew
+		case y != c: // c ahead of the boundary: cached whole
+			lo, hi = min(lo, a), min(hi, a)
+			e.cst[a] -= nOld
+			e.cst[a+1] += nOld
+			if all {
+				e.xb[a] = nOld
 			}
-			j := g.hi // the points caching all nOld blocks: capB = d + nOld
-			for j > g.lo && e.capB[j-1]-g.d >= nOld {
-				j--
+			delta = nNew - nOld
+		default:
+			lo, hi = e.many(gi, c, pc, in, lastC, nOld, nNew, idx, lo, hi)
+			continue
+		}
+		// One point (every group, when no two capacities share a
+		// boundary): shift, walk and emit in place, with no group passed
+		// or gathered. The point walks from the boundary as in walk's
+		// one-point case if its capacity no longer exceeds the blocks
+		// ahead of it, and its group is written at e.w (≤ gi: the slot
+		// read), joined to the group before when that has landed on the
+		// same boundary.
+		last := gp.last
+		d := gp.d + delta
+		capB := e.capB[a]
+		var passed int64 // the conversations losing blocks at the point
+		if delta != 0 && y != none {
+			passed = 1 // y, whether it stays the boundary or is passed
+		}
+		if capB <= d {
+			z := e.tail // the sentinel's more recent neighbour
+			if y != none {
+				z = e.convs[y].prev
 			}
-			if j < g.hi {
-				hi = min(hi, j)
-			}
-			// −xb = d − capB in the evicted blocks' sums
-			e.cst[g.lo] += g.d
-			e.cst[g.hi] -= g.d
-			e.cf[g.lo]--
-			e.cf[g.hi]++
-			z, dz := pc, int64(0)
+			var dz int64
 			if z == none {
 				z = c
 			} else {
-				dz = g.d + nNew - e.convs[z].n
+				dz = d - e.convs[z].n
 			}
-			e.walk(g.lo, g.hi, z, dz, 0, c, idx)
-		default: // c ahead of the boundary: cached whole
-			lo, hi = min(lo, g.lo), min(hi, g.lo)
-			e.cst[g.lo] -= nOld
-			e.cst[g.hi] += nOld
-			if all {
-				for i := g.lo; i < g.hi; i++ {
-					e.xb[i] = nOld
+			for capB <= dz {
+				passed++
+				z = e.convs[z].prev
+				if z == none {
+					z, dz = c, 0
+				} else {
+					dz -= e.convs[z].n
 				}
 			}
-			if !e.stay(gi, nNew-nOld) {
-				e.shift(g, nNew-nOld, c, idx)
+			if z == c {
+				y, last, d = c, idx, 0
+			} else {
+				if capB < dz+e.convs[z].n {
+					passed++
+				}
+				y, last, d = z, e.convs[z].last, dz
 			}
 		}
+		if passed != 0 {
+			e.ev[a] += passed
+			e.ev[a+1] -= passed
+		}
+		if e.copying {
+			e.emit(group{lo: a, hi: a + 1, y: y, last: last, d: d})
+			continue
+		}
+		if w := e.w; w > 0 && e.groups[w-1].y == y && e.groups[w-1].hi == a {
+			e.groups[w-1].hi = a + 1
+			continue
+		}
+		// Field by field: a group built on the stack and copied here
+		// costs a stalled load (its wide copy reads the narrower stores
+		// just made).
+		s := &e.groups[e.w]
+		s.lo, s.hi, s.y, s.last, s.d = a, a+1, y, last, d
+		e.w++
 	}
 	if e.copying {
 		e.groups, e.next = e.next, e.groups
@@ -159,67 +181,53 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 	return lo, hi
 }
 
-// one is shift, walk and emit for group gi when it has one point (every
-// group, when no two capacities share a boundary), in one call and with
-// no group passed or gathered: the point walks from the boundary as in
-// walk's one-point case if its capacity no longer exceeds the blocks
-// ahead of it, and its group is written at e.w (≤ gi: the slot read),
-// joined to the group before when that has landed on the same boundary.
-func (e *engine) one(gi int, delta int64, c int32, idx int) {
-	g := &e.groups[gi]
-	a, y, last := g.lo, g.y, g.last
-	d := g.d + delta
-	capB := e.capB[a]
-	var passed int64 // the conversations losing blocks at the point
-	if delta != 0 && y != none {
-		passed = 1 // y, whether it stays the boundary or is passed
-	}
-	if capB <= d {
-		z := e.tail // the sentinel's more recent neighbour
-		if y != none {
-			z = e.convs[y].prev
+// many is move for group gi of more than one point, or whose boundary is
+// c; lo and hi are move's so far, returned updated.
+func (e *engine) many(gi int, c, pc int32, in bool, lastC int, nOld, nNew int64, idx int, lo, hi int) (int, int) {
+	g := e.groups[gi]
+	switch {
+	case !in || g.last > lastC: // c behind the boundary: nothing of it cached
+		if !e.stay(gi, nNew) {
+			e.shift(g, nNew, c, idx)
 		}
-		var dz int64
+	case g.y == c:
+		lo = min(lo, g.lo)
+		for i := g.lo; i < g.hi; i++ {
+			e.xb[i] = e.capB[i] - g.d
+		}
+		j := g.hi // the points caching all nOld blocks: capB = d + nOld
+		for j > g.lo && e.capB[j-1]-g.d >= nOld {
+			j--
+		}
+		if j < g.hi {
+			hi = min(hi, j)
+		}
+		// −xb = d − capB in the evicted blocks' sums
+		e.cst[g.lo] += g.d
+		e.cst[g.hi] -= g.d
+		e.cf[g.lo]--
+		e.cf[g.hi]++
+		z, dz := pc, int64(0)
 		if z == none {
 			z = c
 		} else {
-			dz = d - e.convs[z].n
+			dz = g.d + nNew - e.convs[z].n
 		}
-		for capB <= dz {
-			passed++
-			z = e.convs[z].prev
-			if z == none {
-				z, dz = c, 0
-			} else {
-				dz -= e.convs[z].n
+		e.walk(g.lo, g.hi, z, dz, 0, c, idx)
+	default: // c ahead of the boundary: cached whole
+		lo, hi = min(lo, g.lo), min(hi, g.lo)
+		e.cst[g.lo] -= nOld
+		e.cst[g.hi] += nOld
+		if !e.exact {
+			for i := g.lo; i < g.hi; i++ {
+				e.xb[i] = nOld
 			}
 		}
-		if z == c {
-			y, last, d = c, idx, 0
-		} else {
-			if capB < dz+e.convs[z].n {
-				passed++
-			}
-			y, last, d = z, e.convs[z].last, dz
+		if !e.stay(gi, nNew-nOld) {
+			e.shift(g, nNew-nOld, c, idx)
 		}
 	}
-	if passed != 0 {
-		e.ev[a] += passed
-		e.ev[a+1] -= passed
-	}
-	if e.copying {
-		e.emit(group{lo: a, hi: a + 1, y: y, last: last, d: d})
-		return
-	}
-	if w := e.w; w > 0 && e.groups[w-1].y == y && e.groups[w-1].hi == a {
-		e.groups[w-1].hi = a + 1
-		return
-	}
-	// Field by field: a group built on the stack and copied here costs a
-	// stalled load (its wide copy reads the narrower stores just made).
-	s := &e.groups[e.w]
-	s.lo, s.hi, s.y, s.last, s.d = a, a+1, y, last, d
-	e.w++
+	return lo, hi
 }
 
 // stay is shift's common case done in place: group gi, read at its own

@@ -125,6 +125,17 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 		if delta != 0 && y != none {
 			passed = 1 // y, whether it stays the boundary or is passed
 		}
+		if capB > d && !e.copying && e.w == gi && (gi == 0 || e.groups[gi-1].y != y) {
+			// No walk, nothing joined or moved before: the group stays
+			// in its slot, only d changes.
+			if passed != 0 {
+				e.ev[a]++
+				e.ev[a+1]--
+			}
+			gp.d = d
+			e.w++
+			continue
+		}
 		if capB <= d {
 			z := e.tail // the sentinel's more recent neighbour
 			if y != none {

@@ -1,10 +1,6 @@
 package stackcurve
 
-import (
-	"sort"
-
-	"github.com/tailbound/tailbound/models/trace"
-)
+import "github.com/tailbound/tailbound/models/trace"
 
 // group is a run of consecutive points, lo … hi−1 (in increasing order of
 // capacity), whose caches end at the same conversation y, the boundary:
@@ -91,46 +87,102 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 	// for; from there on into e.next.
 	e.w, e.copying = 0, false
 	for gi := range e.groups {
-		g := e.groups[gi]
 		e.limit = gi + 1
+		// The fields are read one by one, not the group copied: a wide
+		// copy of a slot just written field by field (below) stalls.
+		gp := &e.groups[gi]
+		a, y := gp.lo, gp.y
+		var delta int64 // blocks added ahead of the boundary
 		switch {
-		case !in || g.last > lastC: // c behind the boundary: nothing of it cached
-			e.shift(g, nNew, c, idx)
-		case g.y == c:
-			lo = min(lo, g.lo)
-			for i := g.lo; i < g.hi; i++ {
-				e.xb[i] = e.capB[i] - g.d
+		case gp.hi != a+1: // more than one point
+			lo, hi = e.many(gi, c, pc, in, lastC, nOld, nNew, idx, lo, hi)
+			continue
+		case !in || gp.last > lastC: // c behind the boundary: nothing of it cached
+			delta = nNew
+		case y != c: // c ahead of the boundary: cached whole
+			lo, hi = min(lo, a), min(hi, a)
+			e.cst[a] -= nOld
+			e.cst[a+1] += nOld
+			if all {
+				e.xb[a] = nOld
 			}
-			j := g.hi // the points caching all nOld blocks: capB = d + nOld
-			for j > g.lo && e.capB[j-1]-g.d >= nOld {
-				j--
+			delta = nNew - nOld
+		default:
+			lo, hi = e.many(gi, c, pc, in, lastC, nOld, nNew, idx, lo, hi)
+			continue
+		}
+		// One point (every group, when no two capacities share a
+		// boundary): shift, walk and emit in place, with no group passed
+		// or gathered. The point walks from the boundary as in walk's
+		// one-point case if its capacity no longer exceeds the blocks
+		// ahead of it, and its group is written at e.w (≤ gi: the slot
+		// read), joined to the group before when that has landed on the
+		// same boundary.
+		last := gp.last
+		d := gp.d + delta
+		capB := e.capB[a]
+		var passed int64 // the conversations losing blocks at the point
+		if delta != 0 && y != none {
+			passed = 1 // y, whether it stays the boundary or is passed
+		}
+		if capB > d && !e.copying && e.w == gi && (gi == 0 || e.groups[gi-1].y != y) {
+			// No walk, nothing joined or moved before: the group stays
+			// in its slot, only d changes.
+			if passed != 0 {
+				e.ev[a]++
+				e.ev[a+1]--
 			}
-			if j < g.hi {
-				hi = min(hi, j)
+			gp.d = d
+			e.w++
+			continue
+		}
+		if capB <= d {
+			z := e.tail // the sentinel's more recent neighbour
+			if y != none {
+				z = e.convs[y].prev
 			}
-			// −xb = d − capB in the evicted blocks' sums
-			e.cst[g.lo] += g.d
-			e.cst[g.hi] -= g.d
-			e.cf[g.lo]--
-			e.cf[g.hi]++
-			z, dz := pc, int64(0)
+			var dz int64
 			if z == none {
 				z = c
 			} else {
-				dz = g.d + nNew - e.convs[z].n
+				dz = d - e.convs[z].n
 			}
-			e.walk(g.lo, g.hi, z, dz, 0, c, idx)
-		default: // c ahead of the boundary: cached whole
-			lo, hi = min(lo, g.lo), min(hi, g.lo)
-			e.cst[g.lo] -= nOld
-			e.cst[g.hi] += nOld
-			if all {
-				for i := g.lo; i < g.hi; i++ {
-					e.xb[i] = nOld
+			for capB <= dz {
+				passed++
+				z = e.convs[z].prev
+				if z == none {
+					z, dz = c, 0
+				} else {
+					dz -= e.convs[z].n
 				}
 			}
-			e.shift(g, nNew-nOld, c, idx)
+			if z == c {
+				y, last, d = c, idx, 0
+			} else {
+				if capB < dz+e.convs[z].n {
+					passed++
+				}
+				y, last, d = z, e.convs[z].last, dz
+			}
 		}
+		if passed != 0 {
+			e.ev[a] += passed
+			e.ev[a+1] -= passed
+		}
+		if e.copying {
+			e.emit(group{lo: a, hi: a + 1, y: y, last: last, d: d})
+			continue
+		}
+		if w := e.w; w > 0 && e.groups[w-1].y == y && e.groups[w-1].hi == a {
+			e.groups[w-1].hi = a + 1
+			continue
+		}
+		// Field by field: a group built on the stack and copied here
+		// costs a stalled load (its wide copy reads the narrower stores
+		// just made).
+		s := &e.groups[e.w]
+		s.lo, s.hi, s.y, s.last, s.d = a, a+1, y, last, d
+		e.w++
 	}
 	if e.copying {
 		e.groups, e.next = e.next, e.groups
@@ -138,6 +190,81 @@ func (e *engine) move(c, pc int32, in bool, lastC int, nOld, nNew int64, idx int
 		e.groups = e.groups[:e.w]
 	}
 	return lo, hi
+}
+
+// many is move for group gi of more than one point, or whose boundary is
+// c; lo and hi are move's so far, returned updated.
+func (e *engine) many(gi int, c, pc int32, in bool, lastC int, nOld, nNew int64, idx int, lo, hi int) (int, int) {
+	g := e.groups[gi]
+	switch {
+	case !in || g.last > lastC: // c behind the boundary: nothing of it cached
+		if !e.stay(gi, nNew) {
+			e.shift(g, nNew, c, idx)
+		}
+	case g.y == c:
+		lo = min(lo, g.lo)
+		for i := g.lo; i < g.hi; i++ {
+			e.xb[i] = e.capB[i] - g.d
+		}
+		j := g.hi // the points caching all nOld blocks: capB = d + nOld
+		for j > g.lo && e.capB[j-1]-g.d >= nOld {
+			j--
+		}
+		if j < g.hi {
+			hi = min(hi, j)
+		}
+		// −xb = d − capB in the evicted blocks' sums
+		e.cst[g.lo] += g.d
+		e.cst[g.hi] -= g.d
+		e.cf[g.lo]--
+		e.cf[g.hi]++
+		z, dz := pc, int64(0)
+		if z == none {
+			z = c
+		} else {
+			dz = g.d + nNew - e.convs[z].n
+		}
+		e.walk(g.lo, g.hi, z, dz, 0, c, idx)
+	default: // c ahead of the boundary: cached whole
+		lo, hi = min(lo, g.lo), min(hi, g.lo)
+		e.cst[g.lo] -= nOld
+		e.cst[g.hi] += nOld
+		if !e.exact {
+			for i := g.lo; i < g.hi; i++ {
+				e.xb[i] = nOld
+			}
+		}
+		if !e.stay(gi, nNew-nOld) {
+			e.shift(g, nNew-nOld, c, idx)
+		}
+	}
+	return lo, hi
+}
+
+// stay is shift's common case done in place: group gi, read at its own
+// slot (nothing before it split or merged at the turn, e.w = gi), gets
+// delta ≥ 0 blocks ahead of its boundary and no point of it walks (its
+// least capacity still exceeds the blocks ahead of the boundary). Its
+// boundary and points are unchanged, so it stays a group of its own
+// unless the group written before it (which ends at its first point)
+// has landed on the same boundary, which emit joins; stay reports false
+// then, and whenever a point walks, and leaves the group to shift.
+func (e *engine) stay(gi int, delta int64) bool {
+	if e.copying || e.w != gi {
+		return false
+	}
+	g := &e.groups[gi]
+	d := g.d + delta
+	if e.capB[g.lo] <= d || (gi > 0 && e.groups[gi-1].y == g.y) {
+		return false
+	}
+	if delta != 0 && g.y != none {
+		e.ev[g.lo]++ // y loses delta blocks at every point of the group
+		e.ev[g.hi]--
+	}
+	g.d = d
+	e.w = gi + 1
+	return true
 }
 
 // shift adds delta ≥ 0 blocks ahead of group g's boundary: a point whose
@@ -299,7 +426,7 @@ func (e *engine) addMin(n int64) {
 	K := len(e.capB)
 	j := 0 // the points with capB < n keep capB blocks
 	if K > 0 && e.capB[0] < n {
-		j = sort.Search(K, func(i int) bool { return e.capB[i] >= n })
+		j = above(e.capB, 1, K, n-1) // capB ≥ n: above n − 1, point 0 not
 		e.cf[0]++
 		e.cf[j]--
 	}

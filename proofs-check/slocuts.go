@@ -217,29 +217,38 @@ func sloStretchClaim() claim.Claim {
 		Statement: "Issue 32: lp/slo's Lagrangian decomposition into stretches of consecutive steps' rows (1–4 rows each; one layer, or two offset by half a span; halved when a node budget stops them), each stretch's 0/1 program solved exactly, with the shares moved by the bundle method or the deflected subgradient, bounds the fewest SLO violations from below: at most the exhaustive optimum, B = 1–4, optional and forced caching",
 		Generate:  drawContestedSLO,
 		Check: func(i claim.Instance) (bool, string, error) {
-			inst := i.(*SLOInstance)
-			in, err := lpInstance(inst.TraceInstance)
-			if err != nil {
-				return false, "", err
-			}
-			want := minViolations(inst)
-			for span := 1; span <= 4; span++ {
-				for _, o := range []slo.StretchOptions{
+			return stretchBoundsHold(i.(*SLOInstance), 4, "stretches", func(span int) []slo.StretchOptions {
+				return []slo.StretchOptions{
 					{Span: span, Iterations: 20, Rule: slo.StretchBundle},
 					{Span: span, Iterations: 20, Rule: slo.StretchSubgradient},
 					{Span: span, Iterations: 20, Layers: 2},
 					{Span: span, Iterations: 20, Nodes: 1, MinSpan: 1},
-				} {
-					got, err := slo.StretchBoundWith(context.Background(), in, inst.S, o)
-					if err != nil {
-						return false, "", err
-					}
-					if got > want {
-						return false, fmt.Sprintf("stretches %+v: bound %d, exhaustive %d (%s)", o, got, want, params(inst.TraceInstance)), nil
-					}
 				}
-			}
-			return true, "", nil
+			})
 		},
 	}
+}
+
+// stretchBoundsHold checks that lp/slo's stretch bound, for spans 1 …
+// maxSpan and each of the options opts gives for a span, is never above
+// the exhaustive fewest violations of inst; what names the options in a
+// failure's message.
+func stretchBoundsHold(inst *SLOInstance, maxSpan int, what string, opts func(span int) []slo.StretchOptions) (bool, string, error) {
+	in, err := lpInstance(inst.TraceInstance)
+	if err != nil {
+		return false, "", err
+	}
+	want := minViolations(inst)
+	for span := 1; span <= maxSpan; span++ {
+		for _, o := range opts(span) {
+			got, err := slo.StretchBoundWith(context.Background(), in, inst.S, o)
+			if err != nil {
+				return false, "", err
+			}
+			if got > want {
+				return false, fmt.Sprintf("%s %+v: bound %d, exhaustive %d (%s)", what, o, got, want, params(inst.TraceInstance)), nil
+			}
+		}
+	}
+	return true, "", nil
 }

@@ -92,35 +92,47 @@ func TestCoarsenBrute(t *testing.T) {
 // above the exhaustive optimum.
 func TestCoarsenExhaustive(t *testing.T) {
 	r := rand.New(rand.NewPCG(46, 2))
-	coarsened := 0
+	coarsened := stretchRunsExhaustive(t, r, "coarsened stretches'", func() stretchConfig {
+		cfg := StretchOptions{Span: 1 + r.IntN(3), Rule: []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)], Coarsen: 2 + r.IntN(7)}.config()
+		cfg.roundStall = 1 + r.IntN(3)
+		return cfg
+	}, func(st stretchStats) int { return st.Coarsened })
+	if coarsened == 0 {
+		t.Fatal("no instance coarsened its stretches")
+	}
+	t.Logf("merges kept: %d", coarsened)
+}
+
+// stretchRunsExhaustive runs the stretches with the settings cfg draws for
+// each component of testInstances random contested instances (optional
+// and forced caching alternately) and fails if the lower bound on
+// violations is ever above the exhaustive fewest; it returns the sum of
+// count over every run (what the settings were meant to exercise).
+func stretchRunsExhaustive(t *testing.T, r *rand.Rand, what string, cfg func() stretchConfig, count func(stretchStats) int) int {
+	t.Helper()
+	total := 0
 	for i := 0; i < testInstances; i++ {
 		c, s := randomContested(t, r, 6, 12, i%2 == 1)
 		in := mustInstance(t, c)
 		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
 		pr := reduce(in, s)
-		members := pr.members()
 		served := 0
-		for _, mem := range members {
+		for _, mem := range pr.members() {
 			m := pr.newComponent(mem)
 			P := wholeShares(len(mem))
 			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := StretchOptions{Span: 1 + r.IntN(3), Rule: []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)], Coarsen: 2 + r.IntN(7)}.config()
-			cfg.roundStall = 1 + r.IntN(3)
-			b, st := m.stretchRun(context.Background(), P, y, cfg, 0, r.IntN(30))
-			coarsened += st.Coarsened
+			b, st := m.stretchRun(context.Background(), P, y, cfg(), 0, r.IntN(30))
+			total += count(st)
 			served += b.floor(len(mem))
 		}
 		if got := in.K() - pr.always - served; got > want {
-			t.Fatalf("%v s=%d: coarsened stretches' lower bound %d above the fewest violations %d", c, s, got, want)
+			t.Fatalf("%v s=%d: %s lower bound %d above the fewest violations %d", c, s, what, got, want)
 		}
 	}
-	if coarsened == 0 {
-		t.Fatal("no instance coarsened its stretches")
-	}
-	t.Logf("merges kept: %d", coarsened)
+	return total
 }
 
 // TestAddLayerBrute: on random components cut into stretches of one to
@@ -193,32 +205,9 @@ func TestAddLayerBrute(t *testing.T) {
 // exhaustive optimum.
 func TestAddLayerExhaustive(t *testing.T) {
 	r := rand.New(rand.NewPCG(46, 4))
-	layered := 0
-	for i := 0; i < testInstances; i++ {
-		c, s := randomContested(t, r, 6, 12, i%2 == 1)
-		in := mustInstance(t, c)
-		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
-		pr := reduce(in, s)
-		members := pr.members()
-		served := 0
-		for _, mem := range members {
-			m := pr.newComponent(mem)
-			P := wholeShares(len(mem))
-			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := StretchOptions{Span: 1 + r.IntN(4), Rule: []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)], AddLayer: true, StallSteps: 1 + r.IntN(3)}.config()
-			b, st := m.stretchRun(context.Background(), P, y, cfg, 0, r.IntN(30))
-			if st.Layered > 0 {
-				layered++
-			}
-			served += b.floor(len(mem))
-		}
-		if got := in.K() - pr.always - served; got > want {
-			t.Fatalf("%v s=%d: two-layer stretches' lower bound %d above the fewest violations %d", c, s, got, want)
-		}
-	}
+	layered := stretchRunsExhaustive(t, r, "two-layer stretches'", func() stretchConfig {
+		return StretchOptions{Span: 1 + r.IntN(4), Rule: []StretchRule{StretchBundle, StretchSubgradient}[r.IntN(2)], AddLayer: true, StallSteps: 1 + r.IntN(3)}.config()
+	}, func(st stretchStats) int { return min(st.Layered, 1) })
 	if layered == 0 {
 		t.Fatal("no component gained its second layer")
 	}

@@ -202,21 +202,13 @@ func TestLNSFixed(t *testing.T) {
 		if count(served) < before {
 			rt.Fatalf("served %d < %d at the start", count(served), before)
 		}
-		load := make([]int64, in.K())
-		for i, c := range pr.cands {
+		for i := range pr.cands {
 			if fixed[i] > 0 && !served[i] || fixed[i] < 0 && served[i] {
 				rt.Fatalf("candidate %d pinned %d, served %v", i, fixed[i], served[i])
 			}
-			if served[i] {
-				for t := c.a; t < c.n; t++ {
-					load[t] += c.d
-				}
-			}
 		}
-		for t := range load {
-			if load[t] > pr.cap[t] {
-				rt.Fatalf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
-			}
+		if msg := overCapacity(pr, in.K(), served); msg != "" {
+			rt.Fatal(msg)
 		}
 	})
 }
@@ -275,18 +267,28 @@ func TestLNSRestartsUntilDeadline(t *testing.T) {
 		if count(served) < before {
 			rt.Fatalf("served %d < %d at the start", count(served), before)
 		}
-		load := make([]int64, in.K())
-		for i, c := range pr.cands {
-			if served[i] {
-				for t := c.a; t < c.n; t++ {
-					load[t] += c.d
-				}
-			}
-		}
-		for t := range load {
-			if load[t] > pr.cap[t] {
-				rt.Fatalf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
-			}
+		if msg := overCapacity(pr, in.K(), served); msg != "" {
+			rt.Fatal(msg)
 		}
 	})
+}
+
+// overCapacity recounts, step by step, the blocks the served candidates
+// hold over their spans and describes the first step whose load exceeds
+// its capacity (in blocks); "" when every step is within it.
+func overCapacity(pr *problem, steps int, served []bool) string {
+	load := make([]int64, steps)
+	for i, c := range pr.cands {
+		if served[i] {
+			for t := c.a; t < c.n; t++ {
+				load[t] += c.d
+			}
+		}
+	}
+	for t := range load {
+		if load[t] > pr.cap[t] {
+			return fmt.Sprintf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
+		}
+	}
+	return ""
 }

@@ -181,18 +181,8 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 		if count(served) < before {
 			rt.Fatalf("served %d < %d at the start", count(served), before)
 		}
-		load := make([]int64, in.K())
-		for i, c := range pr.cands {
-			if served[i] {
-				for t := c.a; t < c.n; t++ {
-					load[t] += c.d
-				}
-			}
-		}
-		for t := range load {
-			if load[t] > pr.cap[t] {
-				rt.Fatalf("step %d: load %d > capacity %d blocks", t, load[t], pr.cap[t])
-			}
+		if msg := overCapacity(pr, in.K(), served); msg != "" {
+			rt.Fatal(msg)
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 )
@@ -88,56 +87,6 @@ func (pr *problem) segmentPrices(m *component, lpp *lpPrices) []int64 {
 	return out
 }
 
-// newStretchDecompSorted is newStretchDecompRanges(ranges, 1) for ranges
-// sorted, disjoint and increasing (one layer), built in time linear in the
-// members and their stretches: each member's stretches are found by a
-// binary search instead of a pass over every member per stretch (at 10^6
-// turns, 8,000 stretches of 435,000 members). The result is the same
-// structure (TestStretchDecompSortedSame).
-func (m *component) newStretchDecompSorted(ranges [][2]int32) *stretchDecomp {
-	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes, layers: 1}
-	rowOf := func(seg int32) int32 {
-		r, _ := slices.BinarySearch(m.rowSeg, seg)
-		return int32(r)
-	}
-	sd.wins = make([]*stretch, len(ranges))
-	for k, rg := range ranges {
-		sd.wins[k] = &stretch{r0: rg[0], r1: rg[1]}
-	}
-	sd.occ = make([][][2]int32, len(m.members))
-	for i := range m.members {
-		rf, re := rowOf(m.lo[i]), rowOf(m.hi[i])
-		if rf >= re {
-			sd.free++
-			continue
-		}
-		// first stretch ending after rf
-		k, _ := slices.BinarySearchFunc(ranges, rf, func(rg [2]int32, r int32) int {
-			if rg[1] <= r {
-				return -1
-			}
-			return 1
-		})
-		for ; k < len(ranges) && ranges[k][0] < re; k++ {
-			w := sd.wins[k]
-			a, b := max(rf, w.r0), min(re, w.r1)
-			if a >= b {
-				continue
-			}
-			sd.occ[i] = append(sd.occ[i], [2]int32{int32(k), int32(len(w.items))})
-			w.items = append(w.items, int32(i))
-			w.cLo = append(w.cLo, a-w.r0)
-			w.cHi = append(w.cHi, b-w.r0)
-		}
-	}
-	for _, w := range sd.wins {
-		w.beta = make([]int64, len(w.items))
-		w.lam = make([]int64, w.r1-w.r0)
-		w.z = make([]bool, len(w.items))
-	}
-	return sd
-}
-
 // spanRanges cuts nr rows into ranges of span rows (the last shorter).
 func spanRanges(nr, span int) [][2]int32 {
 	var ranges [][2]int32
@@ -171,7 +120,7 @@ type scaleRun struct {
 // Lagrangian bound, so the bound holds whenever ctx ends.
 func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchConfig) *scaleRun {
 	sr := &scaleRun{rule: cfg.rule, start: time.Now()}
-	sr.sd = m.newStretchDecompSorted(spanRanges(len(m.rowSeg), cfg.span))
+	sr.sd = m.newStretchDecompRanges(spanRanges(len(m.rowSeg), cfg.span), 1)
 	if cfg.nodes > 0 {
 		sr.sd.nodeLimit = cfg.nodes
 	}

@@ -11,39 +11,101 @@ import (
 	"github.com/tailbound/tailbound/lp/gonumlp"
 )
 
-// The decomposition built by binary search (newStretchDecompSorted) is the
-// one newStretchDecompRanges builds by a pass over every member per
-// stretch: the same stretches, items, local row ranges, occurrences and
-// free members, for spans of 1..6 rows on random components.
+// The decomposition newStretchDecompRanges builds by binary search is the
+// one a pass over every member per stretch builds (stretchDecompByPasses):
+// the same stretches, items, local row ranges, occurrences and free
+// members, on random components, for one layer of spans of 1..6 rows, two
+// layers (newStretchDecomp), and ranges drawn at random (overlapping,
+// unsorted, empty).
 func TestStretchDecompSortedSame(t *testing.T) {
 	r := rand.New(rand.NewPCG(46, 1))
 	for i := 0; i < testInstances; i++ {
 		c, s := randomContested(t, r, 6, 14, i%2 == 1)
 		pr := reduce(mustInstance(t, c), s)
-		members := pr.members()
-		for _, mem := range members {
+		for _, mem := range pr.members() {
 			m := pr.newComponent(mem)
+			nr := int32(len(m.rowSeg))
 			span := 1 + r.IntN(6)
-			ranges := spanRanges(len(m.rowSeg), span)
-			want := m.newStretchDecompRanges(ranges, 1)
-			got := m.newStretchDecompSorted(ranges)
-			if got.free != want.free || len(got.wins) != len(want.wins) {
-				t.Fatalf("%v s=%d span %d: free %d, %d stretches; want %d, %d", c, s, span, got.free, len(got.wins), want.free, len(want.wins))
+			two := m.newStretchDecomp(span, 2)
+			var random [][2]int32
+			for range r.IntN(6) {
+				a := r.Int32N(nr + 1)
+				random = append(random, [2]int32{a, a + r.Int32N(nr-a+1)})
 			}
-			for k, w := range want.wins {
-				g := got.wins[k]
-				if g.r0 != w.r0 || g.r1 != w.r1 || !slices.Equal(g.items, w.items) || !slices.Equal(g.cLo, w.cLo) || !slices.Equal(g.cHi, w.cHi) ||
-					len(g.beta) != len(w.beta) || len(g.lam) != len(w.lam) || len(g.z) != len(w.z) {
-					t.Fatalf("%v s=%d span %d: stretch %d differs: %+v, want %+v", c, s, span, k, g, w)
+			for _, tc := range []struct {
+				ranges [][2]int32
+				layers int
+			}{
+				{spanRanges(len(m.rowSeg), span), 1},
+				{rangesOf(two), two.layers},
+				{random, 1},
+			} {
+				want := stretchDecompByPasses(m, tc.ranges)
+				got := m.newStretchDecompRanges(tc.ranges, tc.layers)
+				if got.free != want.free || len(got.wins) != len(want.wins) {
+					t.Fatalf("%v s=%d ranges %v: free %d, %d stretches; want %d, %d", c, s, tc.ranges, got.free, len(got.wins), want.free, len(want.wins))
 				}
-			}
-			for n := range want.occ {
-				if !slices.Equal(got.occ[n], want.occ[n]) {
-					t.Fatalf("%v s=%d span %d: member %d in %v, want %v", c, s, span, n, got.occ[n], want.occ[n])
+				for k, w := range want.wins {
+					g := got.wins[k]
+					if g.r0 != w.r0 || g.r1 != w.r1 || !slices.Equal(g.items, w.items) || !slices.Equal(g.cLo, w.cLo) || !slices.Equal(g.cHi, w.cHi) ||
+						len(g.beta) != len(w.items) || len(g.lam) != int(w.r1-w.r0) || len(g.z) != len(w.items) {
+						t.Fatalf("%v s=%d ranges %v: stretch %d differs: %+v, want %+v", c, s, tc.ranges, k, g, w)
+					}
+				}
+				for n := range want.occ {
+					if !slices.Equal(got.occ[n], want.occ[n]) {
+						t.Fatalf("%v s=%d ranges %v: member %d in %v, want %v", c, s, tc.ranges, n, got.occ[n], want.occ[n])
+					}
 				}
 			}
 		}
 	}
+}
+
+// rangesOf lists the row ranges of sd's stretches, in order.
+func rangesOf(sd *stretchDecomp) [][2]int32 {
+	var out [][2]int32
+	for _, w := range sd.wins {
+		out = append(out, [2]int32{w.r0, w.r1})
+	}
+	return out
+}
+
+// stretchDecompByPasses is the plain construction the binary search must
+// equal: for each range in turn, a pass over every member, which joins the
+// stretch if its rows meet the range's. Only the stretches' rows, items,
+// local ranges, the occurrences and the free count are filled.
+func stretchDecompByPasses(m *component, ranges [][2]int32) *stretchDecomp {
+	sd := &stretchDecomp{m: m}
+	rowOf := func(seg int32) int32 {
+		r, _ := slices.BinarySearch(m.rowSeg, seg)
+		return int32(r)
+	}
+	rf := make([]int32, len(m.members))
+	re := make([]int32, len(m.members))
+	for i := range m.members {
+		rf[i], re[i] = rowOf(m.lo[i]), rowOf(m.hi[i])
+		if rf[i] >= re[i] {
+			sd.free++
+		}
+	}
+	sd.occ = make([][][2]int32, len(m.members))
+	for _, rg := range ranges {
+		w := &stretch{r0: rg[0], r1: rg[1]}
+		k := int32(len(sd.wins))
+		for i := range m.members {
+			a, b := max(rf[i], w.r0), min(re[i], w.r1)
+			if a >= b {
+				continue
+			}
+			sd.occ[i] = append(sd.occ[i], [2]int32{k, int32(len(w.items))})
+			w.items = append(w.items, int32(i))
+			w.cLo = append(w.cLo, a-w.r0)
+			w.cHi = append(w.cHi, b-w.r0)
+		}
+		sd.wins = append(sd.wins, w)
+	}
+	return sd
 }
 
 // A component built without its rows' member lists has the same rows
@@ -161,7 +223,7 @@ func TestSolveAllByLagrangeValue(t *testing.T) {
 		if len(m.rowItems) == 0 {
 			continue
 		}
-		sd := m.newStretchDecompSorted(spanRanges(len(m.rowSeg), 1+r.IntN(4)))
+		sd := m.newStretchDecompRanges(spanRanges(len(m.rowSeg), 1+r.IntN(4)), 1)
 		randomShares(r, sd)
 		for _, w := range sd.wins {
 			for q := range w.lam {

@@ -174,39 +174,58 @@ func (m *component) newStretchDecomp(span, layers int) *stretchDecomp {
 
 // newStretchDecompRanges cuts m's rows into the stretches of ranges (rows
 // r0 .. r1−1 each; layers: how many of them hold each row), shares all
-// zero.
+// zero. A stretch lists its members in increasing order, a member its
+// stretches in the order of ranges. Ranges come in runs, each sorted and
+// disjoint (a layer is one run), so a member's stretches in a run are
+// found by a binary search, not by a pass over every member per stretch:
+// at 10^6 turns, 8,000 stretches of 435,000 members.
 func (m *component) newStretchDecompRanges(ranges [][2]int32, layers int) *stretchDecomp {
 	sd := &stretchDecomp{m: m, S: min(m.flowScale(), 32), nodeLimit: defaultStretchNodes, layers: layers}
 	rowOf := func(seg int32) int32 { // first row whose segment is ≥ seg
 		r, _ := slices.BinarySearch(m.rowSeg, seg)
 		return int32(r)
 	}
-	rf := make([]int32, len(m.members))
-	re := make([]int32, len(m.members))
-	for i := range m.members {
-		rf[i], re[i] = rowOf(m.lo[i]), rowOf(m.hi[i])
-		if rf[i] >= re[i] {
-			sd.free++
+	sd.wins = make([]*stretch, len(ranges))
+	var runs []int // start of each run of sorted, disjoint ranges; then len(ranges)
+	for k, rg := range ranges {
+		sd.wins[k] = &stretch{r0: rg[0], r1: rg[1]}
+		if k == 0 || rg[0] < ranges[k-1][1] {
+			runs = append(runs, k)
 		}
 	}
+	runs = append(runs, len(ranges))
 	sd.occ = make([][][2]int32, len(m.members))
-	for _, rg := range ranges {
-		w := &stretch{r0: rg[0], r1: rg[1]}
-		k := int32(len(sd.wins))
-		for i := range m.members {
-			a, b := max(rf[i], w.r0), min(re[i], w.r1)
-			if a >= b {
-				continue
-			}
-			sd.occ[i] = append(sd.occ[i], [2]int32{k, int32(len(w.items))})
-			w.items = append(w.items, int32(i))
-			w.cLo = append(w.cLo, a-w.r0)
-			w.cHi = append(w.cHi, b-w.r0)
+	for i := range m.members {
+		rf, re := rowOf(m.lo[i]), rowOf(m.hi[i])
+		if rf >= re {
+			sd.free++
 		}
+		for j := 0; j+1 < len(runs); j++ {
+			run := ranges[runs[j]:runs[j+1]]
+			// the run's first stretch ending after rf
+			k, _ := slices.BinarySearchFunc(run, rf, func(rg [2]int32, r int32) int {
+				if rg[1] <= r {
+					return -1
+				}
+				return 1
+			})
+			for ; k < len(run) && run[k][0] < re; k++ {
+				w := sd.wins[runs[j]+k]
+				a, b := max(rf, w.r0), min(re, w.r1)
+				if a >= b {
+					continue
+				}
+				sd.occ[i] = append(sd.occ[i], [2]int32{int32(runs[j] + k), int32(len(w.items))})
+				w.items = append(w.items, int32(i))
+				w.cLo = append(w.cLo, a-w.r0)
+				w.cHi = append(w.cHi, b-w.r0)
+			}
+		}
+	}
+	for _, w := range sd.wins {
 		w.beta = make([]int64, len(w.items))
 		w.lam = make([]int64, w.r1-w.r0)
 		w.z = make([]bool, len(w.items))
-		sd.wins = append(sd.wins, w)
 	}
 	return sd
 }

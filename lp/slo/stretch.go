@@ -1104,6 +1104,23 @@ func (m *component) rootStretch(ctx context.Context, incumbent int) (bound, stre
 	return b, st, true
 }
 
+// setSharesTable sets every member's shares to those of table (table[k][j]:
+// the share, in whole pairs, of stretch k's j-th item) by setSharesRaw;
+// f is scratch space, returned for reuse.
+func (sd *stretchDecomp) setSharesTable(table [][]float64, f []float64) []float64 {
+	for i, oc := range sd.occ {
+		if len(oc) == 0 {
+			continue
+		}
+		f = f[:0]
+		for _, o := range oc {
+			f = append(f, table[o[0]][o[1]])
+		}
+		sd.setSharesRaw(i, f)
+	}
+	return f
+}
+
 // setSharesRaw stores f (one value per stretch of member i, pairs) on the
 // 2^−muBits grid with the sum exactly 2^muBits, keeping signs (the bound
 // holds for shares of either sign; a stretch never serves an item of no
@@ -1288,16 +1305,7 @@ func (sd *stretchDecomp) bundle(ctx context.Context, best bound, incumbent, maxI
 			}
 		}
 		// the model's value at the trial point
-		for i, oc := range sd.occ {
-			if len(oc) == 0 {
-				continue
-			}
-			f = f[:0]
-			for _, o := range oc {
-				f = append(f, trial[o[0]][o[1]])
-			}
-			sd.setSharesRaw(i, f)
-		}
+		f = sd.setSharesTable(trial, f)
 		model := float64(sd.free)
 		for k, w := range sd.wins {
 			bv := 0.0
@@ -1321,16 +1329,7 @@ func (sd *stretchDecomp) bundle(ctx context.Context, best bound, incumbent, maxI
 		} else if sinceBest++; sinceBest >= stretchBundlePatience {
 			// stalled (stretches left open by their node budget blur
 			// the model): back to the centre, for the subgradient
-			for i, oc := range sd.occ {
-				if len(oc) == 0 {
-					continue
-				}
-				f = f[:0]
-				for _, o := range oc {
-					f = append(f, centre[o[0]][o[1]])
-				}
-				sd.setSharesRaw(i, f)
-			}
+			f = sd.setSharesTable(centre, f)
 			best = minBound(best, bound{num: sd.solveAll(ctx), S: muBits})
 			st.Handoff = st.Iterations
 			return best

@@ -429,14 +429,7 @@ func (pr *problem) integerStageFollows(served []bool, ub []int, opt Options) boo
 	if !opt.NoSearch {
 		limit = max(limit, DefaultMaxNonZeros) // the branch and bound's
 	}
-	members := make([][]int, pr.ncomp)
-	cnt := make([]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-		if served[i] {
-			cnt[c]++
-		}
-	}
+	members, cnt := pr.membersServed(served)
 	for c, m := range members {
 		if len(m) > 0 && cnt[c] < ub[c] && pr.nonZeros(m) <= limit {
 			return true

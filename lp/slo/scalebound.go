@@ -43,14 +43,7 @@ const scaleStretchShare = 0.35
 // size, each as its members (candidate indices, increasing).
 // Components of at most limit incidences are left out (limit < 0: none).
 func (pr *problem) bigComponents(served []bool, ub []int, limit int) [][]int {
-	members := make([][]int, pr.ncomp)
-	cnt := make([]int, pr.ncomp)
-	for i, c := range pr.comp {
-		members[c] = append(members[c], i)
-		if served[i] {
-			cnt[c]++
-		}
-	}
+	members, cnt := pr.membersServed(served)
 	var out [][]int
 	for c, m := range members {
 		if len(m) > 0 && (ub[c] < 0 || cnt[c] < ub[c]) && (limit < 0 || pr.nonZeros(m) > limit) {

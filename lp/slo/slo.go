@@ -426,6 +426,19 @@ func ceilDiv(a, b int64) int64 {
 // reduce classifies every turn and splits the candidates into components.
 func reduce(in *lp.Instance, s int64) *problem { return reduceReserved(in, s, nil) }
 
+// membersServed is members, with how many of each component's candidates
+// served marks.
+func (pr *problem) membersServed(served []bool) (members [][]int, cnt []int) {
+	members = pr.members()
+	cnt = make([]int, pr.ncomp)
+	for i, c := range pr.comp {
+		if served[i] {
+			cnt[c]++
+		}
+	}
+	return members, cnt
+}
+
 // members lists each component's candidates (indices into pr.cands), in
 // increasing order.
 func (pr *problem) members() [][]int {

@@ -119,21 +119,12 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		return nil, fmt.Errorf("window: %w", err)
 	}
 	// Pass 0.
-	least, load, windows, err := passZero(open, o.SLO)
+	iv, startLower, startUpper, err := startInterval(open, o.SLO, o.Objective)
 	if err != nil {
 		return nil, err
 	}
-	turns := len(load)
-	if turns == 0 {
-		return nil, errors.New("window: percentile of an empty trace")
-	}
-	rank := o.Objective.Rank(turns)
-	M := turns - rank
-	slices.Sort(least)
-	slices.Sort(load)
-	r := &PercentileBounds{PercentileInterval: PercentileInterval{Q: o.Objective.Q, Rank: rank, MaxExceeding: M, Windows: windows,
-		WindowTurns: o.SLO.WindowTurns, SeamTurns: o.SLO.SeamTurns, Turns: turns}, StartLower: least[rank-1], StartUpper: load[rank-1], Probes: []Probe{}}
-	least, load = nil, nil
+	M, turns, rank := iv.MaxExceeding, iv.Turns, iv.Rank
+	r := &PercentileBounds{PercentileInterval: iv, StartLower: startLower, StartUpper: startUpper, Probes: []Probe{}}
 	lo, hi := r.StartLower-1, r.StartUpper
 
 	const (
@@ -255,6 +246,27 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 		r.RelativeWidth = float64(r.Upper-r.Lower) / float64(r.Upper)
 	}
 	return r, nil
+}
+
+// startInterval is pass 0 of a windowed search for the percentile q: the
+// interval's settings (rank, turns, windows) and its start, the rank-th
+// smallest least possible uncached count and the rank-th smallest load
+// (tokens), which bound the percentile before any probe.
+func startInterval(open func() (TurnReader, func(), error), o SLOOptions, q objective.Objective) (iv PercentileInterval, lower, upper int64, err error) {
+	least, load, windows, err := passZero(open, o)
+	if err != nil {
+		return iv, 0, 0, err
+	}
+	turns := len(load)
+	if turns == 0 {
+		return iv, 0, 0, errors.New("window: percentile of an empty trace")
+	}
+	rank := q.Rank(turns)
+	slices.Sort(least)
+	slices.Sort(load)
+	iv = PercentileInterval{Q: q.Q, Rank: rank, MaxExceeding: turns - rank, Windows: windows,
+		WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns, Turns: turns}
+	return iv, least[rank-1], load[rank-1], nil
 }
 
 // passZero reads the trace open returns once, without solving anything,

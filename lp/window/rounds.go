@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/tailbound/tailbound/models/objective"
 )
@@ -80,20 +79,12 @@ func StartRounds(open func() (TurnReader, func(), error), o RoundOptions) (*Roun
 	if err := o.SLO.Params.Validate(); err != nil {
 		return nil, fmt.Errorf("window: %w", err)
 	}
-	least, load, windows, err := passZero(open, o.SLO)
+	iv, startLower, startUpper, err := startInterval(open, o.SLO, o.Objective)
 	if err != nil {
 		return nil, err
 	}
-	turns := len(load)
-	if turns == 0 {
-		return nil, errors.New("window: percentile of an empty trace")
-	}
-	rank := o.Objective.Rank(turns)
-	slices.Sort(least)
-	slices.Sort(load)
-	r := &Rounds{PercentileInterval: PercentileInterval{Q: o.Objective.Q, Rank: rank, MaxExceeding: turns - rank, Windows: windows,
-		WindowTurns: o.SLO.WindowTurns, SeamTurns: o.SLO.SeamTurns, Turns: turns},
-		Objective: o.Objective.String(), StartLower: least[rank-1], StartUpper: load[rank-1], PerRound: o.PerRound, MaxProbes: o.MaxProbes, Done: [][]GridProbe{}}
+	r := &Rounds{PercentileInterval: iv, Objective: o.Objective.String(), StartLower: startLower, StartUpper: startUpper,
+		PerRound: o.PerRound, MaxProbes: o.MaxProbes, Done: [][]GridProbe{}}
 	r.Lower, r.Upper = r.StartLower, r.StartUpper
 	r.finish()
 	r.plan()

@@ -95,6 +95,11 @@ func SLOLower(ctx context.Context, w *Window, p instance.Params, s int64, opt sl
 		b.add(g+j, t, w.History[j], prev)
 	}
 	in := b.instance()
+	// Only the lower end is used, and without a backend it is the LP's:
+	// the schedule's greedy stages and search would change nothing here.
+	if opt.Backend == nil {
+		opt.NoImprove, opt.NoLNS = true, true
+	}
 	r, err := slo.Violations(ctx, in, s, opt)
 	if err != nil {
 		return 0, err

@@ -158,7 +158,7 @@ func (p *Problem) Lagrangian(ctx context.Context, opt LagrangeOptions) (*Lagrang
 		opt.Progress.Report(fmt.Sprintf("lagrangian step %d: bound %.8g (this step %.8g), θ %g",
 			it, res.Lower, p.Base-lambda-slack, theta), 0, 0)
 		if !math.IsInf(target, 0) && (res.Lower >= opt.Upper-tol*max(1, math.Abs(opt.Upper)) ||
-			p.Obj.Kind == SLO && math.Ceil(res.Lower-tol) >= opt.Upper) {
+			p.integral() && math.Ceil(res.Lower-tol) >= opt.Upper) {
 			res.Status = "met-upper"
 			break
 		}

@@ -375,7 +375,11 @@ type Problem struct {
 	// free counts the leading requests that are history (NewRelaxation):
 	// their costs are not counted and their capacity rows do not bind.
 	free int
-	off  []int // off[t]: index of request t's first reference
+	// weights, when not nil, scales each request's cost: request t costs
+	// weights[t]·f_t(k) (a window's lower overlap, window_lower.go); nil
+	// weighs every request 1.
+	weights []float64
+	off     []int // off[t]: index of request t's first reference
 	// per reference (off[t]+d): next use of the same block (-1 none), and
 	// the column of the interval starting / ending there (-1: none, or
 	// constant, or pruned).
@@ -415,6 +419,23 @@ func New(reqs []prefixcache.Req, block int64, capacity int, obj Objective) (*Pro
 // pack), so the intervals that start among them and end later are cached
 // for free up to the first counted request.
 func newProblem(reqs []prefixcache.Req, free int, block int64, capacity int, obj Objective) (*Problem, error) {
+	return newWeighted(reqs, free, nil, block, capacity, obj)
+}
+
+// newWeighted is newProblem with request t's cost scaled by weights[t]
+// (nil: 1 each; else one weight in [0, 1] per request): Base, the
+// interval weights and Evaluate are the weighted ones, so every bound of
+// the program (the IP, its LP relaxation, the Lagrangian) is a bound on
+// Σ_t weights[t]·f_t(k_t) (package comment, "Lower overlap").
+func newWeighted(reqs []prefixcache.Req, free int, weights []float64, block int64, capacity int, obj Objective) (*Problem, error) {
+	if weights != nil && len(weights) != len(reqs) {
+		return nil, fmt.Errorf("%d weights for %d requests", len(weights), len(reqs))
+	}
+	for t, w := range weights {
+		if !(w >= 0 && w <= 1) {
+			return nil, fmt.Errorf("request %d: weight %v outside [0, 1]", t, w)
+		}
+	}
 	if block < 1 {
 		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
 	}
@@ -424,7 +445,7 @@ func newProblem(reqs []prefixcache.Req, free int, block int64, capacity int, obj
 	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
 		return nil, fmt.Errorf("threshold is NaN")
 	}
-	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, off: make([]int, len(reqs)+1)}
+	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, weights: weights, off: make([]int, len(reqs)+1)}
 	var depth []int32
 	var parent []prefixcache.BlockID
 	total := 0
@@ -494,12 +515,13 @@ func newProblem(reqs []prefixcache.Req, free int, block int64, capacity int, obj
 				break
 			}
 		}
-		p.Base += obj.Cost(r.Input, c, block)
+		beta := p.weight(t)
+		p.Base += beta * obj.Cost(r.Input, c, block)
 		for d := c; d < len(r.Blocks); d++ {
 			if prev[p.off[t]+d] < 0 {
 				break
 			}
-			weight[p.off[t]+d] = obj.Cost(r.Input, d, block) - obj.Cost(r.Input, d+1, block)
+			weight[p.off[t]+d] = beta * (obj.Cost(r.Input, d, block) - obj.Cost(r.Input, d+1, block))
 		}
 	}
 	// Needed intervals: a reference's interval (prev, t) is variable when
@@ -594,10 +616,23 @@ func (p *Problem) Value(x []float64) float64 {
 func (p *Problem) Evaluate(hits []int) float64 {
 	v := 0.0
 	for t := p.free; t < len(p.Reqs); t++ {
-		v += p.Obj.Cost(p.Reqs[t].Input, hits[t], p.BlockTokens)
+		v += p.weight(t) * p.Obj.Cost(p.Reqs[t].Input, hits[t], p.BlockTokens)
 	}
 	return v
 }
+
+// weight returns request t's cost weight: 1, or weights[t].
+func (p *Problem) weight(t int) float64 {
+	if p.weights == nil {
+		return 1
+	}
+	return p.weights[t]
+}
+
+// integral reports whether every schedule's cost is an integer, so that a
+// lower bound may be rounded up: SLO with every request weighing 1. A
+// weighted count (a window's lower overlap) is not.
+func (p *Problem) integral() bool { return p.Obj.Kind == SLO && p.weights == nil }
 
 // Program returns the integer program: columns 0 … len(Cols)−1 are the x_I
 // (binary), the rest load variables s_t (t = 0 … n−1) in flow form as in

@@ -215,10 +215,10 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 			add("ip-schedule", h, v)
 		}
 	}
-	if opt.Local != nil && b.hits != nil && !b.closed(p.Obj.Kind) {
+	if opt.Local != nil && b.hits != nil && !b.closed(p.integral()) {
 		lo := *opt.Local
 		lo.Target = b.Lower
-		if p.Obj.Kind == SLO {
+		if p.integral() {
 			lo.Target = math.Ceil(b.Lower - tol)
 		}
 		sc, err := p.Improve(ctx, b.hits, lo)
@@ -230,7 +230,7 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 	if b.Lower > b.Upper+tol*max(1, math.Abs(b.Upper)) {
 		return nil, fmt.Errorf("lower bound %v above upper bound %v", b.Lower, b.Upper)
 	}
-	b.Proven = b.closed(p.Obj.Kind)
+	b.Proven = b.closed(p.integral())
 	if b.Proven {
 		v := b.Upper
 		b.Optimum = &v
@@ -238,10 +238,11 @@ func (p *Problem) Bound(ctx context.Context, opt Options) (*Bounds, error) {
 	return b, nil
 }
 
-// closed reports whether the interval is closed: the ends meet (for SLO,
-// whose values are integers, the lower end rounded up meets the upper).
-func (b *Bounds) closed(k Kind) bool {
-	return b.Upper-b.Lower <= tol*max(1, math.Abs(b.Upper)) || k == SLO && math.Ceil(b.Lower-tol) >= b.Upper
+// closed reports whether the interval is closed: the ends meet (when the
+// costs are integers — SLO, unweighted: Problem.integral — when the lower
+// end rounded up meets the upper).
+func (b *Bounds) closed(integral bool) bool {
+	return b.Upper-b.Lower <= tol*max(1, math.Abs(b.Upper)) || integral && math.Ceil(b.Lower-tol) >= b.Upper
 }
 
 // closed returns guide made to keep the prefix rule, for rounding: down,

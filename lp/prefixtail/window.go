@@ -47,6 +47,9 @@ type WindowBounds struct {
 	// JoinRequests the joins' between runs, min(h, ⌊n/windows⌋/2).
 	SeamRequests int `json:"seam_requests"`
 	JoinRequests int `json:"join_requests"`
+	// LowerOverlapRequests is the lower overlap, requests, each window's
+	// relaxation reaches back (LowerOverlapRequests; 0: none, omitted).
+	LowerOverlapRequests int `json:"lower_overlap_requests,omitempty"`
 	// UpperNoSeams is the stitched replay's cost without the seams' guide
 	// (Upper is the smaller of it and the seamed replay's), in the
 	// objective's units.
@@ -138,6 +141,11 @@ type WindowOptions struct {
 	// runs (shards) is joined over min(j, ⌊n/windows⌋/2) requests either
 	// side.
 	JoinRequests int
+	// LowerOverlapRequests is L, requests (0: none): each window's
+	// relaxation reaches back min(L, ⌊n/windows⌋) requests into the window
+	// before, their costs shared between the two by weights
+	// (window_lower.go; package comment, "Lower overlap").
+	LowerOverlapRequests int
 }
 
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
@@ -201,7 +209,7 @@ func SpanRange(n, windows, first, last int, wo WindowOptions) (lo, hi int) {
 	hj := JoinRequests(n, windows, wo)
 	lo, hi = s0, e0
 	if first > 0 {
-		lo = s0 - hj
+		lo = s0 - max(hj, LowerOverlapRequests(n, windows, wo))
 	}
 	if last < windows-1 {
 		hi = e0 + hj
@@ -231,8 +239,8 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	if first < 0 || last >= windows || first > last {
 		return nil, fmt.Errorf("windows %d … %d: want a run within 0 … %d", first, last, windows-1)
 	}
-	if wo.SeamRequests < 0 || wo.JoinRequests < 0 {
-		return nil, fmt.Errorf("seam of %d requests, join of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests)
+	if wo.SeamRequests < 0 || wo.JoinRequests < 0 || wo.LowerOverlapRequests < 0 {
+		return nil, fmt.Errorf("seam of %d requests, join of %d, lower overlap of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests, wo.LowerOverlapRequests)
 	}
 	if sp.History == nil && (sp.First != 0 || len(sp.Reqs) != n) {
 		return nil, fmt.Errorf("a span of requests [%d, %d) of %d without histories", sp.First, sp.First+len(sp.Reqs), n)
@@ -271,7 +279,8 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		}
 		plan.EndN = 2 * hj
 	}
-	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj}
+	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj,
+		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo)}
 	guide := make([]float64, len(whole.Cols))
 	restricted := 0.0
 	for w := first; w <= last; w++ {
@@ -281,12 +290,7 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
-		var rel *Problem
-		if sp.History != nil {
-			rel, err = NewRelaxationOf(sp.History[w-first], win, block, capacity, obj)
-		} else {
-			rel, err = NewRelaxation(sp.Reqs, s, e, block, capacity, obj)
-		}
+		rel, err := sp.relaxation(w, first, windows, block, capacity, obj, wo)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -341,7 +345,14 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		}
 		v = min(v, vs)
 	}
-	if wb.Lower > v+tol*max(1, math.Abs(v)) && plan.Start == nil && plan.End == nil {
+	if first == 0 && last == windows-1 {
+		wb.Lower = TotalLower(obj.Kind, wb.LowerOverlapRequests, wb.Lower)
+	}
+	// (A run's lower bound with an overlap also counts the run before's
+	// last requests, weighted, which its upper bound does not: only the
+	// whole trace's is checked.)
+	all := wb.LowerOverlapRequests == 0 || first == 0 && last == windows-1
+	if wb.Lower > v+tol*max(1, math.Abs(v)) && plan.Start == nil && plan.End == nil && all {
 		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
 	}
 	wb.Upper = v

@@ -60,6 +60,11 @@ type Command struct {
 	// that of the joins between shards' runs (--join-requests); 0: none
 	// (prefixtail.WindowOptions).
 	SeamRequests, JoinRequests int
+	// LowerOverlapRequests is how far back, requests, each window's
+	// relaxation reaches into the window before for the lower bound, the
+	// costs there shared by weights (--lower-overlap-requests; 0: not;
+	// prefixtail.WindowOptions).
+	LowerOverlapRequests int
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -93,6 +98,8 @@ func (c Command) WindowCheck() (Config, int64, error) {
 		return cfg, 0, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
 	case c.JoinRequests < 0:
 		return cfg, 0, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
+	case c.LowerOverlapRequests < 0:
+		return cfg, 0, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
 	case cfg.PercentileQ > 0:
 		return cfg, 0, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
 	}
@@ -101,7 +108,7 @@ func (c Command) WindowCheck() (Config, int64, error) {
 
 // WindowOptions are the seams of c's windowed bounds.
 func (c Command) WindowOptions() prefixtail.WindowOptions {
-	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests}
+	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests, LowerOverlapRequests: c.LowerOverlapRequests}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -114,11 +121,15 @@ func (c Command) WindowSettings(tr *Trace, cfg Config) map[string]string {
 // WindowSettingsOf is WindowSettings for a trace of requests requests in
 // blocks of block tokens (a streamed one: LoadSpan).
 func (c Command) WindowSettingsOf(block int64, requests int, cfg Config) map[string]string {
-	return map[string]string{"trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": fmt.Sprint(block),
+	ps := map[string]string{"trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": fmt.Sprint(block),
 		"capacity_tokens": fmt.Sprint(cfg.Capacities[0]), "objective": cfg.Objective.Kind.String(),
 		"xi_tokens": fmt.Sprint(c.XiTokens), "slo_tokens": fmt.Sprint(c.SLOTokens),
 		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver, "time_limit_s": fmt.Sprint(c.TimeLimit),
 		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(requests), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
+	if c.LowerOverlapRequests > 0 { // left out at 0, so files without an overlap stay as before (merge names it when one has it)
+		ps["lower_overlap_requests"] = fmt.Sprint(c.LowerOverlapRequests)
+	}
+	return ps
 }
 
 // config validates c and reads its trace.
@@ -231,12 +242,18 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.Windows == 0 && (c.Shard != "" || c.Slurm != 0 || c.Out != "") {
 		return nil, nil, option.Errorf("windows", "--shard, --slurm and --out are for --windows N")
 	}
+	if c.Windows == 0 && c.LowerOverlapRequests != 0 {
+		return nil, nil, option.Errorf("lower-overlap-requests", "only with --windows N")
+	}
 	if c.Windows != 0 {
 		if c.Windows < 0 {
 			return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
 		}
 		if c.SeamRequests < 0 {
 			return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+		}
+		if c.LowerOverlapRequests < 0 {
+			return nil, nil, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
 		}
 		if c.JoinRequests != 0 {
 			return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
@@ -256,6 +273,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		}
 		settings := c.settings(tr)
 		settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
+		if c.LowerOverlapRequests > 0 {
+			settings["lower_overlap_requests"] = c.LowerOverlapRequests
+		}
 		doc := struct {
 			Units    string         `json:"units"`
 			Settings map[string]any `json:"settings"`

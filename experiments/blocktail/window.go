@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/report"
@@ -102,6 +103,9 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 	if w.SeamRequests > 0 {
 		seams = fmt.Sprintf("seams of ±%d requests re-solved for the upper end", w.SeamRequests)
 	}
+	if w.LowerOverlapRequests > 0 {
+		seams = strings.TrimSuffix(seams, ", no overlap") + lowerOverlapText(w.Objective, w.LowerOverlapRequests)
+	}
 	t := report.Table{
 		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; %s)",
 			trace, what, w.Requests, w.Windows, upper, seams),
@@ -134,4 +138,14 @@ func BoundWindowedSpan(ctx context.Context, sp *Span, capacity int64, windows, f
 		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
 	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// lowerOverlapText is the title's words for a lower overlap of l
+// requests (objective name tel or slo).
+func lowerOverlapText(objective string, l int) string {
+	s := fmt.Sprintf("; lower overlap: each relaxation widened back by %d requests into the window before, their costs shared by weights", l)
+	if objective == prefixtail.SLO.String() {
+		s += ", the sum of the windows' weighted counts rounded up"
+	}
+	return s
 }

@@ -145,14 +145,15 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 	for _, s := range []struct {
 		name string
 		v    *int
-	}{{"seam_requests", &wo.SeamRequests}, {"join_requests", &wo.JoinRequests}} {
-		if h := ps[s.name]; h != "" { // files written before seams and joins carry neither
+	}{{"seam_requests", &wo.SeamRequests}, {"join_requests", &wo.JoinRequests}, {"lower_overlap_requests", &wo.LowerOverlapRequests}} {
+		if h := ps[s.name]; h != "" { // files written before seams and joins carry neither, and files without a lower overlap none
 			if *s.v, err1 = strconv.Atoi(h); err1 != nil || *s.v < 0 {
 				return fmt.Errorf("%s: setting %s %q: not a number of requests ≥ 0", BlockName, s.name, h)
 			}
 		}
 	}
 	out.SeamRequests, out.JoinRequests = wo.SeamRequests, prefixtail.JoinRequests(requests, len(f.Grid), wo)
+	out.LowerOverlapRequests = prefixtail.LowerOverlapRequests(requests, len(f.Grid), wo)
 	figs := make([]prefixtail.WindowFigure, len(f.Grid))
 	seen := make([]bool, len(f.Grid))
 	stitched := make([]float64, len(f.Grid)) // a run's replayed cost, at its first window
@@ -184,6 +185,9 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 		out.Lower += fg.Lower
 		out.Upper += stitched[i]
 		out.UpperNoSeams += plain[i]
+	}
+	if out.Objective == prefixtail.SLO.String() {
+		out.Lower = prefixtail.TotalLower(prefixtail.SLO, out.LowerOverlapRequests, out.Lower)
 	}
 	out.PerWindow = figs
 	out.SetWidth()

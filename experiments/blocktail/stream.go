@@ -110,15 +110,23 @@ func LoadSpan(path, format string, block int64, n, windows, first, last int, wo 
 		if t < sLast {
 			leaf, input = append(leaf, par), append(input, q.Input)
 		}
-		s0, e0 := first*n/windows, (last+1)*n/windows
-		if t >= s0 && t < e0 {
+		e0 := (last + 1) * n / windows
+		if r0, _ := prefixtail.RelaxationRange(n, windows, first, wo); t >= r0 && t < e0 {
 			for (w+1)*n/windows <= t {
 				w++
 			}
-			s := w * n / windows
-			for _, id := range q.Blocks {
-				if u := lastUse[id]; u >= 0 && int(u) < s { // the window's first use of id
-					hist[w-first] = append(hist[w-first], u)
+			// t is in the relaxation of its window w and, within a lower
+			// overlap, of w+1's (prefixtail.RelaxationRange; without one,
+			// w's only, from w's start).
+			for k := w; k <= min(w+1, last); k++ {
+				s, e := prefixtail.RelaxationRange(n, windows, k, wo)
+				if t < s || t >= e {
+					continue
+				}
+				for _, id := range q.Blocks {
+					if u := lastUse[id]; u >= 0 && int(u) < s { // the relaxation's first use of id
+						hist[k-first] = append(hist[k-first], u)
+					}
 				}
 			}
 		}

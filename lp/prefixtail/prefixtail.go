@@ -177,6 +177,57 @@
 // bound on each relaxation's optimum (Bound's Lower: the Lagrangian, the
 // LP, or the IP) is at most OPT.
 //
+// Lower overlap (WindowOptions.LowerOverlapRequests = L; window_lower.go).
+// Each boundary still lets the next window's relaxation start with what
+// it needs cached for free. With l = min(L, ⌊n/N⌋) > 0, window W = [s, e)
+// (W > 0) is widened back to W' = [s − l, e) (RelaxationRange; l is at
+// most the window before's length, so W' reaches into W − 1 only), and
+// request t's cost counts β_W(t)·f_t in W's relaxation: ω_k =
+// ⌊1024·(k+1)/(l+1)⌋/1024 for the k-th request of the overlap [s − l, s)
+// (OverlapWeight: rising towards W), 1 − ω_k for the same request in
+// W − 1, 1 for every other request of W (the first window is not widened,
+// the last has no overlap after it). So β ≥ 0 and Σ_W β_W(t) = 1 for every
+// request t (exactly: the weights are dyadic; TestOverlapWeightsSumToOne).
+// W's relaxation is the relaxation of W' above (history: the last uses
+// before s − l of the blocks W' references), with costs weighted by β_W.
+//
+// Claim: Σ_W of any lower bound on these weighted relaxations is at most
+// OPT. Take x* optimal for the whole program and, in W's relaxation, the
+// point of the argument above with s − l in place of s (x*_I on the
+// intervals ending in W' after s − l, 1 on the rest). It is feasible, by
+// the same argument on the steps of W': feasibility does not involve the
+// costs. At every request t of W' its hits are at least x*'s (the same
+// intervals end at t, or, at t = s − l, all of them kept), so, f_t being
+// non-increasing in the hits and β_W(t) ≥ 0, its weighted cost is at most
+// Σ_{t∈W'} β_W(t)·f_t(k*_t); the relaxation's optimum is at most that,
+// and summing over W, Σ_W Σ_t β_W(t) f_t(k*_t) = Σ_t f_t(k*_t) = OPT. The
+// bounds are bounds on weighted optima: the linear form above holds
+// request by request, so β_t·f_t(k) = β_t·f_t(c_t) − Σ_j β_t·w_{t,j}·x,
+// a program of the same shape with weights β_t·w ≥ 0 (Base and the
+// weights scaled: newWeighted; Evaluate weighs the replays alike). The
+// pruning argument holds for any weights ≥ 0, the IP is exact for the
+// weighted program, its LP relaxation bounds it (the solver's value at
+// its point, as for unweighted programs), and the Lagrangian argument
+// never used the weights' values: Λ(μ) ≥ Σ w·x for every feasible x and
+// μ ≥ 0, with the weights rounded up to whole multiples of 2^−s (c_I ≥
+// 2^s·w'_I) as before; a weight's float64 product β·w is exact for TEL
+// (β dyadic with 10 bits, w a whole number of tokens below 2^43, as
+// with a whole ξ) and
+// within 2^−53 relatively otherwise, inside lagrangeSlack. A weighted
+// count is not an integer: for SLO with an overlap no window's bound is
+// rounded up (Problem.integral is false for a weighted problem, so
+// neither the Lagrangian's stop nor the interval's closing rounds), and
+// only the sum over all windows, a lower bound on the fewest violations,
+// an integer, is rounded up (TotalLower; in one process over every
+// window, and in merge). A run's lower bound (a shard's part) is no
+// longer at most its own stitched replay (it also counts the run before's
+// last requests, weighted), so that check is made on the whole trace
+// only. At l = 0 every weight is 1 and nothing changes
+// (TestLowerOverlapZeroUnchanged). Shards: a streamed run reads the
+// overlap before its first window (SpanRange) and keeps each window's
+// widened history (a request of an overlap is in two relaxations; the
+// Streaming claim below, with W' for W).
+//
 // Upper bound. W's restriction is W's requests alone, from an empty cache;
 // Bound's best replay on it gives a schedule, read as the intervals it
 // kept (I kept iff q hit I's block). The union over windows of those

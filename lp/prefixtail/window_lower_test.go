@@ -269,3 +269,21 @@ func TestLowerOverlapZeroUnchanged(t *testing.T) {
 		}
 	})
 }
+
+// TestTotalLower: the windows' sum is rounded up only for SLO with an
+// overlap (a bound on an integer from bounds on weighted counts), less
+// 10⁻⁶ for the float sum; TEL and SLO without an overlap keep the sum.
+func TestTotalLower(t *testing.T) {
+	for _, tc := range []struct {
+		k       Kind
+		overlap int
+		sum     float64
+		want    float64
+	}{
+		{SLO, 1, 3.4, 4}, {SLO, 1, 4, 4}, {SLO, 1, 4 + 1e-9, 4}, {SLO, 1, 4.01, 5}, {SLO, 0, 3.4, 3.4}, {TEL, 5, 3.4, 3.4},
+	} {
+		if got := TotalLower(tc.k, tc.overlap, tc.sum); got != tc.want {
+			t.Errorf("TotalLower(%v, %d, %v) = %v, want %v", tc.k, tc.overlap, tc.sum, got, tc.want)
+		}
+	}
+}

@@ -49,8 +49,8 @@ func CountRequests(path, format string, block int64) (int, int64, error) {
 // number of requests, CountRequests') once and keeps what the windows
 // first … last of windows windows need under wo (prefixtail.SpanRange's
 // requests, and each window's relaxation's history, over
-// prefixtail.RelaxationRange: widened by a lower overlap), not the trace: the requests
-// before the span and after it are interned and dropped. What it keeps
+// prefixtail.RelaxationRange: widened by a lower overlap), not the trace:
+// the requests before the span and after it are interned and dropped. What it keeps
 // besides the span is, per distinct block, its parent and its last use so
 // far (two int32), and per request before the run's last window its
 // chain's last block and its input (an int32 and an int64), from which a

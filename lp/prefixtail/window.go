@@ -194,17 +194,17 @@ type Span struct {
 	First int
 	Reqs  []prefixcache.Req
 	// History, when not nil, holds for the k-th window of the run its
-	// relaxation's history requests (HistoryOf's over RelaxationRange, in trace order); when
-	// nil, Reqs must be the whole trace (First 0), and the histories are
-	// computed from it.
+	// relaxation's history requests (HistoryOf's over RelaxationRange, in
+	// trace order); when nil, Reqs must be the whole trace (First 0), and
+	// the histories are computed from it.
 	History [][]prefixcache.Req
 }
 
 // SpanRange returns the requests [lo, hi) of the trace that a run of the
 // windows first … last of windows windows of a trace of n requests reads
 // under wo: from the start join's first request (or the first window's
-// lower overlap's, the earlier) to the end join's
-// lookahead (a window past the join), or the run's own requests.
+// lower overlap's, the earlier) to the end join's lookahead (a window past
+// the join), or the run's own requests.
 func SpanRange(n, windows, first, last int, wo WindowOptions) (lo, hi int) {
 	s0, e0 := first*n/windows, (last+1)*n/windows
 	hj := JoinRequests(n, windows, wo)

@@ -142,3 +142,35 @@ func LoadSpan(path, format string, block int64, n, windows, first, last int, wo 
 	}
 	return sp, nil
 }
+
+// LoadFlat reads the block-level trace at path ("-": standard input) in
+// format (block as Load) once, interning each request as it comes, and
+// holds it as a prefixtail.Flat: its chains end to end and its inputs,
+// nothing else of a request (Load holds every request twice, as read and
+// interned). It checks what Load checks; an error stops the reading and
+// returns nothing. It returns the block size, tokens.
+func LoadFlat(path, format string, block int64) (*prefixtail.Flat, int64, error) {
+	src, b, f, err := blocksim.Open(path, format, block)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fl := &prefixtail.Flat{Off: []int{0}}
+	in := prefixcache.NewInterner()
+	var q prefixcache.Req
+	for t := 0; ; t++ {
+		r, err := src()
+		if err == io.EOF {
+			return fl, b, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		r.Index = t
+		if fl.Blocks, err = in.InternTo(&q, &r, fl.Blocks); err != nil {
+			return nil, 0, err
+		}
+		fl.Off = append(fl.Off, len(fl.Blocks))
+		fl.Input = append(fl.Input, q.Input)
+	}
+}

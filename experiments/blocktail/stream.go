@@ -55,7 +55,10 @@ func CountRequests(path, format string, block int64) (int, int64, error) {
 // chain's last block and its input (an int32 and an int64), from which a
 // history request is rebuilt when a window's request first touches a
 // block last used before the window (package prefixtail, "Streaming").
-// The reading stops at the span's end. With last < first it holds nothing.
+// The reading stops at the span's end; a span that ends the trace also
+// checks that nothing follows its n requests, so that a count made without
+// parsing (the lines of the file) is checked by the run that reads the
+// trace to its end. With last < first it holds nothing.
 func LoadSpan(path, format string, block int64, n, windows, first, last int, wo prefixtail.WindowOptions) (*Span, error) {
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
@@ -127,6 +130,14 @@ func LoadSpan(path, format string, block int64, n, windows, first, last int, wo 
 		}
 		if t >= lo {
 			sp.Reqs = append(sp.Reqs, q)
+		}
+	}
+	if hi == n { // the run ends the trace: n (a count of its lines, perhaps) must be all of it
+		if _, err := src(); err != io.EOF {
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: more than the %d requests counted before", path, n)
 		}
 	}
 	for k, ts := range hist {

@@ -346,7 +346,8 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
-		rel, err := NewRelaxationOf(hist, win, block, capacity, obj)
+		both := renumber(slices.Concat(hist, win))
+		rel, err := NewRelaxationOf(both[:len(hist)], both[len(hist):], block, capacity, obj)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -354,7 +355,7 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 		if err != nil {
 			return nil, fmt.Errorf("window %d, relaxation: %w", w, err)
 		}
-		res, err := New(restriction(win, 0, len(win)), block, capacity, obj)
+		res, err := New(renumber(restriction(win, 0, len(win))), block, capacity, obj)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -385,7 +386,7 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
-			sq, err := New(restriction(seam, 0, len(seam)), block, capacity, obj)
+			sq, err := New(renumber(restriction(seam, 0, len(seam))), block, capacity, obj)
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
@@ -410,4 +411,34 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 		wb.RelativeWidth = max(v-wb.Lower, 0) / v
 	}
 	return wb, nil
+}
+
+// renumber returns reqs with their blocks numbered 0, 1, … in the order
+// of their ids (fresh chains; reqs is not changed). A Problem's arrays
+// indexed by block id then follow the blocks the requests reference, not
+// the trace's largest id, and its bound is the same: nothing in it reads
+// an id but to tell blocks apart and to order them (ties, parents before
+// children), which an increasing renumbering keeps.
+func renumber(reqs []prefixcache.Req) []prefixcache.Req {
+	total := 0
+	for _, q := range reqs {
+		total += len(q.Blocks)
+	}
+	ids := make([]prefixcache.BlockID, 0, total)
+	for _, q := range reqs {
+		ids = append(ids, q.Blocks...)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	arena := make([]prefixcache.BlockID, 0, total)
+	out := slices.Clone(reqs)
+	for i := range out {
+		start := len(arena)
+		for _, id := range out[i].Blocks {
+			j, _ := slices.BinarySearch(ids, id)
+			arena = append(arena, prefixcache.BlockID(j))
+		}
+		out[i].Blocks = arena[start:len(arena):len(arena)]
+	}
+	return out
 }

@@ -199,13 +199,17 @@ func newReplayTrace(f *Flat, block int64, capacity int, obj Objective) (*replayT
 }
 
 // history returns the history requests of window [s, e) of r (HistoryOf's,
-// in trace order, only Input and Blocks set): the previous uses before s
-// of the window's references (a block's first reference in the window has
-// its last use before s as previous use, a later one a use in the window).
-func (r *replayTrace) history(s, e int) []prefixcache.Req {
+// in trace order, only Input and Blocks set).
+func (r *replayTrace) history(s, e int) []prefixcache.Req { return r.Flat.history(r.prev, s, e) }
+
+// history returns the history requests of window [s, e) of f, prev the
+// previous use of each reference (prevUses): a block's first reference in
+// the window has its last use before s as previous use, a later one a use
+// in the window, so the history is the previous uses before s.
+func (f *Flat) history(prev []int32, s, e int) []prefixcache.Req {
 	var ts []int
-	for ref := r.Off[s]; ref < r.Off[e]; ref++ {
-		if p := r.prev[ref]; p >= 0 && int(p) < s {
+	for ref := f.Off[s]; ref < f.Off[e]; ref++ {
+		if p := prev[ref]; p >= 0 && int(p) < s {
 			ts = append(ts, int(p))
 		}
 	}
@@ -213,9 +217,53 @@ func (r *replayTrace) history(s, e int) []prefixcache.Req {
 	ts = slices.Compact(ts)
 	out := make([]prefixcache.Req, len(ts))
 	for i, u := range ts {
-		out[i] = prefixcache.Req{Index: u, Input: r.Input[u], Blocks: r.chain(u)}
+		out[i] = prefixcache.Req{Index: u, Input: f.Input[u], Blocks: f.chain(u)}
 	}
 	return out
+}
+
+// prevUses returns the previous use of each block reference of f (−1:
+// none), or an error when a chain holds a block twice.
+func (f *Flat) prevUses() ([]int32, error) {
+	var last []int32
+	prev := make([]int32, f.Off[f.Len()])
+	for t := range f.Len() {
+		for d, id := range f.chain(t) {
+			for int(id) >= len(last) {
+				last = append(last, -1)
+			}
+			if last[id] == int32(t) {
+				return nil, fmt.Errorf("request %d: block %d occurs twice in its chain", t, id)
+			}
+			prev[f.Off[t]+d] = last[id]
+			last[id] = int32(t)
+		}
+	}
+	return prev, nil
+}
+
+// Span returns the part of f that the windows first … last of windows
+// windows read under wo (SpanRange's requests, and each window's history),
+// for WindowedSpan: a shard of a trace held as a Flat (standard input,
+// which cannot be read twice).
+func (f *Flat) Span(windows, first, last int, wo WindowOptions) (*Span, error) {
+	n := f.Len()
+	if windows < 1 || windows > max(n, 1) || first < 0 || last >= windows || first > last {
+		return nil, fmt.Errorf("windows %d … %d of %d: want a run within 0 … %d of at most %d windows (the number of requests)", first, last, windows, windows-1, max(n, 1))
+	}
+	prev, err := f.prevUses()
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := SpanRange(n, windows, first, last, wo)
+	sp := &Span{Requests: n, First: lo, Reqs: f.reqs(lo, hi)}
+	for i := range sp.Reqs {
+		sp.Reqs[i].Index = lo + i
+	}
+	for w := first; w <= last; w++ {
+		sp.History = append(sp.History, f.history(prev, w*n/windows, (w+1)*n/windows))
+	}
+	return sp, nil
 }
 
 // mark sets in g (one value per reference of r) the intervals that hits

@@ -166,3 +166,87 @@ func equalBounds(a, b *WindowBounds) bool {
 		a.SeamRequests == b.SeamRequests && a.JoinRequests == b.JoinRequests && a.UpperNoSeams == b.UpperNoSeams &&
 		slices.Equal(a.PerWindow, b.PerWindow)
 }
+
+// TestFlatSpanRapid: a run of windows bounded from Flat.Span (a trace
+// read whole from standard input, then cut) gives WindowedRange's figures
+// on the requests, with random runs, seams and joins, both objectives.
+func TestFlatSpanRapid(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 11))
+		reqs := randomTrace(r, rapid.IntRange(1, 30).Draw(rt, "requests"), rapid.IntRange(4, 30).Draw(rt, "nodes"), 4)
+		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
+		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), 4)
+		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+		first := rapid.IntRange(0, windows-1).Draw(rt, "first")
+		last := rapid.IntRange(first, windows-1).Draw(rt, "last")
+		wo := WindowOptions{SeamRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "seam"), JoinRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "join")}
+		want, err := WindowedRange(context.Background(), reqs, 4, capacity, obj, windows, first, last, wo, Options{})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		sp, err := FlatOf(reqs).Span(windows, first, last, wo)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		got, err := WindowedSpan(context.Background(), sp, 4, capacity, obj, windows, first, last, wo, Options{})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for _, wb := range []*WindowBounds{want, got} {
+			for i := range wb.PerWindow {
+				wb.PerWindow[i].Seconds = 0
+			}
+		}
+		if !equalBounds(got, want) {
+			rt.Fatalf("from Flat.Span %+v, WindowedRange %+v", got, want)
+		}
+	})
+}
+
+// TestRenumberRapid: a problem's bound does not change when its blocks
+// are renumbered 0, 1, … in the order of their ids (renumber, which the
+// windows' problems go through): the same lower and upper bounds and the
+// same hits of the best replay, on a random window of a random trace
+// (whose ids are not dense), under the three lower-bound solvers.
+func TestRenumberRapid(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 13))
+		block := rapid.SampledFrom([]int64{1, 4, 16}).Draw(rt, "block")
+		reqs := randomTrace(r, rapid.IntRange(2, 40).Draw(rt, "requests"), rapid.IntRange(4, 40).Draw(rt, "nodes"), block)
+		s := rapid.IntRange(0, len(reqs)-1).Draw(rt, "start")
+		e := rapid.IntRange(s+1, len(reqs)).Draw(rt, "end")
+		win := restriction(reqs, s, e)
+		capacity := longest(win) + rapid.IntRange(0, 3).Draw(rt, "extra")
+		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
+		opts := []Options{{}, {IP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
+		opt := opts[rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")]
+		ren := renumber(win)
+		for i := range win {
+			if len(ren[i].Blocks) != len(win[i].Blocks) {
+				rt.Fatalf("request %d: chain of %d blocks renumbered to %d", i, len(win[i].Blocks), len(ren[i].Blocks))
+			}
+			for j := range i + 1 {
+				for d, a := range win[i].Blocks {
+					for f, b := range win[j].Blocks {
+						if (a < b) != (ren[i].Blocks[d] < ren[j].Blocks[f]) || (a == b) != (ren[i].Blocks[d] == ren[j].Blocks[f]) {
+							rt.Fatalf("ids %d, %d renumbered to %d, %d: order not kept", a, b, ren[i].Blocks[d], ren[j].Blocks[f])
+						}
+					}
+				}
+			}
+		}
+		var out [2]*Bounds
+		for k, q := range [][]prefixcache.Req{win, ren} {
+			p, err := New(q, block, capacity, obj)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if out[k], err = p.Bound(context.Background(), opt); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		if out[0].Lower != out[1].Lower || out[0].Upper != out[1].Upper || !slices.Equal(out[0].hits, out[1].hits) {
+			rt.Fatalf("bound [%v, %v] hits %v, renumbered [%v, %v] hits %v", out[0].Lower, out[0].Upper, out[0].hits, out[1].Lower, out[1].Upper, out[1].hits)
+		}
+	})
+}

@@ -78,7 +78,7 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var slo objective.SLOSettings
 	blockTailFlags(fs, &c, &lat, &slo)
 	fs.StringVar(&c.Capacities, "capacity", "", "cache capacity C, tokens, a multiple of the block size")
-	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by an interval from N windows of consecutive requests, each bounded separately (tel or slo; 0: the whole trace); the trace, a file or - for standard input, is read once and held compactly (about 13 bytes per block reference and 16 per request), not as requests")
+	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by an interval from N windows of consecutive requests, each bounded separately (tel or slo; 0: the whole trace); the trace, a file or - for standard input, is read once and held compactly (about 14 bytes per block reference (15 with seams) and 16 per request), not as requests")
 	fs.IntVar(&c.SeamRequests, "seam-requests", 0, "with --windows: half-width, requests, of the seam re-solved at each boundary between windows for the upper bound's guide (0: none)")
 	fs.IntVar(&c.JoinRequests, "join-requests", 0, "with --shard or --slurm: half-width, requests, of the join between two shards' runs, so that a run starts from a warm cache (at most half a window; 0: none, each run starts from an empty cache)")
 	fs.StringVar(&c.Shard, "shard", "", "with --windows: bound only shard i/n (the i-th of n runs of consecutive windows, its stitched schedule replayed from an empty cache at its start, or joined to the run before with --join-requests) and write its result file for merge; a file is counted by its non-blank lines (one request each), then parsed once up to the run's end, the last shard checking the count; standard input is read whole")

@@ -316,9 +316,9 @@
 // interval ending there has a column; kept by the plain guide; by the
 // seamed one), computed as newProblem computes next, endCol ≥ 0 and the
 // columns' starts, without the program (TestReplayTraceRapid checks them
-// and the replay against Problem.Replay). So the process holds about 13
-// bytes per reference and 16 per request of the trace, and the replay's
-// key per block id. It does not follow the window, and cannot without
+// and the replay against Problem.Replay). So the process holds about 14
+// bytes per reference (15 with seams) and 16 per request of the trace,
+// and the replay's key per block id. It does not follow the window, and cannot without
 // changing the upper bound: rule Guided ranks a block accessed at t by
 // its next use (ties, and every interval no guide keeps, by furthest next
 // use; a block never used again lowest), so which of two cached blocks the

@@ -253,7 +253,7 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 }
 
 // WindowedFlat is Windowed on a trace held as a Flat: the same result
-// (every figure but the wall times), from about 13 bytes per block
+// (every figure but the wall times), from about 14 bytes per block
 // reference and 16 per request for the whole run, besides one window's
 // (or seam's) problems at a time (package comment, "Streaming").
 func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {

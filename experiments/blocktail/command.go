@@ -210,8 +210,11 @@ func (c Command) validate() (Config, int64, error) {
 	return cfg, want, nil
 }
 
-func (c Command) settings(tr *Trace) map[string]any {
-	return map[string]any{"level": "block", "trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": tr.Block(),
+func (c Command) settings(tr *Trace) map[string]any { return c.settingsOf(tr.Block()) }
+
+// settingsOf is settings for a trace in blocks of block tokens.
+func (c Command) settingsOf(block int64) map[string]any {
+	return map[string]any{"level": "block", "trace": c.Trace, "trace_format": c.TraceFormat, "block_size_tokens": block,
 		"xi_tokens": c.XiTokens, "slo_tokens": c.SLOTokens, "alpha_ms_per_token": c.Model.AlphaMs, "beta_ms": c.Model.BetaMs,
 		"lp_solver": c.LPSolver, "ip_solver": c.IPSolver}
 }
@@ -232,6 +235,9 @@ func units(k prefixtail.Kind, q float64) string {
 // top level, with settings) and its table.
 func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	c.one = true
+	if c.Windows != 0 {
+		return c.solveWindowed(ctx)
+	}
 	tr, cfg, err := c.config()
 	if err != nil {
 		return nil, nil, err
@@ -239,49 +245,11 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if len(cfg.Capacities) != 1 {
 		return nil, nil, option.Errorf("capacity", "one capacity")
 	}
-	if c.Windows == 0 && (c.Shard != "" || c.Slurm != 0 || c.Out != "") {
+	if c.Shard != "" || c.Slurm != 0 || c.Out != "" {
 		return nil, nil, option.Errorf("windows", "--shard, --slurm and --out are for --windows N")
 	}
-	if c.Windows == 0 && c.LowerOverlapRequests != 0 {
+	if c.LowerOverlapRequests != 0 {
 		return nil, nil, option.Errorf("lower-overlap-requests", "only with --windows N")
-	}
-	if c.Windows != 0 {
-		if c.Windows < 0 {
-			return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
-		}
-		if c.SeamRequests < 0 {
-			return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
-		}
-		if c.LowerOverlapRequests < 0 {
-			return nil, nil, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
-		}
-		if c.JoinRequests != 0 {
-			return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
-		}
-		if cfg.PercentileQ > 0 {
-			return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
-		}
-		switch {
-		case c.Shard != "" || c.Slurm != 0:
-			return nil, nil, option.Errorf("shard", "as shards, 'solve --level block --windows' runs through experiments/windows.RunBlock")
-		case c.Out != "":
-			return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
-		}
-		w, err := BoundWindowed(ctx, tr, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		settings := c.settings(tr)
-		settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
-		if c.LowerOverlapRequests > 0 {
-			settings["lower_overlap_requests"] = c.LowerOverlapRequests
-		}
-		doc := struct {
-			Units    string         `json:"units"`
-			Settings map[string]any `json:"settings"`
-			*Windowed
-		}{units(cfg.Objective.Kind, 0), settings, w}
-		return doc, WindowTables(c.Trace, w), nil
 	}
 	pt, err := BoundOne(ctx, tr, cfg.Capacities[0], cfg)
 	if err != nil {
@@ -293,6 +261,54 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 		*Point
 	}{units(cfg.Objective.Kind, cfg.PercentileQ), c.settings(tr), pt}
 	return doc, []report.Table{BoundsTable(c.Trace, cfg.Objective.Kind, cfg.PercentileQ, []Point{*pt})}, nil
+}
+
+// solveWindowed is Solve with --windows N in one process: the flags
+// checked, then the trace (a file or standard input) read once into a
+// prefixtail.Flat (LoadFlat), whose windows are bounded one at a time and
+// whose stitched schedule is replayed over it (BoundWindowedFlat).
+func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error) {
+	cfg, want, err := c.validate()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case len(cfg.Capacities) != 1:
+		return nil, nil, option.Errorf("capacity", "one capacity")
+	case c.Windows < 0:
+		return nil, nil, option.Errorf("windows", "want ≥ 1, got %d", c.Windows)
+	case c.SeamRequests < 0:
+		return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
+	case c.LowerOverlapRequests < 0:
+		return nil, nil, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
+	case c.JoinRequests != 0:
+		return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
+	case cfg.PercentileQ > 0:
+		return nil, nil, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
+	case c.Shard != "" || c.Slurm != 0:
+		return nil, nil, option.Errorf("shard", "as shards, 'solve --level block --windows' runs through experiments/windows.RunBlock")
+	case c.Out != "":
+		return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
+	}
+	fl, block, err := LoadFlat(c.Trace, c.TraceFormat, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := BoundWindowedFlat(ctx, fl, block, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	settings := c.settingsOf(block)
+	settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
+	if c.LowerOverlapRequests > 0 {
+		settings["lower_overlap_requests"] = c.LowerOverlapRequests
+	}
+	doc := struct {
+		Units    string         `json:"units"`
+		Settings map[string]any `json:"settings"`
+		*Windowed
+	}{units(cfg.Objective.Kind, 0), settings, w}
+	return doc, WindowTables(c.Trace, w), nil
 }
 
 // Gap runs 'gap --level block --objective': the interval at every

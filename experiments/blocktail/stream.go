@@ -56,7 +56,10 @@ func CountRequests(path, format string, block int64) (int, int64, error) {
 // chain's last block and its input (an int32 and an int64), from which a
 // history request is rebuilt when a window's request first touches a
 // block last used before the window (package prefixtail, "Streaming").
-// The reading stops at the span's end. With last < first it holds nothing.
+// The reading stops at the span's end; a span that ends the trace also
+// checks that nothing follows its n requests, so that a count made without
+// parsing (the lines of the file) is checked by the run that reads the
+// trace to its end. With last < first it holds nothing.
 func LoadSpan(path, format string, block int64, n, windows, first, last int, wo prefixtail.WindowOptions) (*Span, error) {
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
@@ -138,6 +141,14 @@ func LoadSpan(path, format string, block int64, n, windows, first, last int, wo 
 			sp.Reqs = append(sp.Reqs, q)
 		}
 	}
+	if hi == n { // the run ends the trace: n (a count of its lines, perhaps) must be all of it
+		if _, err := src(); err != io.EOF {
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: more than the %d requests counted before", path, n)
+		}
+	}
 	for k, ts := range hist {
 		slices.Sort(ts)
 		for _, u := range slices.Compact(ts) {
@@ -150,4 +161,36 @@ func LoadSpan(path, format string, block int64, n, windows, first, last int, wo 
 		}
 	}
 	return sp, nil
+}
+
+// LoadFlat reads the block-level trace at path ("-": standard input) in
+// format (block as Load) once, interning each request as it comes, and
+// holds it as a prefixtail.Flat: its chains end to end and its inputs,
+// nothing else of a request (Load holds every request twice, as read and
+// interned). It checks what Load checks; an error stops the reading and
+// returns nothing. It returns the block size, tokens.
+func LoadFlat(path, format string, block int64) (*prefixtail.Flat, int64, error) {
+	src, b, f, err := blocksim.Open(path, format, block)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fl := &prefixtail.Flat{Off: []int{0}}
+	in := prefixcache.NewInterner()
+	var q prefixcache.Req
+	for t := 0; ; t++ {
+		r, err := src()
+		if err == io.EOF {
+			return fl, b, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		r.Index = t
+		if fl.Blocks, err = in.InternTo(&q, &r, fl.Blocks); err != nil {
+			return nil, 0, err
+		}
+		fl.Off = append(fl.Off, len(fl.Blocks))
+		fl.Input = append(fl.Input, q.Input)
+	}
 }

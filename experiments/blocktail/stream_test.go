@@ -106,3 +106,73 @@ func TestLoadSpanRapid(t *testing.T) {
 		}
 	})
 }
+
+// TestLoadFlat: LoadFlat holds Load's chains and inputs (random Mooncake
+// traces of shared prefixes), and a bad line mid-stream is Load's one-line
+// error naming the file, the line and the field, with nothing returned.
+func TestLoadFlat(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 2))
+		n := rapid.IntRange(1, 60).Draw(rt, "requests")
+		chains, inputs := prefixtail.RandomChains(r, n, rapid.IntRange(2, 30).Draw(rt, "nodes"), 512, false)
+		path := writeMooncake(t, dir, chains, inputs)
+		tr, err := Load(path, "mooncake", 0)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		fl, block, err := LoadFlat(path, "mooncake", 0)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if block != tr.Block() || fl.Len() != len(tr.Reqs) || fl.Off[0] != 0 {
+			rt.Fatalf("block %d, %d requests; Load: %d, %d", block, fl.Len(), tr.Block(), len(tr.Reqs))
+		}
+		for i, q := range tr.Reqs {
+			if fl.Input[i] != q.Input || !slices.Equal(fl.Blocks[fl.Off[i]:fl.Off[i+1]], q.Blocks) {
+				rt.Fatalf("request %d: input %d chain %v; Load: %d %v", i, fl.Input[i], fl.Blocks[fl.Off[i]:fl.Off[i+1]], q.Input, q.Blocks)
+			}
+		}
+	})
+	good := `{"timestamp": 1, "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}` + "\n"
+	for _, c := range []struct{ bad, want string }{
+		{`{"timestamp": 2, "input_length": -4, "output_length": 1, "hash_ids": [1]}`, `:3: field "input_length"`},
+		{`{"timestamp": 2, "input_length": 600, "output_length": 1, "hash_ids": [1, "x"]}`, `:3: field "hash_ids"`},
+		{`{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}`, `:3: field "timestamp"`},
+		{`{"timestamp": 2, "input_length": 600`, `:3`},
+	} {
+		path := filepath.Join(dir, "bad.jsonl")
+		if err := os.WriteFile(path, []byte(good+good+c.bad+"\n"+good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fl, _, err := LoadFlat(path, "mooncake", 0)
+		if err == nil || fl != nil || !strings.Contains(err.Error(), path+c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v (flat %v), want one line with %q", c.bad, err, fl != nil, path+c.want)
+		}
+	}
+}
+
+// TestLoadSpanCount: a run that reads the trace to its end checks the
+// count it was given (a count of lines made without parsing): one request
+// more or one fewer than counted is an error, and a run that ends earlier
+// reads no further than it needs.
+func TestLoadSpanCount(t *testing.T) {
+	dir := t.TempDir()
+	chains := [][]int64{{1}, {1, 2}, {3}, {1, 2}}
+	path := writeMooncake(t, dir, chains, []int64{512, 1024, 512, 1024})
+	wo := prefixtail.WindowOptions{}
+	for _, c := range []struct {
+		n, first, last int
+		want           string
+	}{
+		{4, 1, 1, ""},
+		{3, 2, 2, "more than the 3 requests counted"},
+		{5, 4, 4, "4 requests, counted 5"},
+		{3, 0, 0, ""}, // ends at request 1 of 3: the count is not checked
+	} {
+		_, err := LoadSpan(path, "mooncake", 0, c.n, c.n, c.first, c.last, wo)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("n %d, windows %d … %d: got %v, want %q", c.n, c.first, c.last, err, c.want)
+		}
+	}
+}

@@ -38,6 +38,22 @@ func BoundWindowed(ctx context.Context, tr *Trace, capacity int64, windows int, 
 	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
 }
 
+// BoundWindowedFlat is BoundWindowed on a trace held as a
+// prefixtail.Flat (LoadFlat) in blocks of block tokens: the same result
+// (prefixtail.WindowedFlat), without the requests held whole.
+func BoundWindowedFlat(ctx context.Context, f *prefixtail.Flat, block, capacity int64, windows int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, error) {
+	opt, err := solverOptions(capacity, block, cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	wb, err := prefixtail.WindowedFlat(ctx, f, block, int(capacity/block), cfg.Objective, windows, wo, opt)
+	if err != nil {
+		return nil, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+	}
+	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / block), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, nil
+}
+
 // BoundWindowedRange is BoundWindowed for the windows first … last
 // (0-based, inclusive) only: one shard's run of consecutive windows
 // (prefixtail.WindowedRange; Upper is the run's stitched schedule replayed

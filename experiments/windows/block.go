@@ -12,6 +12,7 @@ import (
 	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/internal/outfile"
 	"github.com/tailbound/tailbound/lp/prefixtail"
+	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // BlockName is the "suite" field of the result file of a shard of 'solve
@@ -50,40 +51,50 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 	nw := c.Windows
 	var n int
 	var block int64
-	var tr *blocktail.Trace // standard input is read whole (it cannot be read twice); a file streams
+	// Standard input, which cannot be read twice, is read once into a
+	// compact Flat and cut; a file is counted by its non-blank lines (a
+	// byte scan, no parse: one request per line in every block-level
+	// format) and read once, up to the run's end (LoadSpan; the run that
+	// reads to the end checks the count).
+	var fl *prefixtail.Flat
 	if c.Trace == "-" {
-		if tr, err = blocktail.Load(c.Trace, c.TraceFormat, want); err != nil {
+		if fl, block, err = blocktail.LoadFlat(c.Trace, c.TraceFormat, want); err != nil {
 			return err
 		}
-		n, block = len(tr.Reqs), tr.Block()
-	} else if n, block, err = blocktail.CountRequests(c.Trace, c.TraceFormat, want); err != nil {
+		n = fl.Len()
+	} else if n, err = countTurns(c.Trace); err != nil {
 		return err
 	}
 	if nw > max(n, 1) {
 		return option.Errorf("windows", "want 1 … %d (the number of requests), got %d", max(n, 1), nw)
 	}
 	order := GridWindows(nw, sh.N)
-	f := &suite.File{Suite: BlockName, Options: suite.Options{Params: c.WindowSettingsOf(block, n, cfg)}, Shard: sh, Points: []int{}, Records: []suite.Record{}}
 	point := make([]int, nw)
+	var grid []suite.Point
 	first, last := nw, -1
 	for p, w := range order {
 		point[w] = p
-		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "first_request": strconv.Itoa(w * n / nw), "requests": strconv.Itoa((w+1)*n/nw - w*n/nw)})
+		grid = append(grid, suite.Point{"window": strconv.Itoa(w), "first_request": strconv.Itoa(w * n / nw), "requests": strconv.Itoa((w+1)*n/nw - w*n/nw)})
 		if sh.Has(p) {
 			first, last = min(first, w), max(last, w)
 		}
 	}
-	if last >= 0 {
-		var wb *blocktail.Windowed
-		if tr != nil {
-			wb, err = blocktail.BoundWindowedRange(ctx, tr, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
-		} else {
-			var sp *blocktail.Span
-			if sp, err = blocktail.LoadSpan(c.Trace, c.TraceFormat, want, n, nw, first, last, c.WindowOptions()); err != nil {
+	var sp *blocktail.Span
+	if fl != nil {
+		sp = &blocktail.Span{BlockTokens: block, Span: prefixtail.Span{Requests: n, History: [][]prefixcache.Req{}}}
+		if last >= 0 {
+			s, err := fl.Span(nw, first, last, c.WindowOptions())
+			if err != nil {
 				return err
 			}
-			wb, err = blocktail.BoundWindowedSpan(ctx, sp, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
+			sp.Span = *s
 		}
+	} else if sp, err = blocktail.LoadSpan(c.Trace, c.TraceFormat, want, n, nw, first, last, c.WindowOptions()); err != nil {
+		return err
+	}
+	f := &suite.File{Suite: BlockName, Options: suite.Options{Params: c.WindowSettingsOf(sp.BlockTokens, n, cfg)}, Shard: sh, Grid: grid, Points: []int{}, Records: []suite.Record{}}
+	if last >= 0 {
+		wb, err := blocktail.BoundWindowedSpan(ctx, sp, cfg.Capacities[0], nw, first, last, c.WindowOptions(), cfg)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +138,56 @@ func TestBlockShardsJoined(t *testing.T) {
 	}
 	if _, err := suite.ReadFiles([]string{a.Out, b.Out}); err == nil || !strings.Contains(err.Error(), "join_requests") {
 		t.Fatalf("merge of two joins: %v", err)
+	}
+}
+
+// TestBlockShardsCountLines: a shard counts its file's requests by its
+// non-blank lines without parsing them. With blank lines between the
+// requests the shards still merge to the one-process interval of the
+// hand-worked trace ([1,336, 2,672] as two shards, TestBlockShards); a bad
+// line after the first shard's run fails only the shard that reads it
+// (the last, which reads to the end), with the one-line file:line:field
+// error and no result file, so the shards cannot be merged.
+func TestBlockShardsCountLines(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "block", "tail-example.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(src), "\n"), "\n")
+	dir := t.TempDir()
+	spaced := filepath.Join(dir, "spaced.jsonl")
+	if err := os.WriteFile(spaced, []byte("\n"+strings.Join(lines, "  \n\t\n")+"\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := blockCommand()
+	c.Trace = spaced
+	f, _ := blockShards(t, c, 2)
+	var j bytes.Buffer
+	if err := windows.RenderBlock(&j, f, "json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"lower_bound": 1336`, `"upper_bound": 2672`, `"requests": 5`} {
+		if !strings.Contains(j.String(), s) {
+			t.Fatalf("blank lines: no %s in\n%s", s, j.String())
+		}
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	broken := slices.Clone(lines)
+	broken[4] = strings.Replace(broken[4], `"input_length": `, `"input_length": -`, 1)
+	if err := os.WriteFile(bad, []byte(strings.Join(broken, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Trace = bad
+	for i, want := range []string{"", bad + `:5: field "input_length"`} {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/2", i+1), filepath.Join(dir, fmt.Sprintf("bad%d.json", i))
+		err := windows.RunBlock(context.Background(), nil, sh)
+		_, statErr := os.Stat(sh.Out)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("shard %d/2 ends before the bad line: %v", i+1, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") || statErr == nil):
+			t.Errorf("shard %d/2: got %v (file written: %v), want one line with %q and no file", i+1, err, statErr == nil, want)
+		}
 	}
 }

@@ -352,6 +352,34 @@
 // its last block and input, gives the histories exactly;
 // TestLoadSpanRapid checks the streamed span against WindowedRange on
 // random traces, runs, seams and joins.
+//
+// One process (WindowedFlat; experiments/blocktail.LoadFlat). The trace
+// is read once, from a file or standard input, into a Flat: per block
+// reference its block (4 bytes), per request its first reference and its
+// input (16 bytes), nothing else of a request. The windows' problems are
+// built from it one at a time, their blocks renumbered 0, 1, … in id
+// order (renumber), so that their arrays indexed by block follow the
+// window, not the trace's largest id; the bounds do not change, since a
+// problem reads an id only to tell blocks apart and to order them (ties,
+// parents before children), which an increasing renumbering keeps
+// (TestRenumberRapid). The stitched replay runs on a replayTrace: per
+// reference its previous and next use (4 + 4 bytes) and three flags (the
+// interval ending there has a column; kept by the plain guide; by the
+// seamed one), computed as newProblem computes next, endCol ≥ 0 and the
+// columns' starts, without the program (TestReplayTraceRapid checks them
+// and the replay against Problem.Replay). So the process holds about 14
+// bytes per reference (15 with seams) and 16 per request of the trace,
+// and the replay's key per block id. It does not follow the window, and cannot without
+// changing the upper bound: rule Guided ranks a block accessed at t by
+// its next use (ties, and every interval no guide keeps, by furthest next
+// use; a block never used again lowest), so which of two cached blocks the
+// replay evicts at t can turn on which of them is used again first,
+// arbitrarily far past t — any request of the rest of the trace; and
+// whether a kept interval has a column turns on the intervals of its
+// block's descendants that contain it, which may end as far past it.
+// Deciding at t needs the rest of the trace's next uses, held here as one
+// int32 per reference; a replay that defers such an eviction until the
+// reading decides it would follow the window, but is not built.
 package prefixtail
 
 import (

@@ -234,6 +234,77 @@ func (sp *Span) slice(lo, hi int) ([]prefixcache.Req, error) {
 // trace). Its result is WindowedRange's on the whole trace.
 func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
 	n := sp.Requests
+	if sp.History == nil && (sp.First != 0 || len(sp.Reqs) != n) {
+		return nil, fmt.Errorf("a span of requests [%d, %d) of %d without histories", sp.First, sp.First+len(sp.Reqs), n)
+	}
+	if sp.History != nil && first <= last && len(sp.History) != last-first+1 {
+		return nil, fmt.Errorf("%d histories for the %d windows %d … %d", len(sp.History), last-first+1, first, last)
+	}
+	src := &runSource{n: n, slice: sp.slice,
+		trace: func(a, b int) (*replayTrace, error) {
+			run, err := sp.slice(a, b)
+			if err != nil {
+				return nil, err
+			}
+			return newReplayTrace(FlatOf(run), block, capacity, obj)
+		},
+		history: func(k, s, e int, _ *replayTrace) ([]prefixcache.Req, error) {
+			if sp.History != nil {
+				return sp.History[k], nil
+			}
+			var hist []prefixcache.Req
+			for _, t := range HistoryOf(sp.Reqs, s, e) {
+				hist = append(hist, sp.Reqs[t])
+			}
+			return hist, nil
+		}}
+	return windowedRun(ctx, src, block, capacity, obj, windows, first, last, wo, opt)
+}
+
+// WindowedFlat is Windowed on a trace held as a Flat: the same result
+// (every figure but the wall times), from about 14 bytes per block
+// reference and 16 per request for the whole run, besides one window's
+// (or seam's) problems at a time (package comment, "Streaming").
+func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	n := f.Len()
+	src := &runSource{n: n,
+		slice: func(lo, hi int) ([]prefixcache.Req, error) {
+			if lo < 0 || hi > n || lo > hi {
+				return nil, fmt.Errorf("requests [%d, %d) outside the trace's [0, %d)", lo, hi, n)
+			}
+			return f.reqs(lo, hi), nil
+		},
+		trace: func(a, b int) (*replayTrace, error) {
+			if a != 0 || b != n {
+				return nil, fmt.Errorf("internal: a flat trace bounds every window, not the requests [%d, %d) of %d", a, b, n)
+			}
+			return newReplayTrace(f, block, capacity, obj)
+		},
+		history: func(_, s, e int, tr *replayTrace) ([]prefixcache.Req, error) { return tr.history(s, e), nil }}
+	return windowedRun(ctx, src, block, capacity, obj, windows, 0, windows-1, wo, opt)
+}
+
+// runSource is what a run of windows reads of the trace (windowedRun):
+// its requests by range, the run's replay trace and each window's
+// history.
+type runSource struct {
+	// n is the number of requests of the whole trace.
+	n int
+	// slice returns the trace's requests [lo, hi) (only their Input and
+	// Blocks are read).
+	slice func(lo, hi int) ([]prefixcache.Req, error)
+	// trace returns the run's requests [a, b), re-indexed, for the
+	// stitched replay.
+	trace func(a, b int) (*replayTrace, error)
+	// history returns the history requests of the run's k-th window
+	// [s, e) (HistoryOf's, in trace order); tr is the run's trace.
+	history func(k, s, e int, tr *replayTrace) ([]prefixcache.Req, error)
+}
+
+// windowedRun is WindowedSpan and WindowedFlat: the windows first … last
+// of windows windows of the trace src reads.
+func windowedRun(ctx context.Context, src *runSource, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	n := src.n
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
 	}
@@ -242,12 +313,6 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	}
 	if wo.SeamRequests < 0 || wo.JoinRequests < 0 || wo.LowerOverlapRequests < 0 {
 		return nil, fmt.Errorf("seam of %d requests, join of %d, lower overlap of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests, wo.LowerOverlapRequests)
-	}
-	if sp.History == nil && (sp.First != 0 || len(sp.Reqs) != n) {
-		return nil, fmt.Errorf("a span of requests [%d, %d) of %d without histories", sp.First, sp.First+len(sp.Reqs), n)
-	}
-	if sp.History != nil && len(sp.History) != last-first+1 {
-		return nil, fmt.Errorf("%d histories for the %d windows %d … %d", len(sp.History), last-first+1, first, last)
 	}
 	s0, e0 := first*n/windows, (last+1)*n/windows
 	hj := JoinRequests(n, windows, wo)
@@ -258,40 +323,49 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	if last < windows-1 {
 		b = e0 + hj
 	}
-	run, err := sp.slice(a, b)
-	if err != nil {
-		return nil, err
-	}
-	whole, err := New(restriction(run, 0, len(run)), block, capacity, obj)
+	whole, err := src.trace(a, b)
 	if err != nil {
 		return nil, err
 	}
 	plan := &runPlan{Whole: whole, A: a}
 	look := n / windows // the joins rank blocks by their uses up to a window past the join
 	if first > 0 && hj > 0 {
-		if plan.Start, plan.StartRule, err = joinRule(sp, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
+		if plan.Start, plan.StartRule, err = joinRule(src, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", s0, err)
 		}
 		plan.StartN, plan.Count = 2*hj, 2*hj
 	}
 	if last < windows-1 && hj > 0 {
-		if plan.End, plan.EndRule, err = joinRule(sp, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
+		if plan.End, plan.EndRule, err = joinRule(src, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
 			return nil, fmt.Errorf("join at request %d: %w", e0, err)
 		}
 		plan.EndN = 2 * hj
 	}
 	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj,
 		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo)}
-	guide := make([]float64, len(whole.Cols))
+	guide := make([]bool, len(whole.prev))
 	restricted := 0.0
 	for w := first; w <= last; w++ {
 		start := time.Now()
 		s, e := w*n/windows, (w+1)*n/windows
-		win, err := sp.slice(s, e)
+		win, err := src.slice(s, e)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
-		rel, err := sp.relaxation(w, first, windows, block, capacity, obj, wo)
+		// The relaxation is the window widened back by the lower overlap
+		// (RelaxationRange), its requests weighted (overlapWeights), after
+		// the widened window's history; its blocks renumbered together.
+		rlo, rhi := RelaxationRange(n, windows, w, wo)
+		wide, err := src.slice(rlo, rhi)
+		if err != nil {
+			return nil, fmt.Errorf("window %d: %w", w, err)
+		}
+		hist, err := src.history(w-first, rlo, rhi, whole)
+		if err != nil {
+			return nil, fmt.Errorf("window %d: %w", w, err)
+		}
+		both := renumber(slices.Concat(hist, wide))
+		rel, err := NewRelaxationWeighted(both[:len(hist)], both[len(hist):], overlapWeights(n, windows, w, wo), block, capacity, obj)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -299,7 +373,7 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		if err != nil {
 			return nil, fmt.Errorf("window %d, relaxation: %w", w, err)
 		}
-		res, err := New(restriction(win, 0, len(win)), block, capacity, obj)
+		res, err := New(renumber(restriction(win, 0, len(win))), block, capacity, obj)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
 		}
@@ -307,7 +381,7 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		if err != nil {
 			return nil, fmt.Errorf("window %d, restriction: %w", w, err)
 		}
-		mark(whole, guide, up.hits, s-a, s-a, -1)
+		whole.mark(guide, up.hits, s-a, s-a, -1)
 		wb.Lower += lo.Lower
 		restricted += up.Upper
 		wb.PerWindow = append(wb.PerWindow, WindowFigure{First: s, Requests: e - s, History: rel.free,
@@ -326,11 +400,11 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 		for w := first + 1; w <= last; w++ {
 			s := w * n / windows
 			lo, hi := max(s-h, s0), min(s+h, e0)
-			seam, err := sp.slice(lo, hi)
+			seam, err := src.slice(lo, hi)
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
-			sq, err := New(restriction(seam, 0, len(seam)), block, capacity, obj)
+			sq, err := New(renumber(restriction(seam, 0, len(seam))), block, capacity, obj)
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
@@ -338,7 +412,7 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 			if err != nil {
 				return nil, fmt.Errorf("seam at request %d: %w", s, err)
 			}
-			mark(whole, seamed, sb.hits, lo-a, s-a, s-a)
+			whole.mark(seamed, sb.hits, lo-a, s-a, s-a)
 		}
 		_, vs, err := plan.replay(seamed)
 		if err != nil {
@@ -364,27 +438,32 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	return wb, nil
 }
 
-// mark sets to 1 in g the columns of whole (a run's requests, re-indexed)
-// of the intervals that hits keep: hits[i] are the hits of whole's request
-// lo+i in a replay of whole's requests lo, lo+1, … from an empty cache;
-// an interval is marked when it ends at or after from, starts at or after
-// lo (the replay holds no earlier block) and, when cross ≥ 0, starts
-// before cross (it crosses that boundary).
-func mark(whole *Problem, g []float64, hits []int, lo, from, cross int) {
-	for i, h := range hits {
-		q := lo + i
-		if q < from {
-			continue
-		}
-		for d := range h {
-			col := whole.endCol[whole.off[q]+d]
-			if col < 0 {
-				continue
-			}
-			p := int(whole.Cols[col].P)
-			if p >= lo && (cross < 0 || p < cross) {
-				g[col] = 1
-			}
-		}
+// renumber returns reqs with their blocks numbered 0, 1, … in the order
+// of their ids (fresh chains; reqs is not changed). A Problem's arrays
+// indexed by block id then follow the blocks the requests reference, not
+// the trace's largest id, and its bound is the same: nothing in it reads
+// an id but to tell blocks apart and to order them (ties, parents before
+// children), which an increasing renumbering keeps.
+func renumber(reqs []prefixcache.Req) []prefixcache.Req {
+	total := 0
+	for _, q := range reqs {
+		total += len(q.Blocks)
 	}
+	ids := make([]prefixcache.BlockID, 0, total)
+	for _, q := range reqs {
+		ids = append(ids, q.Blocks...)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	arena := make([]prefixcache.BlockID, 0, total)
+	out := slices.Clone(reqs)
+	for i := range out {
+		start := len(arena)
+		for _, id := range out[i].Blocks {
+			j, _ := slices.BinarySearch(ids, id)
+			arena = append(arena, prefixcache.BlockID(j))
+		}
+		out[i].Blocks = arena[start:len(arena):len(arena)]
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 
 // runPlan is how a run of consecutive windows (one process: every window)
 // replays its stitched schedule (package comment, "Seams" and "Joins"):
-// the requests [A, A+len(Whole.Reqs)) of the trace, re-indexed as Whole,
+// the requests [A, A+Whole.Len()) of the trace, re-indexed as Whole,
 // served through one cache from empty, ranked
 //
 //   - over the first StartN requests (the start join, when Start is not
@@ -24,7 +24,7 @@ import (
 //
 // Count is Whole's first counted request.
 type runPlan struct {
-	Whole        *Problem
+	Whole        *replayTrace
 	A            int
 	Start, End   *Problem
 	StartN, EndN int
@@ -40,8 +40,8 @@ type runPlan struct {
 // and Density whose replay of the problem from an empty cache costs
 // least (the first on ties). The two runs the join lies between compute
 // it alike from the same requests.
-func joinRule(sp *Span, s, e, look int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
-	reqs, err := sp.slice(s, min(e+look, sp.Requests))
+func joinRule(src *runSource, s, e, look int, block int64, capacity int, obj Objective) (*Problem, Rule, error) {
+	reqs, err := src.slice(s, min(e+look, src.n))
 	if err != nil {
 		return nil, "", err
 	}
@@ -62,46 +62,50 @@ func joinRule(sp *Span, s, e, look int, block int64, capacity int, obj Objective
 	return p, best, nil
 }
 
-// replay serves the plan's requests under guide (one value per column of
-// Whole) and returns the hits per request of Whole and the cost of the
-// counted ones. A shadow that loses a hit its end join's replay has, or
-// does not hold at the end every block that replay holds, is an error
-// (the lemma of the package comment says neither happens).
-func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
+// replay serves the plan's requests under guide (one value per block
+// reference of Whole: the interval ending there kept) and returns the
+// hits per request of Whole and the cost of the counted ones. A shadow
+// that loses a hit its end join's replay has, or does not hold at the end
+// every block that replay holds, is an error (the lemma of the package
+// comment says neither happens).
+func (rp *runPlan) replay(guide []bool) ([]int, float64, error) {
 	w := rp.Whole
-	if len(guide) != len(w.Cols) {
-		return nil, 0, fmt.Errorf("guide of %d values for %d intervals", len(guide), len(w.Cols))
+	n := w.Len()
+	if len(guide) != len(w.prev) {
+		return nil, 0, fmt.Errorf("guide of %d values for %d block references", len(guide), len(w.prev))
 	}
-	pol := &phased{guided: &ranked{p: w, rule: Guided, guide: guide}}
+	pol := &phased{guided: &guided{r: w, guide: guide}}
 	if rp.Start != nil {
 		pol.start, pol.startN = &ranked{p: rp.Start, rule: rp.StartRule}, rp.StartN
 	}
-	capTokens := int64(w.CapacityBlocks) * w.BlockTokens
-	c, err := prefixcache.New(capTokens, w.BlockTokens, pol)
+	capTokens := int64(w.capacity) * w.block
+	c, err := prefixcache.New(capTokens, w.block, pol)
 	if err != nil {
 		return nil, 0, err
 	}
-	endFrom := len(w.Reqs)
+	endFrom := n
 	var sig *prefixcache.Cache
 	if rp.End != nil {
 		endFrom -= rp.EndN
-		if sig, err = prefixcache.New(capTokens, w.BlockTokens, &ranked{p: rp.End, rule: rp.EndRule}); err != nil {
+		if sig, err = prefixcache.New(capTokens, w.block, &ranked{p: rp.End, rule: rp.EndRule}); err != nil {
 			return nil, 0, err
 		}
 		sig.OnEvict(pol.released)
 		pol.sigma = sig
 	}
-	hits := make([]int, len(w.Reqs))
-	for t := range w.Reqs {
+	hits := make([]int, n)
+	var q prefixcache.Req
+	for t := range n {
 		sh := -1
 		if t >= endFrom {
-			q := &rp.End.Reqs[t-endFrom]
-			if sh, err = sig.Serve(q); err != nil {
+			eq := &rp.End.Reqs[t-endFrom]
+			if sh, err = sig.Serve(eq); err != nil {
 				return nil, 0, fmt.Errorf("end join: %w", err)
 			}
-			pol.held(q.Blocks)
+			pol.held(eq.Blocks)
 		}
-		if hits[t], err = c.Serve(&w.Reqs[t]); err != nil {
+		q = prefixcache.Req{Index: t, Input: w.Input[t], Blocks: w.chain(t)}
+		if hits[t], err = c.Serve(&q); err != nil {
 			return nil, 0, err
 		}
 		if pol.broken {
@@ -115,14 +119,14 @@ func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
 		for _, q := range rp.End.Reqs[:rp.EndN] {
 			for _, id := range q.Blocks {
 				if sig.Cached(id) && !c.Cached(id) {
-					return nil, 0, fmt.Errorf("the shadow of the end join does not hold block %d at request %d, which the join's replay holds", id, rp.A+len(w.Reqs))
+					return nil, 0, fmt.Errorf("the shadow of the end join does not hold block %d at request %d, which the join's replay holds", id, rp.A+n)
 				}
 			}
 		}
 	}
 	v := 0.0
-	for t := rp.Count; t < len(w.Reqs); t++ {
-		v += w.Obj.Cost(w.Reqs[t].Input, hits[t], w.BlockTokens)
+	for t := rp.Count; t < n; t++ {
+		v += w.obj.Cost(w.Input[t], hits[t], w.block)
 	}
 	return hits, v, nil
 }
@@ -133,7 +137,7 @@ func (rp *runPlan) replay(guide []float64) ([]int, float64, error) {
 type phased struct {
 	start  *ranked
 	startN int
-	guided *ranked
+	guided *guided
 	sigma  *prefixcache.Cache
 	keys   []prefixcache.Key
 	order  prefixcache.Order

@@ -100,32 +100,6 @@ func NewRelaxationWeighted(hist, win []prefixcache.Req, weights []float64, block
 	return newWeighted(local, len(hist), wt, block, capacity, obj)
 }
 
-// relaxation returns the relaxation of the run's window w (first is the
-// run's first window) of windows windows under wo: with no lower overlap,
-// window [s, e)'s (NewRelaxation, or NewRelaxationOf from the span's
-// history); with one, the widened window RelaxationRange's, its requests
-// weighted by overlapWeights, its history that of the widened window.
-func (sp *Span) relaxation(w, first, windows int, block int64, capacity int, obj Objective, wo WindowOptions) (*Problem, error) {
-	n := sp.Requests
-	lo, hi := RelaxationRange(n, windows, w, wo)
-	win, err := sp.slice(lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	wt := overlapWeights(n, windows, w, wo)
-	if sp.History != nil {
-		return NewRelaxationWeighted(sp.History[w-first], win, wt, block, capacity, obj)
-	}
-	if wt == nil && lo == w*n/windows {
-		return NewRelaxation(sp.Reqs, lo, hi, block, capacity, obj)
-	}
-	var hist []prefixcache.Req
-	for _, t := range HistoryOf(sp.Reqs, lo, hi) {
-		hist = append(hist, sp.Reqs[t])
-	}
-	return NewRelaxationWeighted(hist, win, wt, block, capacity, obj)
-}
-
 // TotalLower returns the windowed lower bound on the whole trace from
 // the sum of every window's relaxation's lower bound: the sum itself,
 // except for SLO with a lower overlap (overlap > 0 requests), where the

@@ -33,11 +33,13 @@ func writeMooncake(t *testing.T, dir string, chains [][]int64, inputs []int64) s
 }
 
 // TestLoadSpanRapid: on random traces cut into random runs of windows
-// with random seams and joins, the streamed span (CountRequests, LoadSpan)
-// holds only SpanRange's requests, its histories are the whole trace's
-// (prefixtail.HistoryOf: the same requests, chains and inputs), and
-// WindowedSpan on it gives WindowedRange's result on the whole trace, every
-// figure equal (the wall times aside).
+// with random seams, joins and lower overlaps, the streamed span
+// (CountRequests, LoadSpan) holds only SpanRange's requests (the overlap
+// before the run's first window included), each window's history is that
+// of its relaxation (prefixtail.HistoryOf over RelaxationRange on the whole
+// trace: the same requests, chains and inputs), and WindowedSpan on it
+// gives WindowedRange's result on the whole trace, every figure equal (the
+// wall times aside), with the capacity-free or the Lagrangian lower bound.
 func TestLoadSpanRapid(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -57,7 +59,12 @@ func TestLoadSpanRapid(t *testing.T) {
 		windows := rapid.IntRange(1, n).Draw(rt, "windows")
 		first := rapid.IntRange(0, windows-1).Draw(rt, "first")
 		last := rapid.IntRange(first, windows-1).Draw(rt, "last")
-		wo := prefixtail.WindowOptions{SeamRequests: rapid.IntRange(0, 6).Draw(rt, "seam"), JoinRequests: rapid.IntRange(0, 6).Draw(rt, "join")}
+		wo := prefixtail.WindowOptions{SeamRequests: rapid.IntRange(0, 6).Draw(rt, "seam"), JoinRequests: rapid.IntRange(0, 6).Draw(rt, "join"),
+			LowerOverlapRequests: rapid.IntRange(0, n).Draw(rt, "overlap")}
+		opt := prefixtail.Options{}
+		if rapid.Bool().Draw(rt, "lagrangian") {
+			opt.Lagrange = &prefixtail.LagrangeOptions{}
+		}
 
 		tr, err := Load(path, "mooncake", 0)
 		if err != nil {
@@ -75,9 +82,13 @@ func TestLoadSpanRapid(t *testing.T) {
 		if sp.First != lo || len(sp.Reqs) != hi-lo {
 			rt.Fatalf("span holds [%d, %d), want [%d, %d)", sp.First, sp.First+len(sp.Reqs), lo, hi)
 		}
+		if r0, _ := prefixtail.RelaxationRange(n, windows, first, wo); lo > r0 {
+			rt.Fatalf("span starts at %d, after the first relaxation's start %d", lo, r0)
+		}
 		for k := range sp.History {
 			w := first + k
-			want := prefixtail.HistoryOf(tr.Reqs, w*n/windows, (w+1)*n/windows)
+			a, b := prefixtail.RelaxationRange(n, windows, w, wo)
+			want := prefixtail.HistoryOf(tr.Reqs, a, b)
 			if len(sp.History[k]) != len(want) {
 				rt.Fatalf("window %d: %d history requests, want %d", w, len(sp.History[k]), len(want))
 			}
@@ -88,8 +99,8 @@ func TestLoadSpanRapid(t *testing.T) {
 				}
 			}
 		}
-		want, errW := prefixtail.WindowedRange(context.Background(), tr.Reqs, 512, capacity, obj, windows, first, last, wo, prefixtail.Options{})
-		got, errG := prefixtail.WindowedSpan(context.Background(), &sp.Span, 512, capacity, obj, windows, first, last, wo, prefixtail.Options{})
+		want, errW := prefixtail.WindowedRange(context.Background(), tr.Reqs, 512, capacity, obj, windows, first, last, wo, opt)
+		got, errG := prefixtail.WindowedSpan(context.Background(), &sp.Span, 512, capacity, obj, windows, first, last, wo, opt)
 		if (errW != nil) != (errG != nil) {
 			rt.Fatalf("whole trace: %v; streamed: %v", errW, errG)
 		}

@@ -525,36 +525,17 @@ func newWeighted(reqs []prefixcache.Req, free int, weights []float64, block int6
 		return nil, fmt.Errorf("threshold is NaN")
 	}
 	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, weights: weights, off: make([]int, len(reqs)+1)}
-	var depth []int32
-	var parent []prefixcache.BlockID
 	total := 0
 	for t := range reqs {
-		r := &reqs[t]
-		if r.Index != t {
+		if r := &reqs[t]; r.Index != t {
 			return nil, fmt.Errorf("request %d: index %d, want its position %d", t, r.Index, t)
 		}
-		if len(r.Blocks) > capacity {
-			return nil, fmt.Errorf("request %d: its chain of %d blocks exceeds the capacity of %d blocks (the bound needs every chain to fit)", t, len(r.Blocks), capacity)
-		}
 		p.off[t] = total
-		total += len(r.Blocks)
-		par := prefixcache.BlockID(-1)
-		for d, id := range r.Blocks {
-			if id < 0 {
-				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
-			}
-			for int(id) >= len(depth) { // unseen ids (a window's trace need not start at id 0)
-				depth = append(depth, -1)
-				parent = append(parent, -1)
-			}
-			if depth[id] < 0 {
-				depth[id], parent[id] = int32(d), par
-			}
-			if depth[id] != int32(d) || parent[id] != par {
-				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
-			}
-			par = id
-		}
+		total += len(reqs[t].Blocks)
+	}
+	depth, err := chainDepths(len(reqs), func(t int) []prefixcache.BlockID { return reqs[t].Blocks }, capacity)
+	if err != nil {
+		return nil, err
 	}
 	p.off[len(reqs)] = total
 	p.RefBlocks = int64(total)
@@ -780,4 +761,38 @@ func (p *Problem) Program() *lp.Problem {
 		prob.Integer = nil
 	}
 	return prob
+}
+
+// chainDepths checks the n chains chain(0), …, chain(n−1) of a trace as
+// the bound needs them: each fits in capacity blocks, no block id is
+// negative, and each block is always at the same depth after the same
+// parent (the chains were numbered by one interner). It returns each
+// block id's depth (−1: an id no chain holds; ids are dense from 0).
+func chainDepths(n int, chain func(t int) []prefixcache.BlockID, capacity int) ([]int32, error) {
+	var depth []int32
+	var parent []prefixcache.BlockID
+	for t := 0; t < n; t++ {
+		ch := chain(t)
+		if len(ch) > capacity {
+			return nil, fmt.Errorf("request %d: its chain of %d blocks exceeds the capacity of %d blocks (the bound needs every chain to fit)", t, len(ch), capacity)
+		}
+		par := prefixcache.BlockID(-1)
+		for d, id := range ch {
+			if id < 0 {
+				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
+			}
+			for int(id) >= len(depth) { // unseen ids (a window's trace need not start at id 0)
+				depth = append(depth, -1)
+				parent = append(parent, -1)
+			}
+			if depth[id] < 0 {
+				depth[id], parent[id] = int32(d), par
+			}
+			if depth[id] != int32(d) || parent[id] != par {
+				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
+			}
+			par = id
+		}
+	}
+	return depth, nil
 }

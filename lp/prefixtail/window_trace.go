@@ -93,32 +93,10 @@ func newReplayTrace(f *Flat, block int64, capacity int, obj Objective) (*replayT
 	if len(f.Off) == 0 {
 		f.Off = []int{0}
 	}
-	var depth []int32
-	var parent []prefixcache.BlockID
-	for t := 0; t < n; t++ {
-		ch := f.chain(t)
-		if len(ch) > capacity {
-			return nil, fmt.Errorf("request %d: its chain of %d blocks exceeds the capacity of %d blocks (the bound needs every chain to fit)", t, len(ch), capacity)
-		}
-		par := prefixcache.BlockID(-1)
-		for d, id := range ch {
-			if id < 0 {
-				return nil, fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
-			}
-			for int(id) >= len(depth) {
-				depth = append(depth, -1)
-				parent = append(parent, -1)
-			}
-			if depth[id] < 0 {
-				depth[id], parent[id] = int32(d), par
-			}
-			if depth[id] != int32(d) || parent[id] != par {
-				return nil, fmt.Errorf("request %d: block %d at depth %d after block %d was first seen at depth %d after block %d (chains not numbered by one interner)", t, id, d, par, depth[id], parent[id])
-			}
-			par = id
-		}
+	depth, err := chainDepths(n, f.chain, capacity)
+	if err != nil {
+		return nil, err
 	}
-	parent = nil
 	total := len(f.Blocks[:f.Off[n]])
 	r := &replayTrace{Flat: f, block: block, capacity: capacity, obj: obj,
 		prev: make([]int32, total), next: make([]int32, total), col: make([]bool, total)}

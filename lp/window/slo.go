@@ -200,12 +200,16 @@ const (
 	// UpperGreedy is the greedy stages from nothing: no LP, no search,
 	// no integer program (slo.Options.NoLP and NoLNS, no backend).
 	UpperGreedy
+	// UpperSearch is the greedy stages from nothing and the
+	// large-neighbourhood search (its budget Solver.LNSWindows), no LP
+	// and no integer program (slo.Options.NoLP, no backend).
+	UpperSearch
 )
 
 // sloUpperNames are the modes' names, as flags and settings spell them.
-var sloUpperNames = [...]string{UpperFull: "full", UpperLP: "lp", UpperGreedy: "greedy"}
+var sloUpperNames = [...]string{UpperFull: "full", UpperLP: "lp", UpperGreedy: "greedy", UpperSearch: "search"}
 
-// String is the mode's name: full, lp or greedy.
+// String is the mode's name: full, lp, greedy or search.
 func (u SLOUpper) String() string {
 	if u < 0 || int(u) >= len(sloUpperNames) {
 		return fmt.Sprintf("SLOUpper(%d)", int(u))
@@ -213,14 +217,14 @@ func (u SLOUpper) String() string {
 	return sloUpperNames[u]
 }
 
-// ParseSLOUpper reads a mode by its name: full, lp or greedy.
+// ParseSLOUpper reads a mode by its name: full, lp, greedy or search.
 func ParseSLOUpper(s string) (SLOUpper, error) {
 	for u, n := range sloUpperNames {
 		if n == s {
 			return SLOUpper(u), nil
 		}
 	}
-	return 0, fmt.Errorf("want full, lp or greedy, got %q", s)
+	return 0, fmt.Errorf("want full, lp, greedy or search, got %q", s)
 }
 
 // solver is opt as mode u asks for an upper end's solve.
@@ -231,8 +235,10 @@ func (u SLOUpper) solver(opt slo.Options) (slo.Options, error) {
 		opt.NoLNS, opt.Backend = true, nil
 	case UpperGreedy:
 		opt.NoLP, opt.NoLNS, opt.Backend = true, true, nil
+	case UpperSearch:
+		opt.NoLP, opt.Backend = true, nil
 	default:
-		return opt, fmt.Errorf("window: %v is not an upper-end mode (full, lp or greedy)", u)
+		return opt, fmt.Errorf("window: %v is not an upper-end mode (full, lp, greedy or search)", u)
 	}
 	return opt, nil
 }

@@ -91,7 +91,7 @@ type Command struct {
 	// Upper is how hard each window's upper end is searched under
 	// --objective slo and pQ (--slo-upper; window.SLOUpper), and
 	// LNSWindows the search's budget per upper-end solve under
-	// UpperFull and UpperSearch, neighbourhoods solved (--slo-lns-windows; 0: lp/slo's
+	// UpperFull, neighbourhoods solved (--slo-lns-windows; 0: lp/slo's
 	// default, slo.DefaultLNSWindows). The lower end is the same in
 	// every mode.
 	Upper      window.SLOUpper
@@ -460,8 +460,8 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("slo-upper", "with --objective slo or pQ only (a TEL window is solved exactly by flow)")
 	case c.LNSWindows < 0:
 		return nil, nil, option.Errorf("slo-lns-windows", "must be ≥ 0 neighbourhoods per solve, got %d", c.LNSWindows)
-	case c.LNSWindows > 0 && c.Upper != window.UpperFull && c.Upper != window.UpperSearch:
-		return nil, nil, option.Errorf("slo-lns-windows", "with --slo-upper full or search only (--slo-upper %s runs no search)", c.Upper)
+	case c.LNSWindows > 0 && c.Upper != window.UpperFull:
+		return nil, nil, option.Errorf("slo-lns-windows", "with --slo-upper full only (--slo-upper %s runs no search)", c.Upper)
 	}
 	capacity := c.Capacity
 	if c.Trace == "" && !c.CapacityGiven {

@@ -62,7 +62,7 @@ func mergedMD(t *testing.T, files []string) string {
 	return b.String()
 }
 
-// TestSLOUpperShards: --objective slo under --slo-upper lp, greedy and search as
+// TestSLOUpperShards: --objective slo under --slo-upper lp and greedy as
 // three shards merges to exactly the one-process run's output, which
 // names the mode and has the default's lower bound; the default's shard
 // files carry no setting of the mode (files written before the modes
@@ -85,7 +85,7 @@ func TestSLOUpperShards(t *testing.T) {
 		}
 	}
 	files := map[string][]string{"full": defFiles}
-	for _, m := range []window.SLOUpper{window.UpperLP, window.UpperGreedy, window.UpperSearch} {
+	for _, m := range []window.SLOUpper{window.UpperLP, window.UpperGreedy} {
 		o := c
 		o.Upper = m
 		doc, want := runMD(t, o)

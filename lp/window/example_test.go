@@ -124,7 +124,7 @@ func ExampleSLOUpper() {
 	tr.Append(1, "a", 10, 0)
 	tr.Append(2, "a", 5, 0)
 	tr.Append(3, "y", 1, 0)
-	for _, mode := range []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy, window.UpperSearch} {
+	for _, mode := range []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy} {
 		b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{
 			Params: instance.Params{Capacity: 4, BlockSize: 1}, WindowTurns: 2, SLOTokens: 11, SeamTurns: 1, Upper: mode})
 		if err != nil {
@@ -137,5 +137,4 @@ func ExampleSLOUpper() {
 	// upper ends full: [0, 0] violations
 	// upper ends lp: [0, 0] violations
 	// upper ends greedy: [0, 0] violations
-	// upper ends search: [0, 0] violations
 }

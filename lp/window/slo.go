@@ -200,16 +200,12 @@ const (
 	// UpperGreedy is the greedy stages from nothing: no LP, no search,
 	// no integer program (slo.Options.NoLP and NoLNS, no backend).
 	UpperGreedy
-	// UpperSearch is the greedy stages from nothing and the
-	// large-neighbourhood search (its budget Solver.LNSWindows), no LP
-	// and no integer program (slo.Options.NoLP, no backend).
-	UpperSearch
 )
 
 // sloUpperNames are the modes' names, as flags and settings spell them.
-var sloUpperNames = [...]string{UpperFull: "full", UpperLP: "lp", UpperGreedy: "greedy", UpperSearch: "search"}
+var sloUpperNames = [...]string{UpperFull: "full", UpperLP: "lp", UpperGreedy: "greedy"}
 
-// String is the mode's name: full, lp, greedy or search.
+// String is the mode's name: full, lp or greedy.
 func (u SLOUpper) String() string {
 	if u < 0 || int(u) >= len(sloUpperNames) {
 		return fmt.Sprintf("SLOUpper(%d)", int(u))
@@ -217,14 +213,14 @@ func (u SLOUpper) String() string {
 	return sloUpperNames[u]
 }
 
-// ParseSLOUpper reads a mode by its name: full, lp, greedy or search.
+// ParseSLOUpper reads a mode by its name: full, lp or greedy.
 func ParseSLOUpper(s string) (SLOUpper, error) {
 	for u, n := range sloUpperNames {
 		if n == s {
 			return SLOUpper(u), nil
 		}
 	}
-	return 0, fmt.Errorf("want full, lp, greedy or search, got %q", s)
+	return 0, fmt.Errorf("want full, lp or greedy, got %q", s)
 }
 
 // solver is opt as mode u asks for an upper end's solve.
@@ -235,10 +231,8 @@ func (u SLOUpper) solver(opt slo.Options) (slo.Options, error) {
 		opt.NoLNS, opt.Backend = true, nil
 	case UpperGreedy:
 		opt.NoLP, opt.NoLNS, opt.Backend = true, true, nil
-	case UpperSearch:
-		opt.NoLP, opt.Backend = true, nil
 	default:
-		return opt, fmt.Errorf("window: %v is not an upper-end mode (full, lp, greedy or search)", u)
+		return opt, fmt.Errorf("window: %v is not an upper-end mode (full, lp or greedy)", u)
 	}
 	return opt, nil
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // modes are the upper-end modes SLOOptions.Upper takes.
-var modes = []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy, window.UpperSearch}
+var modes = []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy}
 
 // TestSLOUpperRapidExact: in every upper-end mode, for any window size and
 // seam, the windowed SLO interval contains the fewest violations found by
@@ -96,7 +96,7 @@ func figures(b *window.SLOBounds) []window.SLOFigures {
 // describes): the default (full) calls SLOLower, SLORestricted and SLOSeam
 // with the options given (here a search budget, LNSWindows), as before
 // the modes existed; lp calls the upper ends with slo.Options.NoLNS,
-// greedy with NoLP and NoLNS, search with NoLP; the lower end is SLOLower with the options
+// greedy with NoLP and NoLNS; the lower end is SLOLower with the options
 // given in every mode.
 func TestSLOUpperModesAreSolverOptions(t *testing.T) {
 	ctx := context.Background()
@@ -157,7 +157,6 @@ func TestSLOUpperModesAreSolverOptions(t *testing.T) {
 			{window.UpperFull, slo.Options{LNSWindows: lns}},
 			{window.UpperLP, slo.Options{LNSWindows: lns, NoLNS: true}},
 			{window.UpperGreedy, slo.Options{LNSWindows: lns, NoLP: true, NoLNS: true}},
-			{window.UpperSearch, slo.Options{LNSWindows: lns, NoLP: true}},
 		} {
 			var want []window.SLOFigures
 			for k, w := range ws {
@@ -216,7 +215,6 @@ func TestParseSLOUpper(t *testing.T) {
 		{"full", window.UpperFull, true},
 		{"lp", window.UpperLP, true},
 		{"greedy", window.UpperGreedy, true},
-		{"search", window.UpperSearch, true},
 		{"", 0, false},
 		{"Full", 0, false},
 		{"lns", 0, false},
@@ -228,8 +226,8 @@ func TestParseSLOUpper(t *testing.T) {
 	}
 	tr := &trace.Trace{}
 	tr.Append(0, "a", 1, 0)
-	_, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: instance.Params{Capacity: 4, BlockSize: 1}, WindowTurns: 1, Upper: 4})
-	if err == nil || !strings.Contains(err.Error(), "SLOUpper(4)") {
-		t.Fatalf("mode 4: %v", err)
+	_, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: instance.Params{Capacity: 4, BlockSize: 1}, WindowTurns: 1, Upper: 3})
+	if err == nil || !strings.Contains(err.Error(), "SLOUpper(3)") {
+		t.Fatalf("mode 3: %v", err)
 	}
 }

@@ -88,6 +88,14 @@ type Command struct {
 	// thresholds searched (window.RunPercentile), optional caching only,
 	// in one process.
 	Percentile *objective.Objective
+	// Upper is how hard each window's upper end is searched under
+	// --objective slo and pQ (--slo-upper; window.SLOUpper), and
+	// LNSWindows the search's budget per upper-end solve under
+	// UpperFull, neighbourhoods solved (--slo-lns-windows; 0: lp/slo's
+	// default, slo.DefaultLNSWindows). The lower end is the same in
+	// every mode.
+	Upper      window.SLOUpper
+	LNSWindows int
 	// MaxProbes bounds the thresholds a percentile's search tries
 	// (--max-probes; 0: until the interval closes or no probe narrows
 	// it); each probe is a pass over the trace.
@@ -142,11 +150,11 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 		open = func() (window.TurnReader, func(), error) { return openStream(c.Trace) }
 	}
 	size := c.windowTurns(turns)
-	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile, MaxProbes: c.MaxProbes})
+	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: c.sloOptions(p, size), Objective: *c.Percentile, MaxProbes: c.MaxProbes})
 	if err != nil {
 		return nil, nil, err
 	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes%s", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	addPercentileRows(&t, b.PercentileInterval, b.StartLower, b.StartUpper)
 	out := []report.Table{t}
@@ -190,6 +198,7 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(p.Capacity, 10),
 			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": "slo", "slo_tokens": strconv.FormatInt(*c.SLO, 10),
 			"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns)}
+		c.upperSettings(settings)
 		f, err := c.sloShard(ctx, mem, p, size, turns, sh, settings)
 		if err != nil {
 			return nil, nil, err
@@ -201,12 +210,62 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 		return nil, nil, err
 	}
 	defer done()
-	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true, Solver: slo.Options{Progress: c.Progress.Total(windowCount(turns, size))}})
+	so := c.sloOptions(p, size)
+	so.SLOTokens, so.PerWindow, so.Solver.Progress = *c.SLO, true, c.Progress.Total(windowCount(turns, size))
+	b, err := window.RunSLOWith(ctx, src, so)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc, tables := sloOutput(b, c.PerWindow)
 	return doc, tables, nil
+}
+
+// sloOptions are the windows' settings under --objective slo and pQ
+// (params p, windows of size steps): the seams and how hard each window's
+// upper end is searched.
+func (c Command) sloOptions(p instance.Params, size int) window.SLOOptions {
+	return window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, Upper: c.Upper, Solver: slo.Options{LNSWindows: c.LNSWindows}}
+}
+
+// upperSettings adds to a shard file's settings how hard the upper ends
+// were searched, when not by default (--slo-upper full, lp/slo's own
+// budget), so that merge refuses shards of other modes or budgets and
+// the default's files stay as they were: slo_upper (its name) and
+// slo_lns_windows (neighbourhoods per solve).
+func (c Command) upperSettings(settings map[string]string) {
+	if c.Upper != window.UpperFull {
+		settings["slo_upper"] = c.Upper.String()
+	}
+	if c.LNSWindows != 0 {
+		settings["slo_lns_windows"] = strconv.Itoa(c.LNSWindows)
+	}
+}
+
+// upperMode is the upper ends' mode a merged file's settings name
+// (slo_upper; absent: full), as SLOBounds.UpperMode gives it: empty for
+// full.
+func upperMode(f *suite.File) (string, error) {
+	v, ok := f.Options.Params["slo_upper"]
+	if !ok {
+		return "", nil
+	}
+	u, err := window.ParseSLOUpper(v)
+	if err != nil {
+		return "", fmt.Errorf("%s: setting slo_upper: %w", Name, err)
+	}
+	if u == window.UpperFull {
+		return "", nil
+	}
+	return u.String(), nil
+}
+
+// upperTitle is what a title says of the upper ends' mode m (empty:
+// full, said nothing of, as before the modes).
+func upperTitle(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ", upper ends " + m + " (--slo-upper)"
 }
 
 // turns opens the trace (or the embedded one, mem) as a TurnReader of its
@@ -238,7 +297,7 @@ func sloOutput(b *window.SLOBounds, perWindow bool) (any, []report.Table) {
 	if !perWindow {
 		b.PerWindow = nil
 	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap%s", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (turns)"), report.CellI(int64(b.Lower)))
 	t.Add(report.CellText("upper bound (turns)"), report.CellI(int64(b.Upper)))
@@ -283,7 +342,9 @@ func (c Command) sloShard(ctx context.Context, mem *trace.Trace, p instance.Para
 		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
 	}
 	mine := func(idx int) bool { return idx < nw && sh.Has(point[idx]) }
-	b, err := window.RunSLOWith(ctx, src, window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: *c.SLO, SeamTurns: c.SeamTurns, PerWindow: true, Mine: mine})
+	so := c.sloOptions(p, size)
+	so.SLOTokens, so.PerWindow, so.Mine = *c.SLO, true, mine
+	b, err := window.RunSLOWith(ctx, src, so)
 	if err != nil {
 		return nil, err
 	}
@@ -330,6 +391,9 @@ func renderSLO(w io.Writer, f *suite.File, format string) error {
 	}
 	b := window.SumSLO(figs, size, seam)
 	b.SLOTokens = s
+	if b.UpperMode, err = upperMode(f); err != nil {
+		return err
+	}
 	doc, tables := sloOutput(b, false)
 	return report.Emit(w, format, doc, tables...)
 }
@@ -392,6 +456,12 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("rounds", "with --objective pQ only (the τ search of a percentile)")
 	case c.Slurm < 0:
 		return nil, nil, option.Errorf("slurm", "want a number of shards ≥ 1, got %d", c.Slurm)
+	case c.SLO == nil && c.Percentile == nil && (c.Upper != window.UpperFull || c.LNSWindows != 0):
+		return nil, nil, option.Errorf("slo-upper", "with --objective slo or pQ only (a TEL window is solved exactly by flow)")
+	case c.LNSWindows < 0:
+		return nil, nil, option.Errorf("slo-lns-windows", "must be ≥ 0 neighbourhoods per solve, got %d", c.LNSWindows)
+	case c.LNSWindows > 0 && c.Upper != window.UpperFull:
+		return nil, nil, option.Errorf("slo-lns-windows", "with --slo-upper full only (--slo-upper %s runs no search)", c.Upper)
 	}
 	capacity := c.Capacity
 	if c.Trace == "" && !c.CapacityGiven {

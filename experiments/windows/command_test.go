@@ -170,6 +170,10 @@ func TestBadFlags(t *testing.T) {
 		}},
 		{"max-probes", func(c *windows.Command) { c.Percentile, c.Rounds, c.MaxProbes = p99(), 2, -1 }},
 		{"out", func(c *windows.Command) { c.Percentile, c.Rounds, c.Out = p99(), 2, "x" }},
+		{"slo-upper", func(c *windows.Command) { c.Upper = window.UpperLP }},
+		{"slo-upper", func(c *windows.Command) { c.LNSWindows = 10 }},
+		{"slo-lns-windows", func(c *windows.Command) { s := int64(100); c.SLO, c.LNSWindows = &s, -1 }},
+		{"slo-lns-windows", func(c *windows.Command) { c.Percentile, c.Upper, c.LNSWindows = p99(), window.UpperGreedy, 10 }},
 	} {
 		cmd := base(path)
 		c.edit(&cmd)

@@ -10,7 +10,6 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/internal/option"
-	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/objective"
@@ -53,13 +52,15 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 		settings := map[string]string{"trace": label, "capacity_tokens": strconv.FormatInt(p.Capacity, 10),
 			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": c.Percentile.String(), "taus_tokens": joinTaus(c.Taus),
 			"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns)}
+		c.upperSettings(settings)
 		f, err := c.gridShard(ctx, open, p, size, turns, sh, settings)
 		if err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, c.writeShard(ctx, stdout, f)
 	}
-	so := window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, Solver: slo.Options{Progress: c.Progress.Total(windowCount(turns, size))}}
+	so := c.sloOptions(p, size)
+	so.Solver.Progress = c.Progress.Total(windowCount(turns, size))
 	figs, err := window.RunPercentileGrid(ctx, open(-1), window.GridOptions{SLO: so, Taus: c.Taus})
 	if err != nil {
 		return nil, nil, err
@@ -73,6 +74,9 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 	b, err := window.SumGrid(figs, c.Taus, turns, *c.Percentile, size, c.SeamTurns)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.Upper != window.UpperFull {
+		b.UpperMode = c.Upper.String()
 	}
 	doc, tables := gridOutput(b, *c.Percentile, c.PerWindow)
 	return doc, tables, nil
@@ -115,7 +119,8 @@ func (c Command) gridShard(ctx context.Context, open func(int) func() (window.Tu
 		f.Grid = append(f.Grid, suite.Point{"window": strconv.Itoa(w), "start_step": strconv.Itoa(start), "turns": strconv.Itoa(min(size, turns-start))})
 	}
 	mine := func(idx int) bool { return idx < nw && sh.Has(point[idx]) }
-	so := window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, Mine: mine}
+	so := c.sloOptions(p, size)
+	so.Mine = mine
 	figs, err := window.RunPercentileGrid(ctx, open(min(turns, (last+2)*size)), window.GridOptions{SLO: so, Taus: c.Taus})
 	if err != nil {
 		return nil, err
@@ -158,6 +163,9 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 	b, err := window.SumGrid(figs, taus, turns, q, size, seam)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
+	}
+	if b.UpperMode, err = upperMode(f); err != nil {
+		return err
 	}
 	doc, tables := gridOutput(b, q, false)
 	return report.Emit(w, format, doc, tables...)
@@ -207,7 +215,7 @@ func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
 // gridOutput is the document and tables of a percentile's grid bounds b,
 // with each window's figures when perWindow.
 func gridOutput(b *window.GridBounds, q objective.Objective, perWindow bool) (any, []report.Table) {
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d thresholds given (--taus, no search)", q, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d thresholds given (--taus, no search)%s", q, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (tokens)"), report.CellI(b.Lower))
 	t.Add(report.CellText("upper bound (tokens)"), report.CellI(b.Upper))

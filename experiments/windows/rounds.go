@@ -69,7 +69,7 @@ func (c Command) runRounds(ctx context.Context, stdout io.Writer, p instance.Par
 	open := func(limit int) func() (window.TurnReader, func(), error) {
 		return func() (window.TurnReader, func(), error) { return c.turns(mem, limit) }
 	}
-	o := window.RoundOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns}, Objective: *c.Percentile,
+	o := window.RoundOptions{SLO: c.sloOptions(p, size), Objective: *c.Percentile,
 		PerRound: c.Rounds, MaxProbes: c.MaxProbes}
 	if c.RoundDir == "" {
 		r, err := window.RunRounds(ctx, open(-1), o)
@@ -83,6 +83,7 @@ func (c Command) runRounds(ctx context.Context, stdout io.Writer, p instance.Par
 		"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": c.Percentile.String(),
 		"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns),
 		"thresholds_per_round": strconv.Itoa(c.Rounds), "max_probes": strconv.Itoa(c.MaxProbes)}
+	c.upperSettings(settings)
 	st, err := c.loadState(settings)
 	if err != nil {
 		return nil, nil, err
@@ -259,8 +260,8 @@ func (c Command) advance(st *roundState, settings map[string]string) error {
 
 // roundsOutput is the document and tables of a search in rounds r.
 func roundsOutput(r *window.Rounds) (any, []report.Table) {
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d rounds of at most %d thresholds, %d probes",
-		r.Objective, r.Rank, r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, len(r.Done), r.PerRound, r.Probes()),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d rounds of at most %d thresholds, %d probes%s",
+		r.Objective, r.Rank, r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, len(r.Done), r.PerRound, r.Probes(), upperTitle(r.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	addPercentileRows(&t, r.PercentileInterval, r.StartLower, r.StartUpper)
 	pt := report.Table{Title: fmt.Sprintf("rounds (windowed SLO bounds at τ, summed over every window; at most %d turns may exceed the percentile)", r.MaxExceeding),

@@ -114,3 +114,27 @@ func ExampleSumGrid() {
 	// τ = 9 tokens: [1, 1] violations, achieved
 	// p75 in [5, 5] tokens
 }
+
+// The trace of ExampleRunSLOWith with its seam of ±1 step, its windows'
+// upper ends searched less: every mode's lower end is the relaxation's,
+// and here each mode's restrictions and seam find the optimum too.
+func ExampleSLOUpper() {
+	tr := &trace.Trace{}
+	tr.Append(0, "x", 1, 0)
+	tr.Append(1, "a", 10, 0)
+	tr.Append(2, "a", 5, 0)
+	tr.Append(3, "y", 1, 0)
+	for _, mode := range []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy} {
+		b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{
+			Params: instance.Params{Capacity: 4, BlockSize: 1}, WindowTurns: 2, SLOTokens: 11, SeamTurns: 1, Upper: mode})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("upper ends %s: [%d, %d] violations\n", mode, b.Lower, b.Upper)
+	}
+	// Output:
+	// upper ends full: [0, 0] violations
+	// upper ends lp: [0, 0] violations
+	// upper ends greedy: [0, 0] violations
+}

@@ -17,8 +17,13 @@ import (
 // grid runs window.RunPercentileGrid on tr in memory (the windows mine
 // picks; nil: all).
 func grid(tr *trace.Trace, p instance.Params, size, seam int, taus []int64, mine func(int) bool) ([]window.GridFigures, error) {
+	return gridMode(tr, p, size, seam, taus, mine, window.UpperFull)
+}
+
+// gridMode is grid with the windows' upper ends searched as mode says.
+func gridMode(tr *trace.Trace, p instance.Params, size, seam int, taus []int64, mine func(int) bool, mode window.SLOUpper) ([]window.GridFigures, error) {
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
-	return window.RunPercentileGrid(context.Background(), open, window.GridOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, Mine: mine}, Taus: taus})
+	return window.RunPercentileGrid(context.Background(), open, window.GridOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, Mine: mine, Upper: mode}, Taus: taus})
 }
 
 // randomTaus draws 1–4 ascending distinct thresholds in [0, 40] tokens.

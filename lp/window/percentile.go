@@ -31,6 +31,9 @@ type PercentileInterval struct {
 	WindowTurns int `json:"window_turns"`
 	SeamTurns   int `json:"seam_turns"`
 	Turns       int `json:"turns"`
+	// UpperMode is as in SLOBounds: how hard the windows' upper ends
+	// were searched (empty: full).
+	UpperMode string `json:"upper_mode,omitempty"`
 }
 
 // PercentileBounds bound the lowest Q-th nearest-rank percentile of
@@ -266,6 +269,9 @@ func startInterval(open func() (TurnReader, func(), error), o SLOOptions, q obje
 	slices.Sort(load)
 	iv = PercentileInterval{Q: q.Q, Rank: rank, MaxExceeding: turns - rank, Windows: windows,
 		WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns, Turns: turns}
+	if o.Upper != UpperFull {
+		iv.UpperMode = o.Upper.String()
+	}
 	return iv, least[rank-1], load[rank-1], nil
 }
 

@@ -18,13 +18,19 @@ import (
 
 // percentile runs window.RunPercentile on tr in memory.
 func percentile(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, q string, maxProbes int) *window.PercentileBounds {
+	return percentileMode(fatalf, tr, p, size, seam, q, maxProbes, window.UpperFull)
+}
+
+// percentileMode is percentile with the windows' upper ends searched as
+// mode says.
+func percentileMode(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, q string, maxProbes int, mode window.SLOUpper) *window.PercentileBounds {
 	o, err := objective.Parse(q)
 	if err != nil {
 		fatalf("%v", err)
 	}
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
 	b, err := window.RunPercentile(context.Background(), open, window.PercentileOptions{
-		SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam}, Objective: o, MaxProbes: maxProbes})
+		SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, Upper: mode}, Objective: o, MaxProbes: maxProbes})
 	if err != nil {
 		fatalf("%v", err)
 	}

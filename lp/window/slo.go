@@ -28,6 +28,9 @@ type SLOBounds struct {
 	// steps (0: none).
 	SeamTurns int `json:"seam_turns"`
 	Turns     int `json:"turns"`
+	// UpperMode names how hard the windows' upper ends were searched
+	// (SLOUpper's name; empty: full, lp/slo's whole upper end).
+	UpperMode string `json:"upper_mode,omitempty"`
 	// PerWindow are each window's bounds, turns.
 	PerWindow []SLOFigures `json:"per_window,omitempty"`
 }
@@ -154,6 +157,10 @@ type SLOOptions struct {
 	SeamTurns int
 	// Solver bounds each lp/slo solve.
 	Solver slo.Options
+	// Upper says how hard each window's upper end (its restriction and
+	// the seam after it) is searched (the zero value, UpperFull: as
+	// Solver asks); the lower end is the same in every mode.
+	Upper SLOUpper
 	// PerWindow keeps each window's figures in SLOBounds.PerWindow.
 	PerWindow bool
 	// Mine, when not nil, picks the windows to solve by index (a shard's
@@ -172,6 +179,62 @@ type SLOOptions struct {
 	stop                 func(lower, upper int) bool
 	stopped              *bool
 	hook                 func(w *Window, x []int64)
+}
+
+// SLOUpper is how hard the windowed SLO bounds search each window's upper
+// end, the restriction's schedule and the seam's; the cheaper modes give
+// an upper bound no lower (a wider interval) in less time. The lower end,
+// SLOLower, is the same in every mode, so the interval stays certified:
+// every mode's schedule is admissible and checked, whatever found it.
+type SLOUpper int
+
+const (
+	// UpperFull is lp/slo's whole upper end as SLOOptions.Solver asks:
+	// the LP's rounding, the greedy stages and the large-neighbourhood
+	// search (its budget Solver.LNSWindows), and the backend's integer
+	// programs when one is set.
+	UpperFull SLOUpper = iota
+	// UpperLP is the LP's rounding and the greedy stages, no search and
+	// no integer program (slo.Options.NoLNS, no backend).
+	UpperLP
+	// UpperGreedy is the greedy stages from nothing: no LP, no search,
+	// no integer program (slo.Options.NoLP and NoLNS, no backend).
+	UpperGreedy
+)
+
+// sloUpperNames are the modes' names, as flags and settings spell them.
+var sloUpperNames = [...]string{UpperFull: "full", UpperLP: "lp", UpperGreedy: "greedy"}
+
+// String is the mode's name: full, lp or greedy.
+func (u SLOUpper) String() string {
+	if u < 0 || int(u) >= len(sloUpperNames) {
+		return fmt.Sprintf("SLOUpper(%d)", int(u))
+	}
+	return sloUpperNames[u]
+}
+
+// ParseSLOUpper reads a mode by its name: full, lp or greedy.
+func ParseSLOUpper(s string) (SLOUpper, error) {
+	for u, n := range sloUpperNames {
+		if n == s {
+			return SLOUpper(u), nil
+		}
+	}
+	return 0, fmt.Errorf("want full, lp or greedy, got %q", s)
+}
+
+// solver is opt as mode u asks for an upper end's solve.
+func (u SLOUpper) solver(opt slo.Options) (slo.Options, error) {
+	switch u {
+	case UpperFull:
+	case UpperLP:
+		opt.NoLNS, opt.Backend = true, nil
+	case UpperGreedy:
+		opt.NoLP, opt.NoLNS, opt.Backend = true, true, nil
+	default:
+		return opt, fmt.Errorf("window: %v is not an upper-end mode (full, lp or greedy)", u)
+	}
+	return opt, nil
 }
 
 // RunSLO reads src once, a window of size steps at a time, and sums each
@@ -194,12 +257,19 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 	if o.Schedule != nil && o.Mine != nil {
 		return nil, fmt.Errorf("window: a stitched schedule needs every window")
 	}
+	upper, err := o.Upper.solver(o.Solver)
+	if err != nil {
+		return nil, err
+	}
 	sp, err := NewSplitter(src, o.WindowTurns)
 	if err != nil {
 		return nil, err
 	}
 	p, s := o.Params, o.SLOTokens
 	b := &SLOBounds{SLOTokens: s, WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns}
+	if o.Upper != UpperFull {
+		b.UpperMode = o.Upper.String()
+	}
 	var ws []*Window
 	eof := false
 	type restricted struct {
@@ -211,7 +281,7 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 		if r, ok := cache[w.Index]; ok {
 			return r, nil
 		}
-		up, x, err := SLORestricted(ctx, w, p, s, o.Solver)
+		up, x, err := SLORestricted(ctx, w, p, s, upper)
 		if err != nil {
 			return restricted{}, err
 		}
@@ -272,7 +342,7 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 				return nil, err
 			}
 			var xl []int64
-			if f.SeamGain, xl, nxtHead, err = SLOSeam(ctx, cur, ws[1], rc.x, rn.x, p, s, o.SeamTurns, o.Solver); err != nil {
+			if f.SeamGain, xl, nxtHead, err = SLOSeam(ctx, cur, ws[1], rc.x, rn.x, p, s, o.SeamTurns, upper); err != nil {
 				return nil, err
 			}
 			h := SeamSteps(o.SeamTurns, cur.Len(), ws[1].Len())

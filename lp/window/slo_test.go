@@ -19,14 +19,20 @@ import (
 // violations) and that the stitched schedule is admissible for the whole
 // trace with exactly Upper violations.
 func checkSLO(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, s int64, lo, hi int) *window.SLOBounds {
+	return checkSLOMode(fatalf, tr, p, size, seam, s, lo, hi, window.UpperFull)
+}
+
+// checkSLOMode is checkSLO with the windows' upper ends searched as mode
+// says.
+func checkSLOMode(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, s int64, lo, hi int, mode window.SLOUpper) *window.SLOBounds {
 	x := make([]int64, len(tr.Turns))
-	b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, SeamTurns: seam, PerWindow: true,
+	b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, SeamTurns: seam, PerWindow: true, Upper: mode,
 		Schedule: func(start int, w []int64) error { copy(x[start:], w); return nil }})
 	if err != nil {
 		fatalf("%v", err)
 	}
 	if b.Lower > hi || b.Upper < lo {
-		fatalf("%v, s=%d, windows of %d, seams ±%d: [%d, %d] misses the optimum in [%d, %d]", p, s, size, seam, b.Lower, b.Upper, lo, hi)
+		fatalf("%v, s=%d, windows of %d, seams ±%d, upper ends %v: [%d, %d] misses the optimum in [%d, %d]", p, s, size, seam, mode, b.Lower, b.Upper, lo, hi)
 	}
 	for _, f := range b.PerWindow {
 		if f.SeamGain > 0 || f.Upper != f.Restricted+f.SeamGain {

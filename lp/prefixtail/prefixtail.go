@@ -515,14 +515,8 @@ func newWeighted(reqs []prefixcache.Req, free int, weights []float64, block int6
 			return nil, fmt.Errorf("request %d: weight %v outside [0, 1]", t, w)
 		}
 	}
-	if block < 1 {
-		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
-	}
-	if capacity < 0 {
-		return nil, fmt.Errorf("capacity %d blocks is negative", capacity)
-	}
-	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
-		return nil, fmt.Errorf("threshold is NaN")
+	if err := checkSetting(block, capacity, obj); err != nil {
+		return nil, err
 	}
 	p := &Problem{Reqs: reqs, BlockTokens: block, CapacityBlocks: capacity, Obj: obj, free: free, weights: weights, off: make([]int, len(reqs)+1)}
 	total := 0
@@ -795,4 +789,19 @@ func chainDepths(n int, chain func(t int) []prefixcache.BlockID, capacity int) (
 		}
 	}
 	return depth, nil
+}
+
+// checkSetting checks a bound's setting: blocks of block ≥ 1 tokens, a
+// capacity of capacity ≥ 0 blocks, and a threshold that is a number.
+func checkSetting(block int64, capacity int, obj Objective) error {
+	if block < 1 {
+		return fmt.Errorf("block size %d tokens must be ≥ 1", block)
+	}
+	if capacity < 0 {
+		return fmt.Errorf("capacity %d blocks is negative", capacity)
+	}
+	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
+		return fmt.Errorf("threshold is NaN")
+	}
+	return nil
 }

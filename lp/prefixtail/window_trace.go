@@ -80,14 +80,8 @@ type replayTrace struct {
 // blocks of block tokens under obj; its errors are New's on the same
 // requests.
 func newReplayTrace(f *Flat, block int64, capacity int, obj Objective) (*replayTrace, error) {
-	if block < 1 {
-		return nil, fmt.Errorf("block size %d tokens must be ≥ 1", block)
-	}
-	if capacity < 0 {
-		return nil, fmt.Errorf("capacity %d blocks is negative", capacity)
-	}
-	if obj.Kind == TEL && math.IsNaN(obj.XiTokens) || obj.Kind == SLO && math.IsNaN(obj.SLOTokens) {
-		return nil, fmt.Errorf("threshold is NaN")
+	if err := checkSetting(block, capacity, obj); err != nil {
+		return nil, err
 	}
 	n := f.Len()
 	if len(f.Off) == 0 {

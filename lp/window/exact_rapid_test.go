@@ -56,22 +56,23 @@ func TestSLORapidExact(t *testing.T) {
 }
 
 // TestPercentileRapidExact: the windowed percentile interval — searched
-// (any probe budget) and at a random grid of thresholds (SumGrid) —
-// contains the lowest percentile found by enumeration, for any window size
-// and seam.
+// (any probe budget) and at a random grid of thresholds (SumGrid), the
+// windows' upper ends searched in any mode (SLOUpper) — contains the
+// lowest percentile found by enumeration, for any window size and seam.
 func TestPercentileRapidExact(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tr, p := tinyTrace(rt)
 		qs := rapid.SampledFrom([]string{"p25", "p50", "p75", "p90", "p99"}).Draw(rt, "q")
 		size := rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size")
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
+		mode := rapid.SampledFrom(modes).Draw(rt, "mode")
 		want := bruteP(tr, p, qs)
-		b := percentile(rt.Fatalf, tr, p, size, seam, qs, rapid.IntRange(0, 3).Draw(rt, "probes"))
+		b := percentileMode(rt.Fatalf, tr, p, size, seam, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
 		if b.Lower > want || b.Upper < want {
-			rt.Fatalf("searched: [%d, %d] misses %d", b.Lower, b.Upper, want)
+			rt.Fatalf("searched, upper ends %v: [%d, %d] misses %d", mode, b.Lower, b.Upper, want)
 		}
 		taus := slices.Compact(slices.Sorted(slices.Values(rapid.SliceOfN(rapid.Int64Range(0, 45), 1, 5).Draw(rt, "taus"))))
-		figs, err := grid(tr, p, size, seam, taus, nil)
+		figs, err := gridMode(tr, p, size, seam, taus, nil, mode)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestPercentileRapidExact(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if g.Lower > want || g.Upper < want {
-			rt.Fatalf("grid %v: [%d, %d] misses %d", taus, g.Lower, g.Upper, want)
+			rt.Fatalf("grid %v, upper ends %v: [%d, %d] misses %d", taus, mode, g.Lower, g.Upper, want)
 		}
 	})
 }

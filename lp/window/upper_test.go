@@ -15,7 +15,6 @@ import (
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/instance"
-	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
 	"pgregory.net/rapid"
 )
@@ -45,37 +44,6 @@ func TestSLOUpperRapidExact(t *testing.T) {
 			if want := map[bool]string{true: "", false: m.String()}[m == window.UpperFull]; b.UpperMode != want {
 				rt.Fatalf("upper ends %v: UpperMode %q, want %q", m, b.UpperMode, want)
 			}
-		}
-	})
-}
-
-// TestPercentileUpperRapidExact: in every upper-end mode the windowed
-// percentile interval, searched and at a random grid of thresholds,
-// contains the lowest percentile found by enumeration.
-func TestPercentileUpperRapidExact(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		tr, p := tinyTrace(rt)
-		qs := rapid.SampledFrom([]string{"p25", "p50", "p75", "p90", "p99"}).Draw(rt, "q")
-		size := rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size")
-		seam := rapid.IntRange(0, size).Draw(rt, "seam")
-		mode := rapid.SampledFrom(modes[1:]).Draw(rt, "mode")
-		want := bruteP(tr, p, qs)
-		b := percentileMode(rt.Fatalf, tr, p, size, seam, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
-		if b.Lower > want || b.Upper < want {
-			rt.Fatalf("searched, upper ends %v: [%d, %d] misses %d", mode, b.Lower, b.Upper, want)
-		}
-		taus := slices.Compact(slices.Sorted(slices.Values(rapid.SliceOfN(rapid.Int64Range(0, 45), 1, 5).Draw(rt, "taus"))))
-		figs, err := gridMode(tr, p, size, seam, taus, nil, mode)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		q, _ := objective.Parse(qs)
-		g, err := window.SumGrid(figs, taus, len(tr.Turns), q, size, seam)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if g.Lower > want || g.Upper < want {
-			rt.Fatalf("grid %v, upper ends %v: [%d, %d] misses %d", taus, mode, g.Lower, g.Upper, want)
 		}
 	})
 }

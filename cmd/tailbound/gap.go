@@ -8,7 +8,9 @@ import (
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp/solvers"
+	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/objective"
 )
@@ -50,6 +52,8 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&c.SLO.SLOTokens, "slo-tokens", 0, "with --objective slo: the SLO on uncached tokens, tokens ≥ 0 (instead of --slo-ms; not both)")
 	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by the certified interval of N windows of steps (as solve --windows, seams ±5000 steps, and for TEL a lower overlap of 5000 steps) instead of solving it; each policy's gap is then an interval (turn level; slo and pQ: optional caching)")
 	fs.IntVar(&c.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
+	sloUpper := fs.String("slo-upper", "full", sloUpperHelp)
+	fs.IntVar(&c.SLOLNSWindows, "slo-lns-windows", 0, sloLNSWindowsHelp)
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -58,6 +62,9 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var err error
 	if c.Workload, _, err = wf.params(fs, c.Trace); err != nil {
 		return err
+	}
+	if c.SLOUpper, err = window.ParseSLOUpper(*sloUpper); err != nil {
+		return option.Wrap("slo-upper", err)
 	}
 	c.WorkloadFlags, c.Given, c.Progress = wf.changed, fs.Changed, progressFunc(stderr)
 	doc, tables, err := c.Run(ctx)

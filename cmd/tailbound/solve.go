@@ -54,8 +54,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
 	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")
-	sloUpper := fs.String("slo-upper", "full", "with --windows and --objective slo or pQ: how hard each window's upper bound (its restriction and the seam after it) is searched: full (the LP's rounding, the greedy stages and the large-neighbourhood search), lp (the LP's rounding and the greedy stages, no search), greedy (the greedy stages from nothing, no LP); cheaper modes give a wider interval in less CPU time (docs/windows.md), the lower bound is the same in every mode")
-	fs.IntVar(&w.LNSWindows, "slo-lns-windows", 0, "with --slo-upper full: the large-neighbourhood search's budget per upper-bound solve, neighbourhoods (of at most 24 pairs) solved (0: lp/slo's default, 4000)")
+	sloUpper := fs.String("slo-upper", "full", sloUpperHelp)
+	fs.IntVar(&w.LNSWindows, "slo-lns-windows", 0, sloLNSWindowsHelp)
 	fs.IntVar(&w.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
 	var taus string
 	fs.StringVar(&taus, "taus", "", "with --windows and --objective pQ: probe exactly these thresholds, tokens, comma-separated ascending, instead of searching; each a pass over the trace; needed with --shard and --slurm")
@@ -172,3 +172,10 @@ func windowed(fs *pflag.FlagSet) bool {
 // the peak RSS was 774 MB at GOGC = 100 and 571 MB at 25, in 94 s against
 // 111 s of wall time (57 s and 61 s of CPU) in one run on a loaded machine.
 const solveGCPercent = 25
+
+// The help of the flags that choose how hard a windowed SLO or pQ bound
+// searches each window's upper end, shared by solve and gap.
+const (
+	sloUpperHelp      = "with --windows and --objective slo or pQ: how hard each window's upper bound (its restriction and the seam after it) is searched: full (the LP's rounding, the greedy stages and the large-neighbourhood search), lp (the LP's rounding and the greedy stages, no search), greedy (the greedy stages from nothing, no LP); cheaper modes give a wider interval in less CPU time (docs/windows.md), the lower bound is the same in every mode"
+	sloLNSWindowsHelp = "with --slo-upper full: the large-neighbourhood search's budget per upper-bound solve, neighbourhoods (of at most 24 pairs) solved (0: lp/slo's default, 4000)"
+)

@@ -3,13 +3,14 @@ package gap
 import (
 	"context"
 	"fmt"
-	"github.com/tailbound/tailbound/internal/progress"
 	"strings"
 
 	"github.com/tailbound/tailbound/experiments/blockgap"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/seeds"
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/internal/progress"
+	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/birthdeath"
 	"github.com/tailbound/tailbound/models/objective"
 	"github.com/tailbound/tailbound/models/trace"
@@ -92,6 +93,12 @@ type Command struct {
 	// tries (--max-probes; --windows with --objective pQ only; 0: until
 	// the interval closes).
 	MaxProbes int
+	// SLOUpper and SLOLNSWindows are how hard each window's upper end is
+	// searched (--slo-upper, --slo-lns-windows; --windows with --objective
+	// slo or pQ only): window.SLOOptions.Upper and the search's budget per
+	// solve with full, neighbourhoods (0: lp/slo's default).
+	SLOUpper      window.SLOUpper
+	SLOLNSWindows int
 }
 
 // given reports whether flag was on the command line.
@@ -125,6 +132,17 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	}
 	if c.given("max-probes") && (c.Windows == 0 || obj.Kind != objective.Percentile) {
 		return nil, nil, option.Errorf("max-probes", "with --windows and --objective pQ only")
+	}
+	for _, f := range []string{"slo-upper", "slo-lns-windows"} {
+		if c.given(f) && (c.Windows == 0 || obj.Kind == objective.TEL) {
+			return nil, nil, option.Errorf(f, "with --windows and --objective slo or pQ only")
+		}
+	}
+	if c.SLOLNSWindows < 0 {
+		return nil, nil, option.Errorf("slo-lns-windows", "must be ≥ 0, got %d", c.SLOLNSWindows)
+	}
+	if c.SLOLNSWindows > 0 && c.SLOUpper != window.UpperFull {
+		return nil, nil, option.Errorf("slo-lns-windows", "with --slo-upper full only")
 	}
 	if c.MaxProbes < 0 {
 		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
@@ -333,7 +351,7 @@ func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []repo
 	}
 	var rows []TailRow
 	if cfg.Windows > 0 {
-		rows, err = RunTailWindowed(ctx, tr, cfg, spec, c.MaxProbes)
+		rows, err = RunTailWindowed(ctx, tr, cfg, spec, TailWindowOptions{MaxProbes: c.MaxProbes, Upper: c.SLOUpper, LNSWindows: c.SLOLNSWindows})
 	} else {
 		rows, err = RunTail(ctx, tr, cfg, spec)
 	}
@@ -346,6 +364,12 @@ func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []repo
 		settings["windows"], settings["seam_turns"], settings["solver"] = cfg.Windows, WindowSeamTurns, WindowedSolver
 		if obj.Kind == objective.Percentile {
 			settings["max_probes"] = c.MaxProbes
+		}
+		if c.SLOUpper != window.UpperFull { // left out for the default, so its output is as before
+			settings["slo_upper"] = c.SLOUpper.String()
+		}
+		if c.SLOLNSWindows > 0 {
+			settings["slo_lns_windows"] = c.SLOLNSWindows
 		}
 	}
 	for k, v := range slo {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp/window"
 )
 
 // splitFile writes the split-block trace (splitBlock) as a canonical
@@ -101,6 +102,17 @@ func TestGapCommandRefusals(t *testing.T) {
 			"flag --max-probes: with --windows and --objective pQ only"},
 		{"negative max probes", func(c *Command) { c.MaxProbes, c.Windows, c.Objective, c.Given = -1, 2, "p90", givenSet("max-probes") }, []string{"max-probes"},
 			"flag --max-probes: must be ≥ 0, got -1"},
+		{"upper mode without windows", func(c *Command) { c.SLOUpper, c.Objective, c.Given = window.UpperLP, "slo", givenSet("slo-upper") }, []string{"slo-upper"},
+			"flag --slo-upper: with --windows and --objective slo or pQ only"},
+		{"upper mode, tel", func(c *Command) { c.SLOUpper, c.Windows, c.Given = window.UpperGreedy, 2, givenSet("slo-upper") }, []string{"slo-upper"},
+			"flag --slo-upper: with --windows and --objective slo or pQ only"},
+		{"search budget without full", func(c *Command) {
+			c.SLOUpper, c.SLOLNSWindows, c.Windows, c.Objective, c.Given = window.UpperLP, 5, 2, "p90", givenSet("slo-upper", "slo-lns-windows")
+		}, []string{"slo-lns-windows"}, "flag --slo-lns-windows: with --slo-upper full only"},
+		{"negative search budget", func(c *Command) {
+			c.SLOLNSWindows, c.Windows, c.Objective, c.Given = -1, 2, "slo", givenSet("slo-lns-windows")
+		}, []string{"slo-lns-windows"},
+			"flag --slo-lns-windows: must be ≥ 0, got -1"},
 	} {
 		c := validGap(tr)
 		tc.edit(&c)

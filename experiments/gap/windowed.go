@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/lp"
+	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/objective"
@@ -89,17 +90,31 @@ func RunWindowed(ctx context.Context, tr *trace.Trace, cfg Config) ([]WindowRow,
 // --objective slo|pQ: the interval is lp/window's.
 const WindowedSolver = "lp/window"
 
+// TailWindowOptions are how hard gap --windows --objective slo|pQ
+// searches: the percentile's thresholds and each window's upper end.
+type TailWindowOptions struct {
+	// MaxProbes bounds the thresholds the percentile's search probes (0:
+	// until the interval closes).
+	MaxProbes int
+	// Upper is how hard each window's upper end is searched
+	// (window.SLOOptions.Upper: full, lp or greedy; the lower end is the
+	// same in every mode).
+	Upper window.SLOUpper
+	// LNSWindows is the search's budget per upper-end solve with Upper
+	// full, neighbourhoods (0: lp/slo's default).
+	LNSWindows int
+}
+
 // RunTailWindowed is RunTail with the interval of spec's objective bounded
 // by lp/window in cfg.Windows windows instead of by lp/slo on the whole
 // trace, through the library calls solve --windows --objective slo|pQ
 // makes: window.RunSLOWith (SLO violations, turns) or window.RunPercentile
-// (the lowest Q-th percentile of uncached tokens, at most maxProbes
-// thresholds probed, 0: until the interval closes), seams ±WindowSeamTurns
-// steps, optional caching only. Every policy replayed is an admissible
+// (the lowest Q-th percentile of uncached tokens), searched as o says,
+// seams ±WindowSeamTurns steps, optional caching only. Every policy replayed is an admissible
 // schedule, so its value is at least the certified lower bound (checked,
 // as RunTail does); the interval contains the optimum, so value − upper
 // and value − lower bracket the policy's distance to it.
-func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, maxProbes int) ([]TailRow, error) {
+func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, o TailWindowOptions) ([]TailRow, error) {
 	if cfg.Windows < 1 {
 		return nil, fmt.Errorf("gap: %d windows", cfg.Windows)
 	}
@@ -108,7 +123,8 @@ func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec Tail
 	}
 	size := window.Size(len(tr.Turns), cfg.Windows)
 	return runTail(ctx, tr, cfg, spec, func(in *lp.Instance) (*TailReport, error) {
-		so := window.SLOOptions{Params: instance.Params{Capacity: in.Capacity, BlockSize: cfg.Block}, WindowTurns: size, SeamTurns: WindowSeamTurns}
+		so := window.SLOOptions{Params: instance.Params{Capacity: in.Capacity, BlockSize: cfg.Block}, WindowTurns: size, SeamTurns: WindowSeamTurns,
+			Upper: o.Upper, Solver: slo.Options{LNSWindows: o.LNSWindows}}
 		r := &TailReport{Objective: spec.Objective.String(), Solver: WindowedSolver, Turns: in.K()}
 		switch spec.Objective.Kind {
 		case objective.SLO:
@@ -120,7 +136,7 @@ func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec Tail
 			r.LowerBound, r.UpperBound, r.windows = int64(b.Lower), int64(b.Upper), b.Windows
 		case objective.Percentile:
 			open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
-			b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: so, Objective: spec.Objective, MaxProbes: maxProbes})
+			b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: so, Objective: spec.Objective, MaxProbes: o.MaxProbes})
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/tailbound/tailbound/experiments/blocktail"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/windows"
+	"github.com/tailbound/tailbound/internal/option"
+	"github.com/tailbound/tailbound/lp/prefixtail"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/objective"
 )
@@ -81,6 +83,7 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.IntVar(&c.Windows, "windows", 0, "bound the optimum by an interval from N windows of consecutive requests, each bounded separately (tel or slo; 0: the whole trace); the trace, a file or - for standard input, is read once and held compactly (about 14 bytes per block reference (15 with seams) and 16 per request), not as requests")
 	fs.IntVar(&c.SeamRequests, "seam-requests", 0, "with --windows: half-width, requests, of the seam re-solved at each boundary between windows for the upper bound's guide (0: none)")
 	fs.IntVar(&c.LowerOverlapRequests, "lower-overlap-requests", 0, "with --windows: how far back, requests, each window's relaxation reaches into the window before for the lower bound, their costs shared between the two by weights (at most a window; 0: not)")
+	overlapWeights := fs.String("lower-overlap-weights", "ramp", "with --lower-overlap-requests: how each request of the overlap is shared between the two windows: ramp (its weight in the later window rising towards it) or half (1/2 in each); both keep the bound certified, which is tighter depends on the trace (docs/windows.md)")
 	fs.IntVar(&c.JoinRequests, "join-requests", 0, "with --shard or --slurm: half-width, requests, of the join between two shards' runs, so that a run starts from a warm cache (at most half a window; 0: none, each run starts from an empty cache)")
 	fs.StringVar(&c.Shard, "shard", "", "with --windows: bound only shard i/n (the i-th of n runs of consecutive windows, its stitched schedule replayed from an empty cache at its start, or joined to the run before with --join-requests) and write its result file for merge; a file is counted by its non-blank lines (one request each), then parsed once up to the run's end, the last shard checking the count; standard input is read whole")
 	fs.StringVar(&c.Out, "out", "", "with --shard: the shard's result file (default standard output); with --slurm: where the merge job writes the merged output")
@@ -91,6 +94,9 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err := resolveBlockTail(fs, &c, lat, slo); err != nil {
 		return err
+	}
+	if c.LowerOverlapWeights, err = prefixtail.ParseOverlapWeighting(*overlapWeights); err != nil {
+		return option.Wrap("lower-overlap-weights", err)
 	}
 	c.Format, c.Policies, c.Progress = format, "none", progressFunc(stderr)
 	if c.Shard != "" || c.Slurm != 0 {

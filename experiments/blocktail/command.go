@@ -65,6 +65,10 @@ type Command struct {
 	// costs there shared by weights (--lower-overlap-requests; 0: not;
 	// prefixtail.WindowOptions).
 	LowerOverlapRequests int
+	// LowerOverlapWeights is how the overlap's requests are shared
+	// between the two windows (--lower-overlap-weights ramp|half; with
+	// LowerOverlapRequests > 0 only).
+	LowerOverlapWeights prefixtail.OverlapWeighting
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -100,6 +104,8 @@ func (c Command) WindowCheck() (Config, int64, error) {
 		return cfg, 0, option.Errorf("join-requests", "want ≥ 0, got %d", c.JoinRequests)
 	case c.LowerOverlapRequests < 0:
 		return cfg, 0, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
+	case c.LowerOverlapWeights != prefixtail.RampWeights && c.LowerOverlapRequests == 0:
+		return cfg, 0, option.Errorf("lower-overlap-weights", "only with --lower-overlap-requests L > 0")
 	case cfg.PercentileQ > 0:
 		return cfg, 0, option.Errorf("windows", "tel or slo only (a percentile does not add up over windows)")
 	}
@@ -108,7 +114,8 @@ func (c Command) WindowCheck() (Config, int64, error) {
 
 // WindowOptions are the seams of c's windowed bounds.
 func (c Command) WindowOptions() prefixtail.WindowOptions {
-	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests, LowerOverlapRequests: c.LowerOverlapRequests}
+	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests, LowerOverlapRequests: c.LowerOverlapRequests,
+		LowerOverlapWeights: c.LowerOverlapWeights}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -128,6 +135,9 @@ func (c Command) WindowSettingsOf(block int64, requests int, cfg Config) map[str
 		"windows": fmt.Sprint(c.Windows), "requests": fmt.Sprint(requests), "seam_requests": fmt.Sprint(c.SeamRequests), "join_requests": fmt.Sprint(c.JoinRequests)}
 	if c.LowerOverlapRequests > 0 { // left out at 0, so files without an overlap stay as before (merge names it when one has it)
 		ps["lower_overlap_requests"] = fmt.Sprint(c.LowerOverlapRequests)
+		if c.LowerOverlapWeights != prefixtail.RampWeights { // left out for the ramp, so its files stay as before
+			ps["lower_overlap_weights"] = c.LowerOverlapWeights.String()
+		}
 	}
 	return ps
 }
@@ -251,6 +261,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.LowerOverlapRequests != 0 {
 		return nil, nil, option.Errorf("lower-overlap-requests", "only with --windows N")
 	}
+	if c.LowerOverlapWeights != prefixtail.RampWeights {
+		return nil, nil, option.Errorf("lower-overlap-weights", "only with --windows N and --lower-overlap-requests L > 0")
+	}
 	pt, err := BoundOne(ctx, tr, cfg.Capacities[0], cfg)
 	if err != nil {
 		return nil, nil, err
@@ -281,6 +294,8 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		return nil, nil, option.Errorf("seam-requests", "want ≥ 0, got %d", c.SeamRequests)
 	case c.LowerOverlapRequests < 0:
 		return nil, nil, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
+	case c.LowerOverlapWeights != prefixtail.RampWeights && c.LowerOverlapRequests == 0:
+		return nil, nil, option.Errorf("lower-overlap-weights", "only with --lower-overlap-requests L > 0")
 	case c.JoinRequests != 0:
 		return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
 	case cfg.PercentileQ > 0:
@@ -302,6 +317,9 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
 	if c.LowerOverlapRequests > 0 {
 		settings["lower_overlap_requests"] = c.LowerOverlapRequests
+		if c.LowerOverlapWeights != prefixtail.RampWeights {
+			settings["lower_overlap_weights"] = c.LowerOverlapWeights.String()
+		}
 	}
 	doc := struct {
 		Units    string         `json:"units"`

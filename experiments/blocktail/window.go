@@ -120,7 +120,7 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 		seams = fmt.Sprintf("seams of ±%d requests re-solved for the upper end", w.SeamRequests)
 	}
 	if w.LowerOverlapRequests > 0 {
-		seams = strings.TrimSuffix(seams, ", no overlap") + lowerOverlapText(w.Objective, w.LowerOverlapRequests)
+		seams = strings.TrimSuffix(seams, ", no overlap") + lowerOverlapText(w.Objective, w.LowerOverlapRequests, w.LowerOverlapWeights)
 	}
 	t := report.Table{
 		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; %s)",
@@ -157,9 +157,13 @@ func BoundWindowedSpan(ctx context.Context, sp *Span, capacity int64, windows, f
 }
 
 // lowerOverlapText is the title's words for a lower overlap of l
-// requests (objective name tel or slo).
-func lowerOverlapText(objective string, l int) string {
+// requests (objective name tel or slo) under the named weighting ("": the
+// ramp).
+func lowerOverlapText(objective string, l int, weights string) string {
 	s := fmt.Sprintf("; lower overlap: each relaxation widened back by %d requests into the window before, their costs shared by weights", l)
+	if weights != "" {
+		s += " (" + weights + ")"
+	}
 	if objective == prefixtail.SLO.String() {
 		s += ", the sum of the windows' weighted counts rounded up"
 	}

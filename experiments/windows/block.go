@@ -165,6 +165,16 @@ func RenderBlock(w io.Writer, f *suite.File, format string) error {
 	}
 	out.SeamRequests, out.JoinRequests = wo.SeamRequests, prefixtail.JoinRequests(requests, len(f.Grid), wo)
 	out.LowerOverlapRequests = prefixtail.LowerOverlapRequests(requests, len(f.Grid), wo)
+	if v := ps["lower_overlap_weights"]; v != "" { // left out for the ramp
+		o, err := prefixtail.ParseOverlapWeighting(v)
+		if err != nil {
+			return fmt.Errorf("%s: setting lower_overlap_weights: %w", BlockName, err)
+		}
+		wo.LowerOverlapWeights = o
+	}
+	if out.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != prefixtail.RampWeights {
+		out.LowerOverlapWeights = wo.LowerOverlapWeights.String()
+	}
 	figs := make([]prefixtail.WindowFigure, len(f.Grid))
 	seen := make([]bool, len(f.Grid))
 	stitched := make([]float64, len(f.Grid)) // a run's replayed cost, at its first window

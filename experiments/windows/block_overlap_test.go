@@ -11,6 +11,7 @@ import (
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/experiments/windows"
+	"github.com/tailbound/tailbound/lp/prefixtail"
 )
 
 // TestBlockShardsOverlap: examples/block/overlap-example.jsonl (one-block
@@ -79,5 +80,53 @@ func TestBlockShardsOverlap(t *testing.T) {
 	bad.LowerOverlapRequests, bad.Shard, bad.Out = -1, "1/2", filepath.Join(t.TempDir(), "bad.json")
 	if err := windows.RunBlock(context.Background(), nil, bad); err == nil || !strings.Contains(err.Error(), "lower-overlap-requests") {
 		t.Fatalf("overlap −1: %v", err)
+	}
+}
+
+// TestBlockShardsOverlapHalf: with the overlap's requests weighted 1/2 in
+// each window, shards merge to the one process's output (one shard and
+// two), the files name the weighting, a merge of ramp and half shards is
+// refused naming lower_overlap_weights, and the weighting without an
+// overlap is refused naming its flag.
+func TestBlockShardsOverlapHalf(t *testing.T) {
+	c := blockCommand()
+	c.Trace, c.Capacities = filepath.Join("..", "..", "examples", "block", "overlap-example.jsonl"), "512"
+	c.IPSolver = "gonum"
+	c.Objective, c.LowerOverlapRequests, c.LowerOverlapWeights = "tel", 2, prefixtail.HalfWeights
+	doc, tables, err := c.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(want.String(), "(half)") {
+		t.Fatalf("the title does not name the weighting:\n%s", want.String())
+	}
+	for _, n := range []int{1, 2} {
+		f, got := blockShards(t, c, n)
+		if n == 1 && got != want.String() {
+			t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want.String())
+		}
+		if f.Options.Params["lower_overlap_weights"] != "half" {
+			t.Fatalf("%d shards: settings %v", n, f.Options.Params)
+		}
+	}
+	a, b := c, c
+	a.LowerOverlapWeights, a.Shard, a.Out = prefixtail.RampWeights, "1/2", filepath.Join(t.TempDir(), "a.json")
+	b.Shard, b.Out = "2/2", filepath.Join(t.TempDir(), "b.json")
+	for _, x := range []blocktail.Command{a, b} {
+		if err := windows.RunBlock(context.Background(), nil, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := suite.ReadFiles([]string{a.Out, b.Out}); err == nil || !strings.Contains(err.Error(), "lower_overlap_weights") {
+		t.Fatalf("merge of ramp and half: %v", err)
+	}
+	none := c
+	none.LowerOverlapRequests, none.Shard, none.Out = 0, "1/2", filepath.Join(t.TempDir(), "none.json")
+	if err := windows.RunBlock(context.Background(), nil, none); err == nil || !strings.Contains(err.Error(), "lower-overlap-weights") {
+		t.Fatalf("half without an overlap: %v", err)
 	}
 }

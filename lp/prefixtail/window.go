@@ -50,6 +50,9 @@ type WindowBounds struct {
 	// LowerOverlapRequests is the lower overlap, requests, each window's
 	// relaxation reaches back (LowerOverlapRequests; 0: none, omitted).
 	LowerOverlapRequests int `json:"lower_overlap_requests,omitempty"`
+	// LowerOverlapWeights names the overlap's weighting when it is not
+	// the ramp ("half"; omitted for the ramp and without an overlap).
+	LowerOverlapWeights string `json:"lower_overlap_weights,omitempty"`
 	// UpperNoSeams is the stitched replay's cost without the seams' guide
 	// (Upper is the smaller of it and the seamed replay's), in the
 	// objective's units.
@@ -146,6 +149,10 @@ type WindowOptions struct {
 	// before, their costs shared between the two by weights
 	// (window_lower.go; package comment, "Lower overlap").
 	LowerOverlapRequests int
+	// LowerOverlapWeights is how the overlap's requests are shared
+	// between the two windows (RampWeights, the zero value, or
+	// HalfWeights).
+	LowerOverlapWeights OverlapWeighting
 }
 
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
@@ -343,6 +350,9 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 	}
 	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj,
 		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo)}
+	if wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {
+		wb.LowerOverlapWeights = wo.LowerOverlapWeights.String()
+	}
 	guide := make([]bool, len(whole.prev))
 	restricted := 0.0
 	for w := first; w <= last; w++ {

@@ -47,11 +47,59 @@ func OverlapWeight(k, l int) float64 {
 	return float64(OverlapDenominator*(k+1)/(l+1)) / OverlapDenominator
 }
 
+// OverlapWeighting is how a lower overlap shares each of its requests
+// between the window before the boundary and the window after: any
+// weights in [0, 1] that add up to 1 per request keep the sum a lower
+// bound (package comment, "Lower overlap"); which is tighter depends on
+// the trace.
+type OverlapWeighting int
+
+const (
+	// RampWeights, the default, counts the k-th of l requests
+	// OverlapWeight(k, l) in the later window, rising towards it.
+	RampWeights OverlapWeighting = iota
+	// HalfWeights counts every request of the overlap 1/2 in each.
+	HalfWeights
+)
+
+// overlapWeightingNames are the weightings' names, as flags and settings
+// spell them.
+var overlapWeightingNames = [...]string{RampWeights: "ramp", HalfWeights: "half"}
+
+// String is the weighting's name: ramp or half.
+func (o OverlapWeighting) String() string {
+	if o < 0 || int(o) >= len(overlapWeightingNames) {
+		return fmt.Sprintf("OverlapWeighting(%d)", int(o))
+	}
+	return overlapWeightingNames[o]
+}
+
+// ParseOverlapWeighting reads a weighting by its name: ramp or half.
+func ParseOverlapWeighting(s string) (OverlapWeighting, error) {
+	for o, n := range overlapWeightingNames {
+		if n == s {
+			return OverlapWeighting(o), nil
+		}
+	}
+	return 0, fmt.Errorf("want ramp or half, got %q", s)
+}
+
+// weight is the later window's weight of the k-th request (0-based) of an
+// overlap of l requests under o; 1/2 is exact in float64, as the ramp's
+// dyadic weights are.
+func (o OverlapWeighting) weight(k, l int) float64 {
+	if o == HalfWeights {
+		return 0.5
+	}
+	return OverlapWeight(k, l)
+}
+
 // overlapWeights returns the cost weights of window w's relaxation's
 // requests RelaxationRange(n, windows, w, wo) (package comment, "Lower
-// overlap"): OverlapWeight over the overlap before the window, one minus
-// the next window's over the window's last requests (unless w is the
-// last window), 1 elsewhere; nil when every weight is 1.
+// overlap"): the weighting's (wo.LowerOverlapWeights) over the overlap
+// before the window, one minus the next window's over the window's last
+// requests (unless w is the last window), 1 elsewhere; nil when every
+// weight is 1.
 func overlapWeights(n, windows, w int, wo WindowOptions) []float64 {
 	l := LowerOverlapRequests(n, windows, wo)
 	if l == 0 {
@@ -65,9 +113,9 @@ func overlapWeights(n, windows, w int, wo WindowOptions) []float64 {
 		t := lo + i
 		switch {
 		case t < s:
-			wt[i] = OverlapWeight(t-lo, l)
+			wt[i] = wo.LowerOverlapWeights.weight(t-lo, l)
 		case w < windows-1 && t >= hi-l:
-			wt[i] = 1 - OverlapWeight(t-(hi-l), l)
+			wt[i] = 1 - wo.LowerOverlapWeights.weight(t-(hi-l), l)
 		default:
 			wt[i] = 1
 		}

@@ -97,7 +97,8 @@ func TestOverlapWeightsSumToOne(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 300).Draw(rt, "requests")
 		windows := rapid.IntRange(1, n).Draw(rt, "windows")
-		wo := WindowOptions{LowerOverlapRequests: rapid.IntRange(0, n+2).Draw(rt, "overlap")}
+		wo := WindowOptions{LowerOverlapRequests: rapid.IntRange(0, n+2).Draw(rt, "overlap"),
+			LowerOverlapWeights: rapid.SampledFrom([]OverlapWeighting{RampWeights, HalfWeights}).Draw(rt, "weights")}
 		sum := make([]float64, n)
 		for w := 0; w < windows; w++ {
 			lo, hi := RelaxationRange(n, windows, w, wo)
@@ -186,7 +187,8 @@ func TestWindowedOverlapRapid(t *testing.T) {
 		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
 		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
 		wo := WindowOptions{LowerOverlapRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "overlap"),
-			SeamRequests: rapid.SampledFrom([]int{0, 0, 2}).Draw(rt, "seam")}
+			LowerOverlapWeights: rapid.SampledFrom([]OverlapWeighting{RampWeights, HalfWeights}).Draw(rt, "weights"),
+			SeamRequests:        rapid.SampledFrom([]int{0, 0, 2}).Draw(rt, "seam")}
 		opts := []Options{{}, {IP: gonumlp.Backend{}}, {LP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		k := rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")
 		want := brute(t, reqs, capacity, block, obj)
@@ -196,7 +198,7 @@ func TestWindowedOverlapRapid(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if one.Lower > want+eps || one.Upper < want-eps {
-			rt.Fatalf("interval [%v, %v] misses OPT %v (%d windows, overlap %d, solver %d)", one.Lower, one.Upper, want, windows, wo.LowerOverlapRequests, k)
+			rt.Fatalf("interval [%v, %v] misses OPT %v (%d windows, overlap %d, %v weights, solver %d)", one.Lower, one.Upper, want, windows, wo.LowerOverlapRequests, wo.LowerOverlapWeights, k)
 		}
 		l := one.LowerOverlapRequests
 		if obj.Kind == SLO && l > 0 && one.Lower != math.Round(one.Lower) {
@@ -285,5 +287,18 @@ func TestTotalLower(t *testing.T) {
 		if got := TotalLower(tc.k, tc.overlap, tc.sum); got != tc.want {
 			t.Errorf("TotalLower(%v, %d, %v) = %v, want %v", tc.k, tc.overlap, tc.sum, got, tc.want)
 		}
+	}
+}
+
+// TestParseOverlapWeighting: the weightings' names read back to the
+// weightings, and any other name is refused.
+func TestParseOverlapWeighting(t *testing.T) {
+	for _, o := range []OverlapWeighting{RampWeights, HalfWeights} {
+		if got, err := ParseOverlapWeighting(o.String()); err != nil || got != o {
+			t.Errorf("%v: read back as %v, %v", o, got, err)
+		}
+	}
+	if _, err := ParseOverlapWeighting("flat"); err == nil {
+		t.Error("flat: no error")
 	}
 }

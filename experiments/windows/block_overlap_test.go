@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/blocktail"
-	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/suite"
 	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/lp/prefixtail"
@@ -38,16 +37,9 @@ func TestBlockShardsOverlap(t *testing.T) {
 		{"slo", 0, `"lower_bound": 3`}, {"slo", 1, `"lower_bound": 4`}, {"slo", 2, `"lower_bound": 4`},
 	} {
 		c.Objective, c.SLOTokens, c.LowerOverlapRequests = tc.objective, 400, tc.overlap
-		doc, tables, err := c.Solve(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want bytes.Buffer
-		if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-			t.Fatal(err)
-		}
-		if _, got := blockShards(t, c, 1); got != want.String() {
-			t.Fatalf("%s overlap %d: one shard merged:\n%s\none process:\n%s", tc.objective, tc.overlap, got, want.String())
+		want := oneProcessCSV(t, c)
+		if _, got := blockShards(t, c, 1); got != want {
+			t.Fatalf("%s overlap %d: one shard merged:\n%s\none process:\n%s", tc.objective, tc.overlap, got, want)
 		}
 		f, _ := blockShards(t, c, 2)
 		if _, has := f.Options.Params["lower_overlap_requests"]; has != (tc.overlap > 0) {
@@ -93,21 +85,14 @@ func TestBlockShardsOverlapHalf(t *testing.T) {
 	c.Trace, c.Capacities = filepath.Join("..", "..", "examples", "block", "overlap-example.jsonl"), "512"
 	c.IPSolver = "gonum"
 	c.Objective, c.LowerOverlapRequests, c.LowerOverlapWeights = "tel", 2, prefixtail.HalfWeights
-	doc, tables, err := c.Solve(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(want.String(), "(half)") {
-		t.Fatalf("the title does not name the weighting:\n%s", want.String())
+	want := oneProcessCSV(t, c)
+	if !strings.Contains(want, "(half)") {
+		t.Fatalf("the title does not name the weighting:\n%s", want)
 	}
 	for _, n := range []int{1, 2} {
 		f, got := blockShards(t, c, n)
-		if n == 1 && got != want.String() {
-			t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want.String())
+		if n == 1 && got != want {
+			t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want)
 		}
 		if f.Options.Params["lower_overlap_weights"] != "half" {
 			t.Fatalf("%d shards: settings %v", n, f.Options.Params)

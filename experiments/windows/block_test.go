@@ -57,19 +57,12 @@ func blockShards(t *testing.T, c blocktail.Command, n int) (*suite.File, string)
 // refused, naming capacity_tokens.
 func TestBlockShards(t *testing.T) {
 	c := blockCommand()
-	doc, tables, err := c.Solve(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	want := oneProcessCSV(t, c)
+	if _, got := blockShards(t, c, 1); got != want {
+		t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want)
 	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	if _, got := blockShards(t, c, 1); got != want.String() {
-		t.Fatalf("one shard merged:\n%s\none process:\n%s", got, want.String())
-	}
-	if !strings.Contains(want.String(), ",lower,1336\n") || !strings.Contains(want.String(), ",upper,1648\n") {
-		t.Fatalf("one process: %s", want.String())
+	if !strings.Contains(want, ",lower,1336\n") || !strings.Contains(want, ",upper,1648\n") {
+		t.Fatalf("one process: %s", want)
 	}
 	f, got := blockShards(t, c, 2)
 	var j bytes.Buffer
@@ -190,4 +183,19 @@ func TestBlockShardsCountLines(t *testing.T) {
 			t.Errorf("shard %d/2: got %v (file written: %v), want one line with %q and no file", i+1, err, statErr == nil, want)
 		}
 	}
+}
+
+// oneProcessCSV is c's output in one process ('solve --level block
+// --windows'), as CSV: what a merge of its shards must print.
+func oneProcessCSV(t *testing.T, c blocktail.Command) string {
+	t.Helper()
+	doc, tables, err := c.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	return want.String()
 }

@@ -54,24 +54,7 @@ func TestCoarsenBrute(t *testing.T) {
 				t.Fatalf("stretch %d (rows %d..%d) after coarsening: exact %v, fresh %v", k, w.r0, w.r1, w.exact, w.fresh)
 			}
 			want := bruteStretch(m, w)
-			var v int64
-			for r := w.r0; r < w.r1; r++ {
-				seg := m.rowSeg[r]
-				var load int64
-				for q, i := range w.items {
-					if w.z[q] && m.lo[i] <= seg && seg < m.hi[i] {
-						load += m.d[i]
-					}
-				}
-				if load > m.segCap[seg] {
-					t.Fatalf("stretch %d: its point overfills row %d", k, r)
-				}
-			}
-			for q := range w.items {
-				if w.z[q] && w.beta[q] > 0 {
-					v += w.beta[q]
-				}
-			}
+			v := pointWorth(t, m, k, w)
 			if w.val != want || v != want {
 				t.Fatalf("stretch %d (rows %d..%d): value %d, point worth %d, enumeration %d", k, w.r0, w.r1, w.val, v, want)
 			}

@@ -115,26 +115,8 @@ func TestStretchValueBrute(t *testing.T) {
 				if !w.exact || w.val != want {
 					t.Fatalf("%+v stretch %d (rows %d..%d): value %d exact %v, enumeration %d", m, k, w.r0, w.r1, w.val, w.exact, want)
 				}
-				var v int64
-				for r := w.r0; r < w.r1; r++ {
-					seg := m.rowSeg[r]
-					var load int64
-					for q, i := range w.items {
-						if w.z[q] && m.lo[i] <= seg && seg < m.hi[i] {
-							load += m.d[i]
-						}
-					}
-					if load > m.segCap[seg] {
-						t.Fatalf("stretch %d: its point overfills row %d", k, r)
-					}
-				}
-				for q := range w.items {
-					if w.z[q] {
-						v += w.beta[q]
-					}
-				}
-				if v != want {
-					t.Fatalf("stretch %d: its point is worth %d, not %d", k, v, want)
+				if v := pointWorth(t, m, k, w); v != want {
+					t.Fatalf("stretch %d: its point is worth %d, not %d", k, pointWorth(t, m, k, w), want)
 				}
 			}
 			opt := bruteServed(m)
@@ -421,4 +403,30 @@ func TestKnapsackA(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pointWorth checks that stretch k's point w.z fits every row of the
+// stretch (the load of its chosen pairs at most the row's capacity) and
+// returns what it is worth, Σ β over its chosen pairs.
+func pointWorth(t *testing.T, m *component, k int, w *stretch) int64 {
+	t.Helper()
+	for r := w.r0; r < w.r1; r++ {
+		seg := m.rowSeg[r]
+		var load int64
+		for q, i := range w.items {
+			if w.z[q] && m.lo[i] <= seg && seg < m.hi[i] {
+				load += m.d[i]
+			}
+		}
+		if load > m.segCap[seg] {
+			t.Fatalf("stretch %d: its point overfills row %d", k, r)
+		}
+	}
+	var v int64
+	for q := range w.items {
+		if w.z[q] {
+			v += w.beta[q]
+		}
+	}
+	return v
 }

@@ -180,12 +180,8 @@ func TestWeightedProblemExhaustive(t *testing.T) {
 // admitted; there is no optional/forced choice to vary.)
 func TestWindowedOverlapRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 4))
-		block := int64(rapid.IntRange(1, 4).Draw(rt, "block"))
-		reqs := randomTrace(r, rapid.IntRange(2, 12).Draw(rt, "requests"), rapid.IntRange(4, 16).Draw(rt, "nodes"), block)
-		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
-		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
-		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+		c := drawWindowCase(rt, 4, []int64{1, 2, 3, 4}, 12)
+		block, reqs, capacity, obj, windows := c.block, c.reqs, c.capacity, c.obj, c.windows
 		wo := WindowOptions{LowerOverlapRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "overlap"),
 			LowerOverlapWeights: rapid.SampledFrom([]OverlapWeighting{RampWeights, HalfWeights}).Draw(rt, "weights"),
 			SeamRequests:        rapid.SampledFrom([]int{0, 0, 2}).Draw(rt, "seam")}
@@ -238,12 +234,8 @@ func TestWindowedOverlapRapid(t *testing.T) {
 // is an overlap with one window (nothing to reach back into).
 func TestLowerOverlapZeroUnchanged(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 5))
-		block := int64(rapid.IntRange(1, 4).Draw(rt, "block"))
-		reqs := randomTrace(r, rapid.IntRange(2, 14).Draw(rt, "requests"), rapid.IntRange(4, 16).Draw(rt, "nodes"), block)
-		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
-		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
-		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+		c := drawWindowCase(rt, 5, []int64{1, 2, 3, 4}, 14)
+		block, reqs, capacity, obj, windows := c.block, c.reqs, c.capacity, c.obj, c.windows
 		opts := []Options{{}, {LP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		opt := opts[rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")]
 		wo := WindowOptions{SeamRequests: rapid.IntRange(0, 3).Draw(rt, "seam")}

@@ -3,7 +3,6 @@ package prefixtail
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -103,12 +102,8 @@ func TestWindowedJoinHandWorked(t *testing.T) {
 // is the seamless run's Upper).
 func TestWindowedSeamRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 3))
-		block := rapid.SampledFrom([]int64{1, 2, 4, 16}).Draw(rt, "block")
-		reqs := randomTrace(r, rapid.IntRange(2, 12).Draw(rt, "requests"), rapid.IntRange(4, 16).Draw(rt, "nodes"), block)
-		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
-		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
-		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+		c := drawWindowCase(rt, 3, []int64{1, 2, 4, 16}, 12)
+		block, reqs, capacity, obj, windows := c.block, c.reqs, c.capacity, c.obj, c.windows
 		wo := WindowOptions{SeamRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "seam"), JoinRequests: rapid.IntRange(0, len(reqs)).Draw(rt, "join")}
 		opts := []Options{{}, {IP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		opt := opts[rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")]

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // TestWindowedHandWorked: the trace of TestHandWorked (B = 512, C = 4
@@ -47,12 +48,8 @@ func TestWindowedHandWorked(t *testing.T) {
 // interval is OPT itself.
 func TestWindowedRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
-		block := rapid.SampledFrom([]int64{1, 2, 4, 16}).Draw(rt, "block")
-		reqs := randomTrace(r, rapid.IntRange(2, 12).Draw(rt, "requests"), rapid.IntRange(4, 16).Draw(rt, "nodes"), block)
-		capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
-		obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
-		windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+		c := drawWindowCase(rt, 1, []int64{1, 2, 4, 16}, 12)
+		block, reqs, capacity, obj, windows := c.block, c.reqs, c.capacity, c.obj, c.windows
 		opts := []Options{{}, {IP: gonumlp.Backend{}}, {LP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 		k := rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")
 		want := brute(t, reqs, capacity, block, obj)
@@ -67,4 +64,27 @@ func TestWindowedRapid(t *testing.T) {
 			rt.Fatalf("one window with the IP: [%v, %v], OPT %v", wb.Lower, wb.Upper, want)
 		}
 	})
+}
+
+// windowCase is a random windowed instance of the rapid tests.
+type windowCase struct {
+	block    int64
+	reqs     []prefixcache.Req
+	capacity int
+	obj      Objective
+	windows  int
+}
+
+// drawWindowCase draws a windowed instance (its trace from a random
+// source on stream): a block size of one of blocks tokens, a trace of
+// 2…maxReqs requests over 4–16 nodes, a capacity of its longest chain plus
+// 0–3 blocks, a TEL or SLO objective, and 1…n windows.
+func drawWindowCase(rt *rapid.T, stream uint64, blocks []int64, maxReqs int) windowCase {
+	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), stream))
+	block := rapid.SampledFrom(blocks).Draw(rt, "block")
+	reqs := randomTrace(r, rapid.IntRange(2, maxReqs).Draw(rt, "requests"), rapid.IntRange(4, 16).Draw(rt, "nodes"), block)
+	capacity := longest(reqs) + rapid.IntRange(0, 3).Draw(rt, "extra")
+	obj := randomObjective(r, rapid.SampledFrom([]Kind{TEL, SLO}).Draw(rt, "kind"), block)
+	windows := rapid.IntRange(1, len(reqs)).Draw(rt, "windows")
+	return windowCase{block, reqs, capacity, obj, windows}
 }

@@ -167,3 +167,82 @@ func BenchmarkStretchReshape(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStretchBindingRows: a relaxation that drops every capacity row
+// of the largest component of the 10^4-turn instance (seed 1) but the
+// steps the LP fills to within one block, and the stretches' bound on
+// what is left (span 2 and 3 of its rows, the LP's split and 30 steps,
+// 200,000 nodes a stretch). Dropping rows can only raise the optimum, so
+// the bound stays valid; the question is whether stretches that couple
+// binding steps far apart (the kept rows are about 50 steps apart) beat
+// stretches of consecutive rows. Reported: the steps and rows kept, the
+// LP's bound (pairs served), what the stretches take off it and their
+// bound's floor, and the stretches left open.
+func BenchmarkStretchBindingRows(b *testing.B) {
+	for _, span := range []int{2, 3} {
+		b.Run(fmt.Sprintf("span=%d", span), func(b *testing.B) {
+			for b.Loop() {
+				m, kept := bindingRowsComponent(b, 1)
+				P := wholeShares(len(m.members))
+				lpb, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg := StretchOptions{Span: span, Layers: 1, Nodes: 200_000}.config()
+				sb, st := m.stretchRun(context.Background(), P, y, cfg, 0, 30)
+				b.ReportMetric(float64(kept), "tight-steps")
+				b.ReportMetric(float64(len(m.rowSeg)), "rows")
+				b.ReportMetric(lpb.value(), "lp-pairs")
+				b.ReportMetric(lpb.value()-sb.value(), "gain-pairs")
+				b.ReportMetric(float64(sb.floor(len(m.members))), "stretch-floor")
+				b.ReportMetric(float64(st.Inexact), "open-stretches")
+			}
+		})
+	}
+}
+
+// bindingRowsComponent is the largest component of stretchBenchComponent's
+// instance with the capacity of every step that the LP relaxation leaves
+// more than one block short of full raised above the sum of all demands,
+// so that only the LP's tight steps can form rows; kept counts them.
+func bindingRowsComponent(b testing.TB, seed uint64) (m *component, kept int) {
+	p := birthdeath.Default()
+	p.Duration = 0
+	p.MaxTurns = 10_000
+	tr, err := birthdeath.Trace(p, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	if _, _, _, _, err := pr.lpBound(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	use := make([]float64, in.K())
+	var sum int64
+	for i, c := range pr.cands {
+		sum += c.d
+		for t := c.a; t < c.n; t++ {
+			use[t] += float64(c.d) * pr.lpY[i]
+		}
+	}
+	for t := range pr.cap {
+		if use[t] > float64(pr.cap[t])-1 {
+			kept++
+		} else {
+			pr.cap[t] = sum + 1
+		}
+	}
+	pr.capTree = nil
+	members := pr.members()
+	big0 := 0
+	for c := range members {
+		if len(members[c]) > len(members[big0]) {
+			big0 = c
+		}
+	}
+	return pr.newComponent(members[big0]), kept
+}

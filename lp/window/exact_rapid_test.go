@@ -60,7 +60,8 @@ func TestSLORapidExact(t *testing.T) {
 }
 
 // TestPercentileRapidExact: the windowed percentile interval — searched
-// (any probe budget) and at a random grid of thresholds (SumGrid), the
+// (any probe budget and lower overlap) and at a random grid of thresholds
+// (SumGrid, no overlap), the
 // windows' upper ends searched in any mode (SLOUpper) — contains the
 // lowest percentile found by enumeration, for any window size and seam.
 func TestPercentileRapidExact(t *testing.T) {
@@ -71,9 +72,10 @@ func TestPercentileRapidExact(t *testing.T) {
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
 		mode := rapid.SampledFrom(modes).Draw(rt, "mode")
 		want := bruteP(tr, p, qs)
-		b := percentileMode(rt.Fatalf, tr, p, size, seam, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
-		if b.Lower > want || b.Upper < want {
-			rt.Fatalf("searched, upper ends %v: [%d, %d] misses %d", mode, b.Lower, b.Upper, want)
+		back := rapid.IntRange(0, size).Draw(rt, "lower overlap")
+		b := percentileOverlap(rt.Fatalf, tr, p, size, seam, back, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
+		if b.Lower > want || b.Upper < want || b.LowerOverlap != back {
+			rt.Fatalf("searched, upper ends %v, lower overlap %d: [%d, %d] (overlap %d) misses %d", mode, back, b.Lower, b.Upper, b.LowerOverlap, want)
 		}
 		taus := slices.Compact(slices.Sorted(slices.Values(rapid.SliceOfN(rapid.Int64Range(0, 45), 1, 5).Draw(rt, "taus"))))
 		figs, err := gridMode(tr, p, size, seam, taus, nil, mode)

@@ -54,6 +54,7 @@ func runGap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&c.MaxProbes, "max-probes", 0, "with --windows and --objective pQ: at most this many thresholds probed, each a pass over the trace (0: until the interval closes); fewer leave a wider interval, still certified")
 	sloUpper := fs.String("slo-upper", "full", sloUpperHelp)
 	fs.IntVar(&c.SLOLNSWindows, "slo-lns-windows", 0, sloLNSWindowsHelp)
+	fs.IntVar(&c.SLOLowerOverlap, "lower-overlap", 0, "with --windows and --objective slo or pQ: how far back each window's relaxation reaches into the window before for the lower bound, steps, each turn's violation shared between the two windows by weights (0: not; TEL's is 5000 steps, fixed)")
 	var wf workloadFlags
 	wf.add(fs)
 	if err := parseFlags(fs, args); err != nil {

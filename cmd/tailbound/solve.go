@@ -52,7 +52,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
 	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
-	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps (0: not)")
+	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps, each turn of the overlap shared between the two windows by weights (0: not; with --objective slo or pQ the default is 0)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")
 	sloUpper := fs.String("slo-upper", "full", sloUpperHelp)
 	fs.IntVar(&w.LNSWindows, "slo-lns-windows", 0, sloLNSWindowsHelp)
@@ -97,9 +97,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if fs.Changed("taus") {
 				return fmt.Errorf("flag --taus: for --objective pQ only")
 			}
-			if fs.Changed("lower-overlap") {
-				return fmt.Errorf("flag --lower-overlap: TEL only (a count of violations does not split between windows: docs/windows.md)")
-			}
+			sloOverlap(fs, &w)
 			s, err := c.SLO.Resolve(c.Model, fs.Changed)
 			if err != nil {
 				return err
@@ -113,9 +111,10 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if o.Kind != objective.Percentile {
 				return fmt.Errorf("flag --objective: with --windows, tel, slo or pQ")
 			}
-			if fs.Changed("lower-overlap") || fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
-				return fmt.Errorf("flag --lower-overlap/--slo-ms/--slo-tokens: not with --objective %s (its probes choose the thresholds; no lower overlap: docs/windows.md)", c.Objective)
+			if fs.Changed("slo-ms") || fs.Changed("slo-tokens") {
+				return fmt.Errorf("flag --slo-ms/--slo-tokens: not with --objective %s (its probes choose the thresholds)", c.Objective)
 			}
+			sloOverlap(fs, &w)
 			w.Percentile = &o
 			if fs.Changed("taus") {
 				if w.Taus, err = option.Ints("taus", taus); err != nil {
@@ -151,6 +150,15 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return report.Emit(stdout, format, doc, tables...)
+}
+
+// sloOverlap sets the lower overlap of windowed SLO and pQ bounds: 0
+// unless --lower-overlap is given (its default, 5,000 steps, is TEL's;
+// SLO's weighted overlap is off by default, docs/windows.md).
+func sloOverlap(fs *pflag.FlagSet, w *windows.Command) {
+	if !fs.Changed("lower-overlap") {
+		w.LowerOverlap = 0
+	}
 }
 
 // windowed reports whether a flag of the windowed interval was given.

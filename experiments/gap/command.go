@@ -99,6 +99,10 @@ type Command struct {
 	// solve with full, neighbourhoods (0: lp/slo's default).
 	SLOUpper      window.SLOUpper
 	SLOLNSWindows int
+	// SLOLowerOverlap is how far back each window's relaxation reaches
+	// into the window before, steps (--lower-overlap; --windows with
+	// --objective slo or pQ only; 0: not; TEL's is WindowSeamTurns).
+	SLOLowerOverlap int
 }
 
 // given reports whether flag was on the command line.
@@ -133,10 +137,13 @@ func (c Command) Run(ctx context.Context) (any, []report.Table, error) {
 	if c.given("max-probes") && (c.Windows == 0 || obj.Kind != objective.Percentile) {
 		return nil, nil, option.Errorf("max-probes", "with --windows and --objective pQ only")
 	}
-	for _, f := range []string{"slo-upper", "slo-lns-windows"} {
+	for _, f := range []string{"slo-upper", "slo-lns-windows", "lower-overlap"} {
 		if c.given(f) && (c.Windows == 0 || obj.Kind == objective.TEL) {
 			return nil, nil, option.Errorf(f, "with --windows and --objective slo or pQ only")
 		}
+	}
+	if c.SLOLowerOverlap < 0 {
+		return nil, nil, option.Errorf("lower-overlap", "must be ≥ 0 steps, got %d", c.SLOLowerOverlap)
 	}
 	if c.SLOLNSWindows < 0 {
 		return nil, nil, option.Errorf("slo-lns-windows", "must be ≥ 0, got %d", c.SLOLNSWindows)
@@ -351,7 +358,7 @@ func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []repo
 	}
 	var rows []TailRow
 	if cfg.Windows > 0 {
-		rows, err = RunTailWindowed(ctx, tr, cfg, spec, TailWindowOptions{MaxProbes: c.MaxProbes, Upper: c.SLOUpper, LNSWindows: c.SLOLNSWindows})
+		rows, err = RunTailWindowed(ctx, tr, cfg, spec, TailWindowOptions{MaxProbes: c.MaxProbes, Upper: c.SLOUpper, LNSWindows: c.SLOLNSWindows, LowerOverlap: c.SLOLowerOverlap})
 	} else {
 		rows, err = RunTail(ctx, tr, cfg, spec)
 	}
@@ -370,6 +377,9 @@ func (c Command) tail(ctx context.Context, obj objective.Objective) (any, []repo
 		}
 		if c.SLOLNSWindows > 0 {
 			settings["slo_lns_windows"] = c.SLOLNSWindows
+		}
+		if c.SLOLowerOverlap > 0 { // left out at 0, so the output without it is as before
+			settings["lower_overlap_turns"] = c.SLOLowerOverlap
 		}
 	}
 	for k, v := range slo {

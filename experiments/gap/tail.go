@@ -88,8 +88,9 @@ type TailReport struct {
 	// Schedule attains UpperBound (not in the JSON).
 	Schedule []int64 `json:"-"`
 	// windows is the number of windows of a windowed interval
-	// (RunTailWindowed; 0: the whole trace's).
-	windows int
+	// (RunTailWindowed; 0: the whole trace's), overlap its lower overlap,
+	// steps.
+	windows, overlap int
 }
 
 // tailBackend returns the backend solver names for the open components.

@@ -38,6 +38,9 @@ type TailRow struct {
 	// Windows is the number of windows of the interval when it is
 	// lp/window's (gap --windows; 0, left out: the whole trace's).
 	Windows int `json:"windows,omitempty"`
+	// LowerOverlap is the windowed interval's lower overlap, steps
+	// (TailWindowOptions.LowerOverlap; 0, left out: none).
+	LowerOverlap int `json:"lower_overlap_turns,omitempty"`
 }
 
 // RunTail is Run for a tail objective: at every (capacity, ξ) point the
@@ -99,7 +102,7 @@ func runTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, bo
 					name = fmt.Sprintf("%s(T=%d)", o.Name, *thr[i])
 				}
 				row := TailRow{CapacityTokens: c, XiTokens: x, Policy: name, Objective: rep.Objective,
-					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver, Windows: rep.windows}
+					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver, Windows: rep.windows, LowerOverlap: rep.overlap}
 				if spec.Objective.Kind == objective.SLO {
 					row.Value = o.Metrics.Exceeding(spec.SLOTokens)
 				} else {
@@ -126,6 +129,9 @@ func TailTable(trace string, block int64, forced bool, obj objective.Objective, 
 	against := "the hindsight interval"
 	if len(rows) > 0 && rows[0].Windows > 0 {
 		against = fmt.Sprintf("the windowed hindsight interval (%d windows, seams ±%d steps, at most half a window)", rows[0].Windows, WindowSeamTurns)
+		if rows[0].LowerOverlap > 0 {
+			against = fmt.Sprintf("the windowed hindsight interval (%d windows, seams ±%d steps, at most half a window, lower overlap %d steps)", rows[0].Windows, WindowSeamTurns, rows[0].LowerOverlap)
+		}
 	}
 	t := report.Table{
 		Title: fmt.Sprintf("%s: %s of every policy against %s [lower, upper], B=%d tokens, forced=%v",

@@ -103,6 +103,9 @@ type TailWindowOptions struct {
 	// LNSWindows is the search's budget per upper-end solve with Upper
 	// full, neighbourhoods (0: lp/slo's default).
 	LNSWindows int
+	// LowerOverlap is how far back each window's relaxation reaches into
+	// the window before, steps (window.SLOOptions.LowerOverlap; 0: not).
+	LowerOverlap int
 }
 
 // RunTailWindowed is RunTail with the interval of spec's objective bounded
@@ -124,8 +127,8 @@ func RunTailWindowed(ctx context.Context, tr *trace.Trace, cfg Config, spec Tail
 	size := window.Size(len(tr.Turns), cfg.Windows)
 	return runTail(ctx, tr, cfg, spec, func(in *lp.Instance) (*TailReport, error) {
 		so := window.SLOOptions{Params: instance.Params{Capacity: in.Capacity, BlockSize: cfg.Block}, WindowTurns: size, SeamTurns: WindowSeamTurns,
-			Upper: o.Upper, Solver: slo.Options{LNSWindows: o.LNSWindows}}
-		r := &TailReport{Objective: spec.Objective.String(), Solver: WindowedSolver, Turns: in.K()}
+			LowerOverlap: o.LowerOverlap, Upper: o.Upper, Solver: slo.Options{LNSWindows: o.LNSWindows}}
+		r := &TailReport{Objective: spec.Objective.String(), Solver: WindowedSolver, Turns: in.K(), overlap: max(0, min(o.LowerOverlap, size))}
 		switch spec.Objective.Kind {
 		case objective.SLO:
 			so.SLOTokens = spec.SLOTokens

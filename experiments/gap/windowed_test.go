@@ -63,7 +63,7 @@ func TestWindowedBracketsExact(t *testing.T) {
 // windowed sweep for slo and pQ has the value of RunTail's row (the same
 // replay), an interval containing the optimum found by enumerating every
 // schedule (lp/exhaustive), whatever mode searches the windows' upper
-// ends, and a value at least that optimum; with one
+// ends and whatever lower overlap, and a value at least that optimum; with one
 // window and seams the interval is lp/slo's on the whole trace, so it
 // meets RunTail's.
 func TestWindowedTailBracketsExact(t *testing.T) {
@@ -88,7 +88,7 @@ func TestWindowedTailBracketsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Windows = 1 + r.IntN(len(tr.Turns))
-		o := TailWindowOptions{MaxProbes: r.IntN(3), Upper: window.SLOUpper(r.IntN(3))}
+		o := TailWindowOptions{MaxProbes: r.IntN(3), Upper: window.SLOUpper(r.IntN(3)), LowerOverlap: r.IntN(len(tr.Turns) + 1)}
 		win, err := RunTailWindowed(context.Background(), tr, cfg, spec, o)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +109,7 @@ func TestWindowedTailBracketsExact(t *testing.T) {
 				opt = exhaustive.MinPercentile(tr, p, spec.Objective.Rank(len(tr.Turns)))
 			}
 			if w.LowerBound > opt || w.UpperBound < opt || w.Value < opt {
-				t.Fatalf("case %d row %d (%s, %d windows, upper ends %v): [%d, %d], value %d, optimum %d", i, j, spec.Objective, cfg.Windows, o.Upper, w.LowerBound, w.UpperBound, w.Value, opt)
+				t.Fatalf("case %d row %d (%s, %d windows, upper ends %v, lower overlap %d): [%d, %d], value %d, optimum %d", i, j, spec.Objective, cfg.Windows, o.Upper, o.LowerOverlap, w.LowerBound, w.UpperBound, w.Value, opt)
 			}
 			if w.AboveLower != w.Value-w.LowerBound || w.AboveUpper != w.Value-w.UpperBound || w.Solver != WindowedSolver || w.Windows < 1 {
 				t.Fatalf("case %d row %d: %+v", i, j, w)

@@ -61,8 +61,9 @@ type Command struct {
 	// for the upper bound, steps (--seam-turns; 0: none).
 	SeamTurns int
 	// LowerOverlap is how far back each window's relaxation reaches into
-	// the window before, its turns' TEL shared between the two by a ramp
-	// of weights, steps (--lower-overlap; 0: not).
+	// the window before, its turns' TEL (with SLO and pQ: violations)
+	// shared between the two by a ramp of weights, steps (--lower-overlap;
+	// 0: not).
 	LowerOverlap int
 	// TargetWidth, when > 0, is the relative width (Upper − Lower)/Upper
 	// wanted (--target-width, a fraction): the windows are doubled until
@@ -154,7 +155,7 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	if err != nil {
 		return nil, nil, err
 	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes%s", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), upperTitle(b.UpperMode)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes%s%s", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), pctOverlapTitle(b.LowerOverlap), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	addPercentileRows(&t, b.PercentileInterval, b.StartLower, b.StartUpper)
 	out := []report.Table{t}
@@ -199,6 +200,9 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": "slo", "slo_tokens": strconv.FormatInt(*c.SLO, 10),
 			"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns)}
 		c.upperSettings(settings)
+		if c.LowerOverlap > 0 { // absent at 0, so the files without it are as before
+			settings["lower_overlap_turns"] = strconv.Itoa(c.LowerOverlap)
+		}
 		f, err := c.sloShard(ctx, mem, p, size, turns, sh, settings)
 		if err != nil {
 			return nil, nil, err
@@ -221,10 +225,10 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 }
 
 // sloOptions are the windows' settings under --objective slo and pQ
-// (params p, windows of size steps): the seams and how hard each window's
-// upper end is searched.
+// (params p, windows of size steps): the seams, the lower overlap and how
+// hard each window's upper end is searched.
 func (c Command) sloOptions(p instance.Params, size int) window.SLOOptions {
-	return window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, Upper: c.Upper, Solver: slo.Options{LNSWindows: c.LNSWindows}}
+	return window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: c.SeamTurns, LowerOverlap: c.LowerOverlap, Upper: c.Upper, Solver: slo.Options{LNSWindows: c.LNSWindows}}
 }
 
 // upperSettings adds to a shard file's settings how hard the upper ends
@@ -297,7 +301,7 @@ func sloOutput(b *window.SLOBounds, perWindow bool) (any, []report.Table) {
 	if !perWindow {
 		b.PerWindow = nil
 	}
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), no lower overlap%s", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, upperTitle(b.UpperMode)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the fewest SLO violations (more than %d uncached tokens): %d turns in %d windows of %d steps, seams ±%d steps (at most half a window), %s%s", b.SLOTokens, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, overlapTitle(b.LowerOverlap), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (turns)"), report.CellI(int64(b.Lower)))
 	t.Add(report.CellText("upper bound (turns)"), report.CellI(int64(b.Upper)))
@@ -307,12 +311,40 @@ func sloOutput(b *window.SLOBounds, perWindow bool) (any, []report.Table) {
 	if len(b.PerWindow) > 0 {
 		pw := report.Table{Title: "windows (their times, seconds, in the JSON)", Header: []string{"window", "first step", "turns", "lower (turns)", "restricted (turns)", "seam gain (turns)", "upper (turns)"}}
 		for _, f := range b.PerWindow {
-			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), report.CellI(int64(f.Lower)),
+			lower := report.CellI(int64(f.Lower))
+			if f.LowerWeighted != nil { // its weighted share, 4 decimals (exact in the JSON)
+				lower = report.CellF(*f.LowerWeighted, 4)
+			}
+			pw.Add(report.CellI(int64(f.Index)), report.CellI(int64(f.Start)), report.CellI(int64(f.Turns)), lower,
 				report.CellI(int64(f.Restricted)), report.CellI(int64(f.SeamGain)), report.CellI(int64(f.Upper)))
 		}
 		out = append(out, pw)
 	}
 	return b, out
+}
+
+// overlapTitle is what a windowed SLO or pQ title says of its lower
+// overlap of back steps.
+func overlapTitle(back int) string {
+	if back == 0 {
+		return "no lower overlap"
+	}
+	return fmt.Sprintf("lower overlap %d steps (weighted LP bounds, their sum rounded up)", back)
+}
+
+// errGridOverlap is the error of a lower overlap given to a percentile's
+// grid (--taus) or rounds (--rounds).
+func (c Command) errGridOverlap() error {
+	return option.Errorf("lower-overlap", "with --objective %s only in the one-process search, not with --taus or --rounds (their files keep whole-turn figures per window)", c.Percentile)
+}
+
+// pctOverlapTitle is what a percentile's title says of its lower overlap
+// of back steps (nothing at 0, as before the overlap).
+func pctOverlapTitle(back int) string {
+	if back == 0 {
+		return ""
+	}
+	return ", " + overlapTitle(back)
 }
 
 // sloShard solves the SLO bounds of shard sh's windows (consecutive, as
@@ -353,9 +385,13 @@ func (c Command) sloShard(ctx context.Context, mem *trace.Trace, p instance.Para
 			return nil, fmt.Errorf("window %d: %d turns, but the trace counted %d turns before it was read (changed while read?)", fg.Index, fg.Turns, turns)
 		}
 		f.Points = append(f.Points, point[fg.Index])
-		f.Records = append(f.Records, suite.Record{Point: point[fg.Index], Key: "window", Values: map[string]suite.Num{
+		vals := map[string]suite.Num{
 			"lower_bound_turns": suite.Num(fg.Lower), "restricted_turns": suite.Num(fg.Restricted), "seam_gain_turns": suite.Num(fg.SeamGain),
-			"upper_bound_turns": suite.Num(fg.Upper), "seconds": suite.Num(fg.Seconds)}})
+			"upper_bound_turns": suite.Num(fg.Upper), "seconds": suite.Num(fg.Seconds)}
+		if fg.LowerWeighted != nil {
+			vals["lower_bound_weighted_turns"] = suite.Num(*fg.LowerWeighted) // a multiple of 1/1024: written exactly
+		}
+		f.Records = append(f.Records, suite.Record{Point: point[fg.Index], Key: "window", Values: vals})
 	}
 	if f.Digest, err = f.ComputeDigest(); err != nil {
 		return nil, err
@@ -372,6 +408,13 @@ func renderSLO(w io.Writer, f *suite.File, format string) error {
 	}
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
 	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
+	back := 0
+	if v, ok := f.Options.Params["lower_overlap_turns"]; ok {
+		if back, err = strconv.Atoi(v); err != nil || back < 1 {
+			return fmt.Errorf("%s: setting lower_overlap_turns %q: want a whole number of steps ≥ 1", Name, v)
+		}
+		back = min(back, size)
+	}
 	figs := make([]window.SLOFigures, len(f.Grid))
 	for _, r := range f.Records {
 		g := f.Grid[r.Point]
@@ -388,8 +431,15 @@ func renderSLO(w io.Writer, f *suite.File, format string) error {
 		}
 		figs[idx] = window.SLOFigures{Index: idx, Start: start, Turns: n, Lower: int(r.V("lower_bound_turns")), Restricted: int(r.V("restricted_turns")),
 			SeamGain: int(r.V("seam_gain_turns")), Upper: int(r.V("upper_bound_turns"))}
+		if v, ok := r.Values["lower_bound_weighted_turns"]; ok {
+			w := float64(v)
+			figs[idx].LowerWeighted = &w
+		}
 	}
-	b := window.SumSLO(figs, size, seam)
+	b, err := window.SumSLO(figs, size, seam, back)
+	if err != nil {
+		return err
+	}
 	b.SLOTokens = s
 	if b.UpperMode, err = upperMode(f); err != nil {
 		return err

@@ -174,6 +174,8 @@ func TestBadFlags(t *testing.T) {
 		{"slo-upper", func(c *windows.Command) { c.LNSWindows = 10 }},
 		{"slo-lns-windows", func(c *windows.Command) { s := int64(100); c.SLO, c.LNSWindows = &s, -1 }},
 		{"slo-lns-windows", func(c *windows.Command) { c.Percentile, c.Upper, c.LNSWindows = p99(), window.UpperGreedy, 10 }},
+		{"lower-overlap", func(c *windows.Command) { c.Percentile, c.Taus = p99(), []int64{5} }},
+		{"lower-overlap", func(c *windows.Command) { c.Percentile, c.Rounds = p99(), 2 }},
 	} {
 		cmd := base(path)
 		c.edit(&cmd)
@@ -264,63 +266,75 @@ func TestGridWindows(t *testing.T) {
 
 // TestSLOShardsMergeToOneProcess: windowed SLO bounds as three shards,
 // merged with the suites' checks, print exactly what the one-process run
-// prints, and that interval meets lp/slo's on the whole trace (both
-// contain the optimum).
+// prints, per window included, and that interval meets lp/slo's on the
+// whole trace (both contain the optimum) — without a lower overlap and
+// with one (whose shard files record it and each window's weighted
+// bound, the sum rounded up once in the merge, as in the one process).
+// A shard of another SLO is refused, naming slo_tokens; one of another
+// overlap (or none) naming lower_overlap_turns.
 func TestSLOShardsMergeToOneProcess(t *testing.T) {
 	ctx := context.Background()
 	path, tr := writeTrace(t, 600, 4)
-	c := base(path)
-	s := int64(300)
-	c.SLO = &s
-	doc, tables, err := c.Run(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := doc.(*window.SLOBounds)
 	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := int64(300)
 	whole, err := slo.Violations(ctx, in, s, slo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Windows != 5 || b.Turns != 600 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.Lower > b.Upper {
-		t.Fatalf("windowed [%d, %d] over %d windows, %d turns; whole trace [%d, %d]", b.Lower, b.Upper, b.Windows, b.Turns, whole.Lower, whole.Upper)
-	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for i := 1; i <= 3; i++ {
-		sh := c
-		sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
-		if _, _, err := sh.Run(ctx, nil); err != nil {
+	files := map[int][]string{}
+	for _, back := range []int{0, 60} {
+		c := base(path)
+		c.SLO, c.LowerOverlap = &s, back
+		doc, tables, err := c.Run(ctx, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, sh.Out)
+		b := doc.(*window.SLOBounds)
+		if b.Windows != 5 || b.Turns != 600 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.Lower > b.Upper || b.LowerOverlap != back {
+			t.Fatalf("overlap %d: windowed [%d, %d] over %d windows, %d turns, overlap %d; whole trace [%d, %d]", back, b.Lower, b.Upper, b.Windows, b.Turns, b.LowerOverlap, whole.Lower, whole.Upper)
+		}
+		var want bytes.Buffer
+		if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 3; i++ {
+			sh := c
+			sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+			if _, _, err := sh.Run(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			files[back] = append(files[back], sh.Out)
+		}
+		f, err := suite.ReadFiles(files[back])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, has := f.Options.Params["lower_overlap_turns"]; has != (back > 0) {
+			t.Fatalf("overlap %d: setting lower_overlap_turns present %v", back, has)
+		}
+		var got bytes.Buffer
+		if err := windows.Render(&got, f, "csv"); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got.String(), want.String())
+		}
+		// A shard of another SLO is refused, naming the setting.
+		o := c
+		s2 := s + 1
+		o.SLO, o.Shard, o.Out = &s2, "3/3", filepath.Join(t.TempDir(), "other.json")
+		if _, _, err := o.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := suite.ReadFiles([]string{files[back][0], files[back][1], o.Out}); err == nil || !strings.Contains(err.Error(), "slo_tokens") {
+			t.Fatalf("merge of another SLO: %v", err)
+		}
 	}
-	f, err := suite.ReadFiles(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	if err := windows.Render(&got, f, "csv"); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != want.String() {
-		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
-	}
-	// A shard of another SLO is refused, naming the setting.
-	o := c
-	s2 := s + 1
-	o.SLO, o.Shard, o.Out = &s2, "3/3", filepath.Join(t.TempDir(), "other.json")
-	if _, _, err := o.Run(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := suite.ReadFiles([]string{files[0], files[1], o.Out}); err == nil || !strings.Contains(err.Error(), "slo_tokens") {
-		t.Fatalf("merge of another SLO: %v", err)
+	if _, err := suite.ReadFiles([]string{files[0][0], files[0][1], files[60][2]}); err == nil || !strings.Contains(err.Error(), "lower_overlap_turns") {
+		t.Fatalf("merge of shards with and without a lower overlap: %v", err)
 	}
 }
 

@@ -31,6 +31,8 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 		return nil, nil, option.Errorf("max-probes", "not with --taus (the thresholds probed are given)")
 	case len(c.Curve) > 0 || c.TargetWidth > 0:
 		return nil, nil, option.Errorf("taus", "one window count (no --target-width or list of window counts)")
+	case c.LowerOverlap > 0:
+		return nil, nil, c.errGridOverlap()
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)

@@ -53,6 +53,8 @@ func (c Command) runRounds(ctx context.Context, stdout io.Writer, p instance.Par
 		return nil, nil, option.Errorf("round-dir", "not with --slurm (the jobs keep their state in $OUT/run-<job id>)")
 	case c.Shard != "" && c.Out != "":
 		return nil, nil, option.Errorf("out", "not with --rounds --shard (the shard file goes to the round's folder in --round-dir)")
+	case c.LowerOverlap > 0:
+		return nil, nil, c.errGridOverlap()
 	}
 	if c.Slurm > 0 {
 		if c.Trace == "-" {

@@ -72,7 +72,7 @@ func TestSLOUpperShards(t *testing.T) {
 	path, _ := writeTrace(t, 600, 4)
 	c := base(path)
 	s := int64(300)
-	c.SLO = &s
+	c.SLO, c.LowerOverlap = &s, 0
 	def, _ := runMD(t, c)
 	defFiles := shards(t, c, 3)
 	for _, name := range defFiles {

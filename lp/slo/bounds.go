@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -99,7 +100,7 @@ func (pr *problem) lpBoundFrom(ctx context.Context, warm *lpPrices) (served []bo
 	g.AddSupply(K, -prev)
 	w := make([]int64, len(pr.cands))
 	for i, c := range pr.cands {
-		w[i] = (int64(1) << S) / c.d
+		w[i] = pr.pairCost(i, S)
 		g.AddArc(c.a, c.n, c.d, -w[i])
 	}
 	var flow, prices []int64
@@ -124,7 +125,7 @@ func (pr *problem) lpBoundFrom(ctx context.Context, warm *lpPrices) (served []bo
 	pr.lpY = make([]float64, len(pr.cands)) // for the LNS's windows (lns.go)
 	W := make([]*big.Int, pr.ncomp)
 	sumD := make([]int64, pr.ncomp)
-	size := make([]int, pr.ncomp)
+	size, step := pr.limits()
 	for c := range W {
 		W[c] = new(big.Int)
 	}
@@ -135,16 +136,20 @@ func (pr *problem) lpBoundFrom(ctx context.Context, warm *lpPrices) (served []bo
 		pr.lpY[i] = float64(f) / float64(c.d)
 		k := pr.comp[i]
 		W[k].Add(W[k], tmp.Mul(big.NewInt(w[i]), big.NewInt(f)))
-		sumD[k] += c.d
-		size[k]++
+		if pr.wt == nil || pr.wt[c.n] > 0 { // a weight of 0 is exact: no rounding term
+			sumD[k] += c.d
+		}
 	}
 	ub = make([]int, pr.ncomp)
 	den := new(big.Int).Lsh(big.NewInt(1), uint(S))
 	for k := range ub {
 		num := new(big.Int).Add(W[k], big.NewInt(sumD[k]))
+		if pr.wt != nil { // in units of wt: den·(W + Σd)·2^−S
+			num.Mul(num, big.NewInt(pr.den))
+		}
 		q := new(big.Int).Quo(num, den)
 		if q.IsInt64() && q.Int64() < int64(size[k]) {
-			ub[k] = int(q.Int64())
+			ub[k] = int(q.Int64()) / step[k] * step[k]
 		} else {
 			ub[k] = size[k]
 		}
@@ -153,6 +158,22 @@ func (pr *problem) lpBoundFrom(ctx context.Context, warm *lpPrices) (served []bo
 		total += math.Min(v, float64(size[k]))
 	}
 	return served, ub, total, true, nil
+}
+
+// pairCost is ⌊2^S/d⌋ for candidate i of demand d, lpBound's profit per
+// block in units of 2^−S; weighted (pr.wt set), ⌊wt·2^S/(den·d)⌋ for
+// its turn's wt (at most 2^S/d, as wt ≤ den), computed in 128 bits.
+func (pr *problem) pairCost(i, S int) int64 {
+	c := pr.cands[i]
+	if pr.wt == nil {
+		return (int64(1) << S) / c.d
+	}
+	num := uint64(pr.wt[c.n]) << S
+	hi, lo := bits.Mul64(uint64(pr.den), uint64(c.d))
+	if hi != 0 {
+		return 0 // den·d ≥ 2^64 > wt·2^S
+	}
+	return int64(num / lo)
 }
 
 // lpScale is lpBound's S: costs ⌊2^S/d_n⌋ for the windows of plan.

@@ -28,9 +28,32 @@ import (
 // ⌊2^S/d_n⌋; capping at 1 pair per block only lowers the bound, since a
 // pair spanning such a step has d_n U_n ≥ 1 either way). Every sum is
 // exact: 2^S times the bound is an integer, computed in 128 bits.
+//
+// Weighted (pr.wt set, WeightedLower), the objective is Σ ω_n y_n with
+// ω_n = wt_n/den, and the same argument gives
+//
+//	Σ_n wt_n y_n ≤ den·Σ_t cap_t u_t + Σ_n max(0, wt_n − den·d_n U_n),
+//
+// in units of wt (ub and frac are then sums of wt_n, not pairs): 2^S
+// times it is again an integer, wt_n·2^S < 2^61 and den·Σ cap_t u_t <
+// 2^20·2^104 stay inside 128 bits. A component's served weight in a
+// schedule is a sum of its wt_n, so its bound is floored to a multiple of
+// their greatest common divisor g (with every wt_n = den the count's
+// bound times den, exactly); it is capped at Σ wt_n as the count is at
+// the pairs.
 func (pr *problem) dualBound(pi []int64, S int) (ub []int, frac []float64) {
 	K := pr.in.K()
 	one := uint64(1) << S
+	den := uint64(1)
+	if pr.wt != nil {
+		den = uint64(pr.den)
+	}
+	spanSum := func(x u128) u128 { // den·Σ cap_t u_t over a run of steps
+		if den == 1 {
+			return x
+		}
+		return x.mul64(den)
+	}
 	// Prefix sums of u_t and of cap_t·u_t.
 	pu := make([]u128, K+1)
 	pcu := make([]u128, K+1)
@@ -55,35 +78,41 @@ func (pr *problem) dualBound(pi []int64, S int) (ub []int, frac []float64) {
 		return pr.cands[i].a - pr.cands[j].a
 	})
 	tot := make([]u128, pr.ncomp)
-	size := make([]int, pr.ncomp)
+	size, g := pr.limits()
 	for k := 0; k < len(order); {
 		c := pr.comp[order[k]]
 		lo, hi := pr.cands[order[k]].a, pr.cands[order[k]].n
 		for ; k < len(order) && pr.comp[order[k]] == c; k++ {
 			p := pr.cands[order[k]]
-			size[c]++
 			if p.a > hi {
-				tot[c] = tot[c].add(pcu[hi].sub(pcu[lo]))
+				tot[c] = tot[c].add(spanSum(pcu[hi].sub(pcu[lo])))
 				lo, hi = p.a, p.n
 			} else {
 				hi = max(hi, p.n)
 			}
 			// the pair's term 2^S·max(0, 1 − d·U): U < 2^S/d < 2^S
+			// (weighted: 2^S·max(0, wt − den·d·U), wt ≤ den)
 			U := pu[p.n].sub(pu[p.a])
 			if U.hi == 0 && U.lo < one {
-				if h, l := bits.Mul64(uint64(p.d), U.lo); h == 0 && l < one {
-					tot[c] = tot[c].add(u128{lo: one - l})
+				q := one
+				if pr.wt != nil {
+					q = uint64(pr.wt[p.n]) << S
+				}
+				if h, l := bits.Mul64(uint64(p.d), U.lo); h == 0 {
+					if h, l := bits.Mul64(den, l); h == 0 && l < q {
+						tot[c] = tot[c].add(u128{lo: q - l})
+					}
 				}
 			}
 		}
-		tot[c] = tot[c].add(pcu[hi].sub(pcu[lo]))
+		tot[c] = tot[c].add(spanSum(pcu[hi].sub(pcu[lo])))
 	}
 	ub = make([]int, pr.ncomp)
 	frac = make([]float64, pr.ncomp)
 	for c := range ub {
 		q := tot[c].shr(S)
 		if q.hi == 0 && q.lo < uint64(size[c]) {
-			ub[c] = int(q.lo)
+			ub[c] = int(q.lo) / g[c] * g[c]
 		} else {
 			ub[c] = size[c]
 		}
@@ -101,6 +130,12 @@ func (x u128) add(y u128) u128 {
 	lo, c := bits.Add64(x.lo, y.lo, 0)
 	hi, _ := bits.Add64(x.hi, y.hi, c)
 	return u128{hi, lo}
+}
+
+// mul64 is x·y, which the caller keeps below 2^128.
+func (x u128) mul64(y uint64) u128 {
+	hi, lo := bits.Mul64(x.lo, y)
+	return u128{x.hi*y + hi, lo}
 }
 
 // sub is x − y for y ≤ x.

@@ -56,7 +56,8 @@ func dualBoundRat(pr *problem, pi []int64, S int) []*big.Rat {
 
 // componentLP is the LP relaxation of component c (max Σ y over the rows
 // of the steps its pairs span, 0 ≤ y ≤ 1) solved by the dense simplex of
-// gonumlp: pairs served, fractional.
+// gonumlp: pairs served, fractional. Weighted (pr.wt set), it maximizes
+// Σ wt_n y_n instead (units of wt).
 func componentLP(t interface{ Fatalf(string, ...any) }, pr *problem, c int) float64 {
 	var cols []int
 	rowOf := map[int]int{}
@@ -78,7 +79,11 @@ func componentLP(t interface{ Fatalf(string, ...any) }, pr *problem, c int) floa
 	}
 	for _, i := range cols {
 		p := pr.cands[i]
-		prob.Obj = append(prob.Obj, -1)
+		obj := -1.0
+		if pr.wt != nil {
+			obj = -float64(pr.wt[p.n])
+		}
+		prob.Obj = append(prob.Obj, obj)
 		prob.ColLo = append(prob.ColLo, 0)
 		prob.ColUp = append(prob.ColUp, 1)
 		for s := p.a; s < p.n; s++ {

@@ -203,6 +203,41 @@ type problem struct {
 	// what the backend did with the components it did not close.
 	learned map[int][]cut
 	ipNotes []string
+	// wt, when not nil, weighs each turn's pair in the LP relaxation
+	// (WeightedLower, weighted.go): turn n counts wt[n]/den, 0 ≤ wt[n] ≤
+	// den; nil: every pair counts 1 (every other solve).
+	wt  []int64
+	den int64
+}
+
+// limits are, per component, the most any bound on it can say (its
+// pairs; weighted, the sum of their wt) and the step between the values
+// a schedule's served pairs can take (1; weighted, the greatest common
+// divisor of their wt, 1 when all are 0).
+func (pr *problem) limits() (size, g []int) {
+	size, g = make([]int, pr.ncomp), make([]int, pr.ncomp)
+	for i, c := range pr.comp {
+		if pr.wt == nil {
+			size[c]++
+			g[c] = 1
+			continue
+		}
+		w := int(pr.wt[pr.cands[i].n])
+		size[c] += w
+		g[c] = gcd(g[c], w)
+	}
+	for c := range g {
+		g[c] = max(g[c], 1)
+	}
+	return size, g
+}
+
+// gcd is the greatest common divisor of a, b ≥ 0 (gcd(0, b) = b).
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // Violations bounds the fewest turns with more than s uncached tokens
@@ -214,15 +249,8 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	if opt.Reserved != nil {
-		if len(opt.Reserved) != in.K() {
-			return nil, fmt.Errorf("slo: %d reserved capacities for %d steps", len(opt.Reserved), in.K())
-		}
-		for t, v := range opt.Reserved {
-			if v < 0 || v > capAt(in, t) {
-				return nil, fmt.Errorf("slo: step %d: %d blocks reserved, capacity %d blocks", t, v, capAt(in, t))
-			}
-		}
+	if err := checkReserved(in, opt.Reserved); err != nil {
+		return nil, err
 	}
 	pr := reduceReserved(in, s, opt.Reserved)
 	r := &Result{SLOTokens: s, Turns: in.K(), Candidates: len(pr.cands) + pr.free, Free: pr.free,

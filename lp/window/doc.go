@@ -107,21 +107,45 @@
 // the sum of the windows' restricted counts and seam gains, bound V(s)
 // from above.
 //
-// No lower overlap is used for V(s). An overlap is valid for any objective
-// that is a sum over turns: window W's relaxation widened back by S steps
-// may count each turn of the overlap with a weight ω_n ∈ [0, 1] and the
-// window before with 1 − ω_n; every turn's weights add up to 1, and the
-// global optimum restricted to each widened window is feasible for its
-// relaxation (the argument above, on the widened steps), so the windows'
-// weighted optima add up to at most V(s) — for a count as for TEL. But
-// it needs a solver of weighted counts, which lp/slo is not (it counts
-// each turn once), and with weights in {0, 1} it gains almost nothing:
-// ω = 1 only moves the boundary, and ω = 0 on the overlap leaves the
-// overlap's own pairs uncounted (so at no cost at 0 blocks), which adds
-// the overlap's capacity rows only for the pairs that cross W's start,
-// which already share W's first step — all but the one pair that ends
-// exactly at it. A weighted lp/slo (its LP bound is a min-cost flow whose
-// costs would carry the weights) is what a tighter lower end would take.
+// # Lower overlap for V(s): weighted counts
+//
+// SLOLowerOverlap widens window W's relaxation back by S steps, as
+// SolveLowerOverlap does for TEL: its instance is that of SLOLower on the
+// widened steps [a − S, b) (the pairs ending there, those crossing a − S
+// from virtual steps), and turn n counts ω_{W,n} = overlapWeight(n)/1024
+// of a violation — the ramp rising towards W on the S turns before a, the
+// rest of the next window's ramp on W's last S turns (none for the last
+// window), 1 elsewhere, 0 on the virtual turns. Every turn's weights over
+// the windows add up to 1 (its ramp share in the window after its own,
+// the rest in its own), the same weights as TEL's.
+//
+// Claim: Σ_W L_W ≤ V(s), L_W the least Σ_n ω_{W,n}·[n violates] over
+// W's widened relaxation. Let x* be a schedule with V(s) violations.
+// Restricted to the pairs ending in [a − S, b), with each pair crossing
+// a − S carried from its virtual step, it is feasible for the widened
+// relaxation (the argument of SLOLower on the widened window: a virtual
+// step holds only crossing pairs, all held by x* at step a − S − 1; the
+// other steps' rows count a subset of x*'s pairs), and each real turn n
+// of the window carries what it carries in x*, so it violates there iff
+// it does in x*. Hence L_W ≤ Σ_n ω_{W,n}·[n violates in x*], and summing
+// over W, Σ_W L_W ≤ Σ_n (Σ_W ω_{W,n})·[n violates in x*] = V(s). Each
+// L_W is bounded from below by lp/slo's WeightedLower (the weighted LP,
+// certified by weak duality in whole numbers, in 1/1024 turns), so the
+// sum of those bounds is still ≤ V(s); V(s) is a whole number, so the sum
+// is rounded up once — not each window's bound, which bounds a weighted
+// count, not a whole one. The argument is TEL's with a count in place of
+// the TEL; as there, the free cache at the widened start (here: the
+// virtual steps) serves first the turns that weigh little.
+//
+// With weights in {0, 1} instead of the ramp an overlap gains almost
+// nothing: ω = 1 on the overlap only moves the boundary, and ω = 0 leaves
+// the overlap's own pairs uncounted (so at no cost at 0 blocks), which
+// adds the overlap's capacity rows only for the pairs that cross W's
+// start, which already share W's first virtual steps — all but the one
+// pair that ends exactly at it. Fractional weights are what let the
+// overlap's pairs compete for the capacity at a price. Only the LP is
+// weighted (SLOBounds.Lower with an overlap is the weighted LP's, whatever
+// the backend); the upper end is unchanged.
 //
 // The lowest Q-th percentile P_Q of uncached tokens is not a sum over
 // turns, but P_Q ≤ τ iff V(τ) ≤ K − rank (RunPercentile). So a windowed

@@ -30,19 +30,22 @@ import (
 // tinyTrace draws a trace of 1–8 turns over 1–3 conversations and cache
 // parameters (B in 1–4 tokens, C in 0–5 blocks), small enough to
 // enumerate every schedule.
-func tinyTrace(rt *rapid.T) (*trace.Trace, instance.Params) {
+func tinyTrace(rt *rapid.T) (*trace.Trace, instance.Params) { return tinyTraceOf(rt, 8) }
+
+// tinyTraceOf is tinyTrace with at most maxTurns turns.
+func tinyTraceOf(rt *rapid.T, maxTurns int) (*trace.Trace, instance.Params) {
 	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 7))
 	tr := &trace.Trace{}
 	convs := rapid.IntRange(1, 3).Draw(rt, "conversations")
-	for k := rapid.IntRange(1, 8).Draw(rt, "turns"); k > 0; k-- {
+	for k := rapid.IntRange(1, maxTurns).Draw(rt, "turns"); k > 0; k-- {
 		tr.Append(float64(k), fmt.Sprint("c", r.IntN(convs)), 1+r.Int64N(20), r.Int64N(21))
 	}
 	block := rapid.Int64Range(1, 4).Draw(rt, "block")
 	return tr, instance.Params{Capacity: block * rapid.Int64Range(0, 5).Draw(rt, "blocks"), BlockSize: block}
 }
 
-// TestSLORapidExact: the windowed SLO interval, for any window size and
-// seam, contains the fewest violations found by enumeration, and its
+// TestSLORapidExact: the windowed SLO interval, for any window size,
+// seam and lower overlap (beyond a window included), contains the fewest violations found by enumeration, and its
 // stitched schedule is admissible with Upper violations (checkSLO).
 func TestSLORapidExact(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -50,13 +53,15 @@ func TestSLORapidExact(t *testing.T) {
 		s := rapid.Int64Range(0, 30).Draw(rt, "slo")
 		size := rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size")
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
+		back := rapid.IntRange(0, size+1).Draw(rt, "lower overlap")
 		opt := len(tr.Turns) - exhaustive.MaxMeeting(tr, p, s)
-		checkSLO(rt.Fatalf, tr, p, size, seam, s, opt, opt)
+		checkSLOOverlap(rt.Fatalf, tr, p, size, seam, back, s, opt, opt, window.UpperFull)
 	})
 }
 
 // TestPercentileRapidExact: the windowed percentile interval — searched
-// (any probe budget) and at a random grid of thresholds (SumGrid), the
+// (any probe budget and lower overlap) and at a random grid of thresholds
+// (SumGrid, no overlap), the
 // windows' upper ends searched in any mode (SLOUpper) — contains the
 // lowest percentile found by enumeration, for any window size and seam.
 func TestPercentileRapidExact(t *testing.T) {
@@ -67,9 +72,10 @@ func TestPercentileRapidExact(t *testing.T) {
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
 		mode := rapid.SampledFrom(modes).Draw(rt, "mode")
 		want := bruteP(tr, p, qs)
-		b := percentileMode(rt.Fatalf, tr, p, size, seam, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
-		if b.Lower > want || b.Upper < want {
-			rt.Fatalf("searched, upper ends %v: [%d, %d] misses %d", mode, b.Lower, b.Upper, want)
+		back := rapid.IntRange(0, size).Draw(rt, "lower overlap")
+		b := percentileOverlap(rt.Fatalf, tr, p, size, seam, back, qs, rapid.IntRange(0, 3).Draw(rt, "probes"), mode)
+		if b.Lower > want || b.Upper < want || b.LowerOverlap != back {
+			rt.Fatalf("searched, upper ends %v, lower overlap %d: [%d, %d] (overlap %d) misses %d", mode, back, b.Lower, b.Upper, b.LowerOverlap, want)
 		}
 		taus := slices.Compact(slices.Sorted(slices.Values(rapid.SliceOfN(rapid.Int64Range(0, 45), 1, 5).Draw(rt, "taus"))))
 		figs, err := gridMode(tr, p, size, seam, taus, nil, mode)

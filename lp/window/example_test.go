@@ -138,3 +138,35 @@ func ExampleSLOUpper() {
 	// upper ends lp: [0, 0] violations
 	// upper ends greedy: [0, 0] violations
 }
+
+// a and b send 10 tokens each, then 5 more each (B = 1, C = 4 tokens, SLO
+// 11 tokens): one of the two returns violates (TestSLOOverlapHandWorked).
+// In windows of 3 steps the second window serves b's return from its
+// virtual step, lower end 0; reaching back 1 step, it counts a's return ½
+// and lets the two compete: ½, and the sum rounded up, 1, the optimum.
+func ExampleSLOLowerOverlap() {
+	tr := &trace.Trace{}
+	tr.Append(0, "a", 10, 0)
+	tr.Append(1, "b", 10, 0)
+	tr.Append(2, "a", 5, 0)
+	tr.Append(3, "b", 5, 0)
+	p := instance.Params{Capacity: 4, BlockSize: 1}
+	for _, back := range []int{0, 1} {
+		b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: p, WindowTurns: 3, SLOTokens: 11, LowerOverlap: back, PerWindow: true})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("overlap %d: [%d, %d] violations\n", back, b.Lower, b.Upper)
+		for _, f := range b.PerWindow {
+			if f.LowerWeighted != nil {
+				fmt.Printf("  window %d: %g weighted violations\n", f.Index, *f.LowerWeighted)
+			}
+		}
+	}
+	// Output:
+	// overlap 0: [0, 1] violations
+	// overlap 1: [1, 1] violations
+	//   window 0: 0 weighted violations
+	//   window 1: 0.5 weighted violations
+}

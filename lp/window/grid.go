@@ -102,6 +102,9 @@ func RunPercentileGrid(ctx context.Context, open func() (TurnReader, func(), err
 	if err := CheckTaus(o.Taus); err != nil {
 		return nil, fmt.Errorf("window: %w", err)
 	}
+	if o.SLO.LowerOverlap > 0 {
+		return nil, errors.New("window: a grid of thresholds keeps whole-turn figures per window, not the weighted ones of a lower overlap (RunPercentile's search takes one)")
+	}
 	var figs []GridFigures
 	for i, tau := range o.Taus {
 		src, done, err := open()

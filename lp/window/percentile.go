@@ -34,6 +34,9 @@ type PercentileInterval struct {
 	// UpperMode is as in SLOBounds: how hard the windows' upper ends
 	// were searched (empty: full).
 	UpperMode string `json:"upper_mode,omitempty"`
+	// LowerOverlap is as in SLOBounds: how far back each window's
+	// relaxation reached, steps (0: not, and then absent).
+	LowerOverlap int `json:"lower_overlap_turns,omitempty"`
 }
 
 // PercentileBounds bound the lowest Q-th nearest-rank percentile of
@@ -126,6 +129,7 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 	if err != nil {
 		return nil, err
 	}
+	iv.LowerOverlap = max(0, min(o.SLO.LowerOverlap, o.SLO.WindowTurns))
 	M, turns, rank := iv.MaxExceeding, iv.Turns, iv.Rank
 	r := &PercentileBounds{PercentileInterval: iv, StartLower: startLower, StartUpper: startUpper, Probes: []Probe{}}
 	lo, hi := r.StartLower-1, r.StartUpper

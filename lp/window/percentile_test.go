@@ -24,13 +24,19 @@ func percentile(fatalf func(string, ...any), tr *trace.Trace, p instance.Params,
 // percentileMode is percentile with the windows' upper ends searched as
 // mode says.
 func percentileMode(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, q string, maxProbes int, mode window.SLOUpper) *window.PercentileBounds {
+	return percentileOverlap(fatalf, tr, p, size, seam, 0, q, maxProbes, mode)
+}
+
+// percentileOverlap is percentileMode with each window's relaxation
+// widened back by back steps (SLOOptions.LowerOverlap).
+func percentileOverlap(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam, back int, q string, maxProbes int, mode window.SLOUpper) *window.PercentileBounds {
 	o, err := objective.Parse(q)
 	if err != nil {
 		fatalf("%v", err)
 	}
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
 	b, err := window.RunPercentile(context.Background(), open, window.PercentileOptions{
-		SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, Upper: mode}, Objective: o, MaxProbes: maxProbes})
+		SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, LowerOverlap: back, Upper: mode}, Objective: o, MaxProbes: maxProbes})
 	if err != nil {
 		fatalf("%v", err)
 	}

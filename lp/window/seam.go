@@ -138,6 +138,24 @@ func rampQ(n, b, back int) int64 {
 	return int64(RampDenominator * (n - (b - back) + 1) / (back + 1))
 }
 
+// overlapWeight is the weight, over RampDenominator, with which the
+// relaxation of the window of steps [start, end), widened back by got
+// steps, counts turn n ∈ [start − got, end): rampQ in the overlap before
+// the window (rising towards it), the rest of the ramp in its last lb
+// steps (which the next window reaches back over; none when last), 1
+// elsewhere. The TEL and the SLO overlaps share it, so every turn's
+// weights over the windows add up to RampDenominator in both.
+func overlapWeight(n, start, got, end, lb int, last bool) int64 {
+	switch {
+	case n < start:
+		return rampQ(n, start, got)
+	case !last && n >= end-lb:
+		return RampDenominator - rampQ(n, end, lb)
+	default:
+		return RampDenominator
+	}
+}
+
 // SolveLowerOverlap is SolveLower with the relaxation widened back by
 // back steps into the window before (w from a Splitter whose Lookback is
 // at least back, back at most the previous window's length): the pairs
@@ -179,15 +197,7 @@ func LowerAndRestricted(ctx context.Context, w *Window, p instance.Params, back 
 		wt, den = make([]int64, e.n), RampDenominator
 	}
 	for j := range wt { // empty when wt is nil
-		n := e.start + j
-		switch {
-		case n < w.Start:
-			wt[j] = rampQ(n, w.Start, got)
-		case !last && n >= b-lb:
-			wt[j] = RampDenominator - rampQ(n, b, lb)
-		default:
-			wt[j] = RampDenominator
-		}
+		wt[j] = overlapWeight(e.start+j, w.Start, got, b, lb, last)
 	}
 	l, err := newLocalSpan(e, p)
 	if err != nil {

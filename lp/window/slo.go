@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
+	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/trace"
@@ -31,6 +33,11 @@ type SLOBounds struct {
 	// UpperMode names how hard the windows' upper ends were searched
 	// (SLOUpper's name; empty: full, lp/slo's whole upper end).
 	UpperMode string `json:"upper_mode,omitempty"`
+	// LowerOverlap is how far back each window's relaxation reached
+	// into the window before, steps (SLOLowerOverlap; 0: not, and then
+	// absent). With it Lower is the windows' weighted bounds summed and
+	// rounded up once.
+	LowerOverlap int `json:"lower_overlap_turns,omitempty"`
 	// PerWindow are each window's bounds, turns.
 	PerWindow []SLOFigures `json:"per_window,omitempty"`
 }
@@ -44,7 +51,14 @@ type SLOFigures struct {
 	Index int `json:"index"`
 	Start int `json:"start_step"`
 	Turns int `json:"turns"`
+	// Lower is the window's bound, turns; with a lower overlap it is
+	// ⌊LowerWeighted⌋, and the windows' sum is not Σ Lower but ⌈Σ
+	// LowerWeighted⌉.
 	Lower int `json:"lower_bound"`
+	// LowerWeighted, with a lower overlap (nil without), is the window's
+	// weighted bound (SLOLowerOverlap), turns: a multiple of
+	// 1/RampDenominator, exact in a float64.
+	LowerWeighted *float64 `json:"lower_bound_weighted,omitempty"`
 	// Restricted is the violations of the restriction's schedule, SeamGain
 	// the change the seam after the window made (≤ 0; 0 for the last),
 	// Upper = Restricted + SeamGain, turns.
@@ -68,8 +82,31 @@ type SLOFigures struct {
 // have 1 uncached token, so they violate iff s < 1 in every schedule,
 // which is subtracted.
 func SLOLower(ctx context.Context, w *Window, p instance.Params, s int64, opt slo.Options) (int, error) {
+	in, g, err := sloRelaxation(w, p)
+	if err != nil {
+		return 0, err
+	}
+	// Only the lower end is used, and without a backend it is the LP's:
+	// the schedule's greedy stages and search would change nothing here.
+	if opt.Backend == nil {
+		opt.NoImprove, opt.NoLNS = true, true
+	}
+	r, err := slo.Violations(ctx, in, s, opt)
+	if err != nil {
+		return 0, err
+	}
+	lo := r.Lower
+	if s < 1 {
+		lo -= g
+	}
+	return lo, nil
+}
+
+// sloRelaxation is SLOLower's instance of window w: its g virtual turns
+// first (one per pair crossing w's start), then w's turns.
+func sloRelaxation(w *Window, p instance.Params) (*lp.Instance, int, error) {
 	if p.Forced {
-		return 0, errors.New("window: windowed SLO bounds are for optional caching only (a virtual step's capacity would be cut by a forced hold the relaxation must not have)")
+		return nil, 0, errors.New("window: windowed SLO bounds are for optional caching only (a virtual step's capacity would be cut by a forced hold the relaxation must not have)")
 	}
 	var virt []trace.Turn
 	vIdx := map[int]int{} // conversation → local index of its virtual turn
@@ -93,25 +130,47 @@ func SLOLower(ctx context.Context, w *Window, p instance.Params, s int64, opt sl
 			prev = vIdx[t.Conv]
 		}
 		if prev >= 0 && b.last[t.Conv] != prev {
-			return 0, fmt.Errorf("window %d: turn %d's previous turn is not its conversation's last", w.Index, w.Start+j)
+			return nil, 0, fmt.Errorf("window %d: turn %d's previous turn is not its conversation's last", w.Index, w.Start+j)
 		}
 		b.add(g+j, t, w.History[j], prev)
 	}
-	in := b.instance()
-	// Only the lower end is used, and without a backend it is the LP's:
-	// the schedule's greedy stages and search would change nothing here.
-	if opt.Backend == nil {
-		opt.NoImprove, opt.NoLNS = true, true
+	return b.instance(), g, nil
+}
+
+// SLOLowerOverlap is SLOLower with the relaxation widened back by back
+// steps into the window before (w from a Splitter whose Lookback is at
+// least back, back at most the previous window's length), as
+// SolveLowerOverlap widens TEL's: the pairs ending in the widened window
+// (those crossing its start from virtual steps, as SLOLower's), and each
+// turn's violation weighted by overlapWeight — in the overlap before w by
+// the ramp rising towards w, in the last back turns of w (unless last, no
+// window after) by the rest, which the next window counts — the virtual
+// turns by 0. It returns lp/slo's certified LP bound on the weighted
+// violations (slo.WeightedLower, the LP alone whatever opt's backend),
+// in 1/RampDenominator turns: every turn's weights over the windows add
+// up to 1, so the windows' bounds add up to at most V(s), and the sum is
+// rounded up once (SLOBounds; the package doc's argument).
+func SLOLowerOverlap(ctx context.Context, w *Window, p instance.Params, s int64, back int, last bool, opt slo.Options) (int64, error) {
+	back = max(back, 0)
+	e := w.Extended(back)
+	got := w.Start - e.Start
+	if got != min(back, w.Start) {
+		return 0, fmt.Errorf("window %d: %d steps kept before it, %d wanted (Splitter.Lookback too small)", w.Index, got, min(back, w.Start))
 	}
-	r, err := slo.Violations(ctx, in, s, opt)
+	in, g, err := sloRelaxation(e, p)
 	if err != nil {
 		return 0, err
 	}
-	lo := r.Lower
-	if s < 1 {
-		lo -= g
+	end, lb := w.Start+w.Len(), min(back, w.Len())
+	wt := make([]int64, in.K()) // the virtual turns' 0, then e's turns'
+	for j := range e.Turns {
+		wt[g+j] = overlapWeight(e.Start+j, w.Start, got, end, lb, last)
 	}
-	return lo, nil
+	r, err := slo.WeightedLower(ctx, in, s, wt, RampDenominator, slo.Options{TimeLimit: opt.TimeLimit})
+	if err != nil {
+		return 0, fmt.Errorf("window %d: %w", w.Index, err)
+	}
+	return r.Num, nil
 }
 
 // SLORestricted returns lp/slo's upper bound on the violations among
@@ -155,6 +214,11 @@ type SLOOptions struct {
 	// for the upper bound, steps (0: none; at most half of either window
 	// is used).
 	SeamTurns int
+	// LowerOverlap is how far back each window's relaxation reaches into
+	// the window before for the lower bound, steps (SLOLowerOverlap; 0:
+	// not, SLOLower's; at most WindowTurns is used). With it the lower
+	// end is the weighted LP's alone, whatever Solver's backend.
+	LowerOverlap int
 	// Solver bounds each lp/slo solve.
 	Solver slo.Options
 	// Upper says how hard each window's upper end (its restriction and
@@ -265,8 +329,11 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 	if err != nil {
 		return nil, err
 	}
+	back := max(0, min(o.LowerOverlap, o.WindowTurns))
+	sp.Lookback = back
 	p, s := o.Params, o.SLOTokens
-	b := &SLOBounds{SLOTokens: s, WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns}
+	b := &SLOBounds{SLOTokens: s, WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns, LowerOverlap: back}
+	var shares int64 // with an overlap: the windows' weighted bounds, 1/RampDenominator turns
 	if o.Upper != UpperFull {
 		b.UpperMode = o.Upper.String()
 	}
@@ -320,7 +387,18 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 		}
 		start := time.Now()
 		f := SLOFigures{Index: cur.Index, Start: cur.Start, Turns: cur.Len()}
-		if !o.skipLower {
+		switch {
+		case o.skipLower:
+		case back > 0:
+			// the window is the last when none was read after it (ws
+			// holds two windows unless the trace ended)
+			num, err := SLOLowerOverlap(ctx, cur, p, s, back, len(ws) == 1, o.Solver)
+			if err != nil {
+				return nil, err
+			}
+			f.setWeighted(num)
+			shares += num
+		default:
 			if f.Lower, err = SLOLower(ctx, cur, p, s, o.Solver); err != nil {
 				return nil, err
 			}
@@ -360,6 +438,9 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 		}
 		b.PerWindow = append(b.PerWindow, f)
 		b.Lower, b.Upper = b.Lower+f.Lower, b.Upper+f.Upper
+		if back > 0 {
+			b.Lower = ceilShares(shares)
+		}
 		ws, head = ws[1:], nxtHead
 		delete(cache, cur.Index)
 		if o.stop != nil && o.stop(b.Lower, b.Upper) {
@@ -376,20 +457,66 @@ func RunSLOWith(ctx context.Context, src TurnReader, o SLOOptions) (*SLOBounds, 
 }
 
 // SumSLO adds windows' SLO figures into an interval (PerWindow holds them
-// all).
-func SumSLO(figs []SLOFigures, windowTurns, seamTurns int) *SLOBounds {
-	b := &SLOBounds{WindowTurns: windowTurns, SeamTurns: seamTurns, PerWindow: figs}
+// all); with a lower overlap (lowerOverlap > 0 steps) every window's
+// LowerWeighted must be set, and their sum is rounded up once.
+func SumSLO(figs []SLOFigures, windowTurns, seamTurns, lowerOverlap int) (*SLOBounds, error) {
+	b := &SLOBounds{WindowTurns: windowTurns, SeamTurns: seamTurns, LowerOverlap: lowerOverlap, PerWindow: figs}
+	for _, f := range figs {
+		if (f.LowerWeighted != nil) != (lowerOverlap > 0) {
+			return nil, fmt.Errorf("window: window %d: a weighted lower bound with a lower overlap of %d steps, and only then", f.Index, lowerOverlap)
+		}
+		if f.LowerWeighted != nil {
+			if _, err := sharesOf(*f.LowerWeighted); err != nil {
+				return nil, fmt.Errorf("window %d: %w", f.Index, err)
+			}
+		}
+	}
 	b.sum()
-	return b
+	return b, nil
 }
 
-// sum sets the totals from PerWindow.
+// setWeighted sets f's lower bound from its weighted bound num,
+// 1/RampDenominator turns.
+func (f *SLOFigures) setWeighted(num int64) {
+	v := float64(num) / RampDenominator // exact: num < 2^53
+	f.LowerWeighted = &v
+	f.Lower = int(num / RampDenominator)
+}
+
+// sharesOf is a weighted bound v, turns, in 1/RampDenominator turns: an
+// error unless v is a whole number of them.
+func sharesOf(v float64) (int64, error) {
+	n := v * RampDenominator
+	if n != math.Trunc(n) || n < 0 || n >= 1<<53 {
+		return 0, fmt.Errorf("weighted lower bound %v turns is not a whole number of 1/%d turns", v, RampDenominator)
+	}
+	return int64(n), nil
+}
+
+// ceilShares is ⌈num/RampDenominator⌉ for num ≥ 0.
+func ceilShares(num int64) int {
+	return int((num + RampDenominator - 1) / RampDenominator)
+}
+
+// sum sets the totals from PerWindow: with weighted lower bounds, their
+// sum rounded up once (each window's is a bound on a weighted count, and
+// only their sum on V(s), a whole number).
 func (b *SLOBounds) sum() {
 	b.Lower, b.Upper, b.Windows, b.Turns = 0, 0, len(b.PerWindow), 0
+	var shares int64
+	weighted := false
 	for _, f := range b.PerWindow {
 		b.Lower += f.Lower
 		b.Upper += f.Upper
 		b.Turns += f.Turns
+		if f.LowerWeighted != nil {
+			n, _ := sharesOf(*f.LowerWeighted) // checked where it was read
+			shares += n
+			weighted = true
+		}
+	}
+	if weighted {
+		b.Lower = ceilShares(shares)
 	}
 	b.RelativeWidth = 0
 	if b.Upper > 0 {

@@ -3,6 +3,7 @@ package window_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -25,14 +26,40 @@ func checkSLO(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, s
 // checkSLOMode is checkSLO with the windows' upper ends searched as mode
 // says.
 func checkSLOMode(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam int, s int64, lo, hi int, mode window.SLOUpper) *window.SLOBounds {
+	return checkSLOOverlap(fatalf, tr, p, size, seam, 0, s, lo, hi, mode)
+}
+
+// checkSLOOverlap is checkSLOMode with each window's relaxation widened
+// back by back steps (SLOOptions.LowerOverlap; 0: not); with an overlap
+// every window's weighted bound is set and the lower end is their sum
+// rounded up.
+func checkSLOOverlap(fatalf func(string, ...any), tr *trace.Trace, p instance.Params, size, seam, back int, s int64, lo, hi int, mode window.SLOUpper) *window.SLOBounds {
 	x := make([]int64, len(tr.Turns))
-	b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, SeamTurns: seam, PerWindow: true, Upper: mode,
+	b, err := window.RunSLOWith(context.Background(), window.NewTurns(tr.Turns), window.SLOOptions{Params: p, WindowTurns: size, SLOTokens: s, SeamTurns: seam, LowerOverlap: back, PerWindow: true, Upper: mode,
 		Schedule: func(start int, w []int64) error { copy(x[start:], w); return nil }})
 	if err != nil {
 		fatalf("%v", err)
 	}
 	if b.Lower > hi || b.Upper < lo {
-		fatalf("%v, s=%d, windows of %d, seams ±%d, upper ends %v: [%d, %d] misses the optimum in [%d, %d]", p, s, size, seam, mode, b.Lower, b.Upper, lo, hi)
+		fatalf("%v, s=%d, windows of %d, seams ±%d, lower overlap %d, upper ends %v: [%d, %d] misses the optimum in [%d, %d]", p, s, size, seam, back, mode, b.Lower, b.Upper, lo, hi)
+	}
+	if want := min(back, size); b.LowerOverlap != want {
+		fatalf("lower overlap %d steps reported, %d given (windows of %d)", b.LowerOverlap, back, size)
+	}
+	sum := 0.0
+	for _, f := range b.PerWindow {
+		if (f.LowerWeighted != nil) != (back > 0) {
+			fatalf("window %d: weighted bound %v with a lower overlap of %d", f.Index, f.LowerWeighted, back)
+		}
+		if f.LowerWeighted != nil {
+			sum += *f.LowerWeighted
+			if f.Lower != int(math.Floor(*f.LowerWeighted)) {
+				fatalf("window %d: lower %d, weighted %v", f.Index, f.Lower, *f.LowerWeighted)
+			}
+		}
+	}
+	if back > 0 && b.Lower != int(math.Ceil(sum)) {
+		fatalf("lower bound %d, the windows' weighted bounds add up to %v", b.Lower, sum)
 	}
 	for _, f := range b.PerWindow {
 		if f.SeamGain > 0 || f.Upper != f.Restricted+f.SeamGain {

@@ -22,8 +22,8 @@ import (
 // modes are the upper-end modes SLOOptions.Upper takes.
 var modes = []window.SLOUpper{window.UpperFull, window.UpperLP, window.UpperGreedy}
 
-// TestSLOUpperRapidExact: in every upper-end mode, for any window size and
-// seam, the windowed SLO interval contains the fewest violations found by
+// TestSLOUpperRapidExact: in every upper-end mode, for any window size,
+// seam and lower overlap, the windowed SLO interval contains the fewest violations found by
 // enumeration (lp/exhaustive), its stitched schedule is admissible with
 // Upper violations (checkSLOMode), and the lower end is the same in every
 // mode (only the upper ends are searched less).
@@ -33,10 +33,11 @@ func TestSLOUpperRapidExact(t *testing.T) {
 		s := rapid.Int64Range(0, 30).Draw(rt, "slo")
 		size := rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size")
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
+		back := rapid.IntRange(0, size).Draw(rt, "lower overlap")
 		opt := len(tr.Turns) - exhaustive.MaxMeeting(tr, p, s)
 		lower := -1
 		for _, m := range modes {
-			b := checkSLOMode(rt.Fatalf, tr, p, size, seam, s, opt, opt, m)
+			b := checkSLOOverlap(rt.Fatalf, tr, p, size, seam, back, s, opt, opt, m)
 			if lower >= 0 && b.Lower != lower {
 				rt.Fatalf("upper ends %v: lower bound %d, full's %d", m, b.Lower, lower)
 			}

@@ -413,16 +413,32 @@ func (lr *lookRun) columns(s, hz int) []bool {
 }
 
 // replay serves window w's requests through the plain and the seamed
-// replay, ranking by the next uses before w's horizon.
+// replay, ranking by the next uses before w's horizon: first it re-ranks
+// the cached blocks whose next use the horizon has just reached (the
+// earlier windows' keys said "unknown"), then serves the requests.
 func (lr *lookRun) replay(w int) error {
 	s, e := lr.window(w)
 	hz := Lookahead(lr.n, s, e, lr.h)
+	from := s // the first request whose references the horizon has just reached
+	if w > 0 {
+		ps, pe := lr.window(w - 1)
+		from = Lookahead(lr.n, ps, pe, lr.h)
+	}
 	col := lr.columns(s, hz)
 	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
 		if rp == nil {
 			continue
 		}
-		rp.pol.hz, rp.pol.col, rp.pol.colBase = hz, col, lr.ref(s, 0)
+		pol := rp.pol
+		pol.hz, pol.col, pol.colBase = hz, col, lr.ref(s, 0)
+		for r := max(from, s); r < hz; r++ {
+			for d, id := range lr.chain(r) {
+				ref := lr.ref(r, d)
+				if p := lr.prev[ref]; p >= 0 && int(p) < s {
+					pol.reveal(id, r, d)
+				}
+			}
+		}
 		for t := s; t < e; t++ {
 			q := prefixcache.Req{Index: t, Input: lr.input[t], Blocks: lr.chain(t)}
 			k, err := rp.c.Serve(&q)
@@ -431,7 +447,7 @@ func (lr *lookRun) replay(w int) error {
 			}
 			rp.v += lr.obj.Cost(lr.input[t], k, lr.block)
 		}
-		rp.pol.col = nil
+		pol.col = nil
 	}
 	return nil
 }
@@ -513,20 +529,28 @@ func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {
 }
 
 // lookPolicy is rule Guided with a bounded lookahead (package comment,
-// "Bounded lookahead"), keeping state per cache slot (CachedOnly), so that
-// its memory follows the cache, not the trace's blocks. A block accessed
-// at t with next use nx ranks
+// "Bounded lookahead"), keeping its keys per cache slot (CachedOnly), so
+// that they follow the cache, not the trace's blocks. While the replay
+// serves window w, of horizon hz, a block last accessed at t with next
+// use nx ranks
 //
-//   - (−∞, id) when nx is past the horizon hz or there is none, as a
-//     block never used again;
+//   - (−∞, t·2³² + id) when nx ≥ hz or there is none: as a block never
+//     used again, the least recently accessed first (then the lower id);
 //   - (+∞, id) when nx = t + 1 (a constant interval: hit whatever);
 //   - (x, −nx·2³² + id) otherwise, x = 1 when the interval (t, nx) is a
 //     column of the program before hz and carries one of flags, else 0;
 //
-// smallest evicted first. The block id in the keys breaks ties as the
-// Order does by id in rule Guided (whose keys are (−∞, 0), (+∞, 0) and
-// (x, −nx)): ids are below 2³¹ and next uses below 2³¹, so the order is
-// the same, and the slots never decide.
+// smallest evicted first. A key is set when its block is accessed, and a
+// cached block's "unknown" key is re-set when a window's horizon reaches
+// its next use (reveal), so that at every request the ranks are what the
+// next uses before the current horizon say. Block ids and next uses are
+// below 2³¹, so among known next uses the order is rule Guided's (keys
+// (x, −nx), ties by id), and the slots never decide. Among blocks never
+// used again the order differs from rule Guided's (ties by id alone), but
+// no hit depends on it: those blocks rank below every other, their
+// descendants are never used again either, so whichever of them goes,
+// the blocks used again that stay cached and the count of the others are
+// the same; with hz = n this is rule Guided's replay, hit for hit.
 type lookPolicy struct {
 	lr      *lookRun
 	flags   uint8
@@ -534,6 +558,8 @@ type lookPolicy struct {
 	col     []bool // per reference from colBase: a column before hz
 	colBase int
 	keys    []prefixcache.Key
+	ids     []prefixcache.BlockID // the block in each slot
+	slot    map[prefixcache.BlockID]int32
 	order   prefixcache.Order
 }
 
@@ -543,8 +569,14 @@ func (*lookPolicy) CachedOnly() {}
 func (p *lookPolicy) Access(q *prefixcache.Req, slot prefixcache.BlockID, depth int, _ bool) {
 	if int(slot) >= len(p.keys) {
 		p.keys = append(p.keys, make([]prefixcache.Key, int(slot)+1-len(p.keys))...)
+		p.ids = append(p.ids, make([]prefixcache.BlockID, int(slot)+1-len(p.ids))...)
 	}
-	p.keys[slot] = p.key(q.Index, depth, q.Blocks[depth])
+	id := q.Blocks[depth]
+	if p.slot == nil {
+		p.slot = make(map[prefixcache.BlockID]int32)
+	}
+	p.ids[slot], p.slot[id] = id, slot
+	p.keys[slot] = p.key(q.Index, depth, id)
 }
 
 // key ranks the block id at depth d of request t.
@@ -553,15 +585,35 @@ func (p *lookPolicy) key(t, d int, id prefixcache.BlockID) prefixcache.Key {
 	nx := int(lr.next[lr.ref(t, d)])
 	switch {
 	case nx < 0 || nx >= p.hz:
-		return prefixcache.Key{P: math.Inf(-1), T: int64(id)}
+		return prefixcache.Key{P: math.Inf(-1), T: int64(t)<<32 + int64(id)}
 	case nx == t+1:
 		return prefixcache.Key{P: math.Inf(1), T: int64(id)}
 	}
+	return p.known(nx, d, id)
+}
+
+// known is the key of block id at depth d whose next use nx is known.
+func (p *lookPolicy) known(nx, d int, id prefixcache.BlockID) prefixcache.Key {
+	lr := p.lr
 	x := 0.0
 	if ref := lr.ref(nx, d); p.col[ref-p.colBase] && lr.kept[ref]&p.flags != 0 {
 		x = 1
 	}
 	return prefixcache.Key{P: x, T: -int64(nx)<<32 + int64(id)}
+}
+
+// reveal re-ranks block id, at depth d, when it is cached: its next use
+// r (before the horizon now) was past the horizon when it was last
+// accessed, before the window.
+func (p *lookPolicy) reveal(id prefixcache.BlockID, r, d int) {
+	s, ok := p.slot[id]
+	if !ok {
+		return
+	}
+	p.keys[s] = p.known(r, d, id)
+	if p.order.Contains(s) {
+		p.order.Push(s, p.keys[s])
+	}
 }
 
 func (p *lookPolicy) Evictable(slot prefixcache.BlockID, on bool) {
@@ -572,7 +624,13 @@ func (p *lookPolicy) Evictable(slot prefixcache.BlockID, on bool) {
 	p.order.Remove(slot)
 }
 
-func (p *lookPolicy) Victim() prefixcache.BlockID { return p.order.Pop() }
+func (p *lookPolicy) Victim() prefixcache.BlockID {
+	v := p.order.Pop()
+	if v >= 0 {
+		delete(p.slot, p.ids[v])
+	}
+	return v
+}
 
 // FlatSource returns the requests of f in order, as WindowedLookahead
 // reads them (io.EOF after the last): a trace held whole (standard input,

@@ -106,53 +106,73 @@ func TestLookaheadCount(t *testing.T) {
 	}
 }
 
-// TestLookaheadHandWorked: seven one-block requests A B C | C A B B (B =
-// 1 token, inputs of 1 token, ξ = 0, so a request costs 1 when it
-// misses), capacity 2 blocks, two windows [0, 3) and [3, 7); the
-// interner numbers A = 0, B = 1, C = 2. Neither window's restriction
-// keeps a variable interval (window 0 uses each block once, window 1 only
-// B over the constant interval (5, 6)), so the guide is empty and the
-// replay evicts by next use.
+// TestLookaheadHandWorked: six one-block requests A B C | C C A (B = 1
+// token, inputs of 1 token, ξ = 0, so a request costs 1 when it misses),
+// capacity 2 blocks, two windows [0, 3) and [3, 6); the interner numbers
+// A = 0, B = 1, C = 2. Neither window's restriction keeps a variable
+// interval (window 0 uses each block once, window 1 only C over constant
+// intervals), so the guide is empty and the replay evicts by next use;
+// the restrictions cost 3 (three first uses) and 2 (C, then A, miss).
 //
 // Whole lookahead: at request 2 (C, the cache {A, B} full) A's next use
-// is 4, B's 5: B goes (furthest). C hits at 3, A at 4; at 5 B misses and
-// evicts one of A and C, both never used again (A, the lower id); B hits
-// at 6. Misses A, B, C, B: upper = 4 (also the optimum: three first uses,
-// and three blocks in two slots cost one more).
+// is 5 and B has none: B goes. C hits at 3 and 4, A at 5. Misses A, B, C:
+// upper = 3, the optimum (three first uses).
 //
-// Lookahead 1: window 0's horizon is 3 + 1 = 4, so at request 2 neither
-// next use (4, 5) is known: both rank as never used again and the lower
-// id, A, goes. B's key, set at request 1 under window 0's horizon, says
-// "never used again" (a key is set when its block is accessed): at request 4 (A
-// misses) the cache {B, C} evicts B (id 1) before C (id 2, truly never
-// used again). At 5 B misses again and evicts A (id 0; C is id 2, both
-// never used again); B hits at 6. Misses A, B, C, A, B: upper = 5.
-//
-// Lookahead 2: the horizon is 5, A's next use (4) is known and B's (5)
-// is not: B goes at request 2, as with the whole lookahead: upper = 4.
+// Lookahead 1: window 0's horizon is 3 + 1 = 4, so at request 2 neither A
+// (next use 5) nor B (none) has a known next use: both rank as never used
+// again, and the least recently accessed, A (request 0), goes. At window
+// 1 (horizon 6) A is no longer cached, nothing to re-rank; C hits at 3
+// and 4, A misses at 5: upper = 4. Lookahead 2: the horizon is 5, A's
+// next use still unknown: 4. Lookahead 3: the horizon is 6, A ranks
+// (0, −5) above B's never used again: B goes, upper = 3.
 func TestLookaheadHandWorked(t *testing.T) {
 	A, B, C := int64(10), int64(20), int64(30)
-	chains := [][]int64{{A}, {B}, {C}, {C}, {A}, {B}, {B}}
-	reqs := chainsTrace(t, chains, []int64{1, 1, 1, 1, 1, 1, 1})
+	chains := [][]int64{{A}, {B}, {C}, {C}, {C}, {A}}
+	reqs := chainsTrace(t, chains, []int64{1, 1, 1, 1, 1, 1})
 	obj := Objective{Kind: TEL}
-	for _, tc := range []struct{ h, want int }{{1, 5}, {2, 4}, {3, 4}, {7, 4}} {
-		wb, err := WindowedLookahead(context.Background(), FlatSource(FlatOf(reqs)), 7, 1, 2, obj, 2, tc.h, WindowOptions{}, Options{})
+	for _, tc := range []struct{ h, want int }{{1, 4}, {2, 4}, {3, 3}, {6, 3}} {
+		wb, err := WindowedLookahead(context.Background(), FlatSource(FlatOf(reqs)), 6, 1, 2, obj, 2, tc.h, WindowOptions{}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if wb.Upper != float64(tc.want) || wb.UpperNoSeams != float64(tc.want) {
 			t.Errorf("lookahead %d: upper %v (without seams %v), want %d", tc.h, wb.Upper, wb.UpperNoSeams, tc.want)
 		}
-		if r := wb.PerWindow; r[0].Restricted != 3 || r[1].Restricted != 3 {
-			t.Errorf("lookahead %d: restrictions %v and %v, want 3 and 3", tc.h, r[0].Restricted, r[1].Restricted)
+		if r := wb.PerWindow; r[0].Restricted != 3 || r[1].Restricted != 2 {
+			t.Errorf("lookahead %d: restrictions %v and %v, want 3 and 2", tc.h, r[0].Restricted, r[1].Restricted)
 		}
 	}
 	whole, err := WindowedFlat(context.Background(), FlatOf(reqs), 1, 2, obj, 2, WindowOptions{}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if whole.Upper != 4 {
-		t.Errorf("whole lookahead (WindowedFlat): upper %v, want 4", whole.Upper)
+	if whole.Upper != 3 {
+		t.Errorf("whole lookahead (WindowedFlat): upper %v, want 3", whole.Upper)
+	}
+}
+
+// TestLookaheadRevealHandWorked: the re-ranking when a window's horizon
+// reaches a cached block's next use. Seven one-block requests A B C | D B
+// A E, capacity 3 blocks, B = 1 token, inputs of 1 token, ξ = 0, two
+// windows [0, 3) and [3, 7), lookahead 1 (horizons 4 and 7); A = 0, B =
+// 1, C = 2, D = 3, E = 4. No variable interval is kept by a restriction.
+// Requests 0–2 fill the cache {A, B, C}, every key "unknown" (next uses 5,
+// 4, none, all ≥ 4). At window 1 the horizon is 7: B (next use 4) and A
+// (5) are re-ranked (0, −4) and (0, −5); C stays never used again. D
+// misses at 3 and evicts C, the only block ranked never used again; B
+// hits at 4, A at 5; E misses at 6. Misses A, B, C, D, E: upper = 5 (the
+// optimum: five first uses). Without the re-ranking C, A and B would all
+// rank never used again at request 3 and the least recently accessed, A,
+// would go: A would miss at 5, upper 6.
+func TestLookaheadRevealHandWorked(t *testing.T) {
+	chains := [][]int64{{1}, {2}, {3}, {4}, {2}, {1}, {5}}
+	reqs := chainsTrace(t, chains, []int64{1, 1, 1, 1, 1, 1, 1})
+	wb, err := WindowedLookahead(context.Background(), FlatSource(FlatOf(reqs)), 7, 1, 3, Objective{Kind: TEL}, 2, 1, WindowOptions{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wb.Upper != 5 {
+		t.Errorf("upper %v, want 5", wb.Upper)
 	}
 }
 

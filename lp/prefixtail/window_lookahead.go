@@ -59,7 +59,7 @@ func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error
 		return nil, err
 	}
 	lr := &lookRun{n: n, windows: windows, h: lookahead, wo: wo, block: block, capacity: capacity, obj: obj, opt: opt,
-		seams: wo.SeamRequests > 0 && windows > 1, off: []int{0}}
+		seams: wo.SeamRequests > 0 && windows > 1, off: []int{0}, leaf: make([]int32, 0, n), input: make([]int64, 0, n)}
 	lr.wb = &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests,
 		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo), ReplayLookaheadRequests: lookahead}
 	if lr.wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {

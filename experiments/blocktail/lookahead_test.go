@@ -32,7 +32,7 @@ func TestBoundWindowedLookaheadRapid(t *testing.T) {
 		}
 		capacity := int64(512 * (longest + rapid.IntRange(0, 3).Draw(rt, "spare")))
 		kind := rapid.SampledFrom([]prefixtail.Kind{prefixtail.TEL, prefixtail.SLO}).Draw(rt, "kind")
-		cfg := Config{Objective: prefixtail.Objective{Kind: kind, XiTokens: 200, SLOTokens: 700}}
+		cfg := Config{Objective: prefixtail.Objective{Kind: kind, XiTokens: 200, SLOTokens: 700}, LPSolver: "none", IPSolver: "none"}
 		windows := rapid.IntRange(1, n).Draw(rt, "windows")
 		wo := prefixtail.WindowOptions{SeamRequests: rapid.IntRange(0, n).Draw(rt, "seam"), LowerOverlapRequests: rapid.IntRange(0, n).Draw(rt, "overlap")}
 		fl, block, err := LoadFlat(path, "mooncake", 0)
@@ -72,7 +72,7 @@ func TestBoundWindowedLookaheadRapid(t *testing.T) {
 func TestBoundWindowedLookaheadBad(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"timestamp": 1, "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}` + "\n"
-	cfg := Config{Objective: prefixtail.Objective{Kind: prefixtail.TEL, XiTokens: 200}}
+	cfg := Config{Objective: prefixtail.Objective{Kind: prefixtail.TEL, XiTokens: 200}, LPSolver: "none", IPSolver: "none"}
 	for _, c := range []struct{ text, want string }{
 		{good + good + `{"timestamp": 2, "input_length": -4, "output_length": 1, "hash_ids": [1]}` + "\n" + good, `:3: field "input_length"`},
 		{good + good + good + `{"timestamp": 2, "input_length": 600, "output_length": 1, "hash_ids": [1, "x"]}` + "\n", `:4: field "hash_ids"`},

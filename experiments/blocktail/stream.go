@@ -270,7 +270,7 @@ func BoundWindowedLookahead(ctx context.Context, path, format string, block, cap
 		if n, err = CountLines(path); err != nil {
 			return nil, 0, err
 		}
-		src, fb, f, err := blocksim.Open(path, format, block)
+		src, fb, f, err := blocksim.OpenUnlinked(path, format, block) // the bound reads no conversation
 		if err != nil {
 			return nil, 0, err
 		}

@@ -12,8 +12,9 @@ import (
 )
 
 // Lookahead returns the horizon of the stitched replay at a request of
-// window [s, e) of a trace of n requests under a replay lookahead of h
-// requests (WindowedLookahead): min(n, e + h). The replay, at any request
+// the window that ends at request e (exclusive) of a trace of n requests
+// under a replay lookahead of h requests (WindowedLookahead): min(n,
+// e + h). The replay, at any request
 // of the window, knows the next uses that fall before it and nothing
 // past it.
 //
@@ -26,7 +27,7 @@ import (
 // lookahead"). And one horizon per window means one pass over the
 // window's next h requests to decide which intervals are columns (the
 // program of the requests before the horizon), not one per request.
-func Lookahead(n, s, e, h int) int { return min(n, e+h) }
+func Lookahead(n, e, h int) int { return min(n, e+h) }
 
 // WindowedLookahead is the one-process windowed bound (WindowedFlat)
 // with the stitched replay's lookahead bounded by lookahead ≥ 1 requests
@@ -259,8 +260,8 @@ func (lr *lookRun) advance(ctx context.Context) error {
 // readyToReplay reports whether window w's replay has what it reads: the
 // requests up to its horizon and the seams of the boundaries before it.
 func (lr *lookRun) readyToReplay(w int) bool {
-	s, e := lr.window(w)
-	hz := Lookahead(lr.n, s, e, lr.h)
+	_, e := lr.window(w)
+	hz := Lookahead(lr.n, e, lr.h)
 	return lr.read >= hz && lr.seamed0 >= lr.seamsBefore(hz)
 }
 
@@ -418,11 +419,11 @@ func (lr *lookRun) columns(s, hz int) []bool {
 // earlier windows' keys said "unknown"), then serves the requests.
 func (lr *lookRun) replay(w int) error {
 	s, e := lr.window(w)
-	hz := Lookahead(lr.n, s, e, lr.h)
+	hz := Lookahead(lr.n, e, lr.h)
 	from := s // the first request whose references the horizon has just reached
 	if w > 0 {
-		ps, pe := lr.window(w - 1)
-		from = Lookahead(lr.n, ps, pe, lr.h)
+		_, pe := lr.window(w - 1)
+		from = Lookahead(lr.n, pe, lr.h)
 	}
 	col := lr.columns(s, hz)
 	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {

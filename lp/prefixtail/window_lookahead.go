@@ -44,6 +44,33 @@ func Lookahead(n, e, h int) int { return min(n, e+h) }
 // lookahead ≥ n WindowedFlat's to the last digit. Joins (shards) are not
 // supported. A trace with more or fewer than n requests is an error.
 func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	wb, _, err := windowedLookahead(ctx, next, n, block, capacity, obj, windows, lookahead, wo, opt, false)
+	return wb, err
+}
+
+// windowedLookahead is WindowedLookahead; with record it also returns
+// the hits per request of the plain replay and, with seams, of the seamed
+// one (the tests check them as a schedule).
+func windowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*WindowBounds, [][]int, error) {
+	lr, err := newLookRun(n, block, capacity, obj, windows, lookahead, wo, opt, record)
+	if err != nil {
+		return nil, nil, err
+	}
+	wb, err := lr.run(ctx, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	var hits [][]int
+	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
+		if rp != nil && record {
+			hits = append(hits, rp.hits)
+		}
+	}
+	return wb, hits, nil
+}
+
+// newLookRun checks WindowedLookahead's arguments and returns its state.
+func newLookRun(n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*lookRun, error) {
 	if lookahead < 1 {
 		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 1 (0 is the whole trace's, WindowedFlat)", lookahead)
 	}
@@ -75,6 +102,17 @@ func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error
 			return nil, err
 		}
 	}
+	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
+		if rp != nil && record {
+			rp.hits = []int{}
+		}
+	}
+	return lr, nil
+}
+
+// run reads the trace from next and bounds it.
+func (lr *lookRun) run(ctx context.Context, next func() (*prefixcache.Req, error)) (*WindowBounds, error) {
+	n := lr.n
 	if err := lr.advance(ctx); err != nil {
 		return nil, err
 	}
@@ -447,6 +485,9 @@ func (lr *lookRun) replay(w int) error {
 				return err
 			}
 			rp.v += lr.obj.Cost(lr.input[t], k, lr.block)
+			if rp.hits != nil {
+				rp.hits = append(rp.hits, k)
+			}
 		}
 		pol.col = nil
 	}
@@ -515,9 +556,10 @@ func (lr *lookRun) finish() (*WindowBounds, error) {
 // lookReplay is one stitched replay of a lookRun: its cache, policy and
 // cost so far.
 type lookReplay struct {
-	c   *prefixcache.Cache
-	pol *lookPolicy
-	v   float64
+	c    *prefixcache.Cache
+	pol  *lookPolicy
+	v    float64
+	hits []int // per request, when recorded (not nil)
 }
 
 func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {

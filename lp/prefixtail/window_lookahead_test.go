@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tailbound/tailbound/lp/gonumlp"
+	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // drawLookaheadCase draws a random trace with windows, seams and a lower
@@ -68,9 +69,19 @@ func TestLookaheadBoundsRapid(t *testing.T) {
 		c, wo, opt := drawLookaheadCase(rt, 23)
 		n := len(c.reqs)
 		h := rapid.IntRange(1, n).Draw(rt, "lookahead")
-		got, err := WindowedLookahead(context.Background(), FlatSource(FlatOf(c.reqs)), n, c.block, c.capacity, c.obj, c.windows, h, wo, opt)
+		got, hits, err := windowedLookahead(context.Background(), FlatSource(FlatOf(c.reqs)), n, c.block, c.capacity, c.obj, c.windows, h, wo, opt, true)
 		if err != nil {
 			rt.Fatal(err)
+		}
+		for k, hk := range hits { // each replay a schedule of the cache's rules, at the cost reported
+			checkHits(rt, c.reqs, c.capacity, hk)
+			v := 0.0
+			for q := range c.reqs {
+				v += c.obj.Cost(c.reqs[q].Input, hk[q], c.block)
+			}
+			if want := []float64{got.UpperNoSeams, got.Upper}[k]; k == 0 && v != want || k == 1 && v < want {
+				rt.Fatalf("replay %d costs %v, reported %v", k, v, want)
+			}
 		}
 		want, err := WindowedFlat(context.Background(), FlatOf(c.reqs), c.block, c.capacity, c.obj, c.windows, wo, opt)
 		if err != nil {
@@ -211,4 +222,44 @@ func TestLookaheadColumnsRapid(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkHits fails unless hits (per request, the leading blocks of its
+// chain found cached) are those of a schedule the cache's rules allow
+// (package comment, "Intervals and the prefix rule", (a)–(c)), checked
+// from the definitions: a first use is never hit; a block used by the
+// request before is always hit (forced admission), so every hit prefix
+// covers the request's constant blocks; and at every request t, its
+// chain and the blocks kept over t (an interval (p, q) with p < t < q
+// whose block q hits) fit in the capacity.
+func checkHits(rt *rapid.T, reqs []prefixcache.Req, capacity int, hits []int) {
+	if len(hits) != len(reqs) {
+		rt.Fatalf("%d hit counts for %d requests", len(hits), len(reqs))
+	}
+	last := map[prefixcache.BlockID]int{}
+	load := make([]int, len(reqs))
+	for q, r := range reqs {
+		if hits[q] < 0 || hits[q] > len(r.Blocks) {
+			rt.Fatalf("request %d: %d hits of a chain of %d", q, hits[q], len(r.Blocks))
+		}
+		for d, id := range r.Blocks {
+			p, seen := last[id]
+			switch {
+			case d < hits[q] && !seen:
+				rt.Fatalf("request %d: first use of block %d hit", q, id)
+			case d >= hits[q] && seen && p == q-1:
+				rt.Fatalf("request %d: block %d, used by the request before, missed", q, id)
+			case d < hits[q]:
+				for t := p + 1; t < q; t++ {
+					load[t]++
+				}
+			}
+			last[id] = q
+		}
+	}
+	for t, l := range load {
+		if l+len(reqs[t].Blocks) > capacity {
+			rt.Fatalf("request %d: %d kept blocks beside a chain of %d at a capacity of %d", t, l, len(reqs[t].Blocks), capacity)
+		}
+	}
 }

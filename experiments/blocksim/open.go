@@ -70,6 +70,14 @@ func Open(path, format string, block int64) (blocktrace.Source, int64, io.Closer
 	return open(path, format, block, 0, false)
 }
 
+// OpenUnlinked is Open for a reader that reads no conversation ids (a
+// bound that reads only the chains and inputs): the Mooncake format's
+// conversations are not derived (every Conv −1), so that its reader holds
+// no per-prefix state for them; the chains, inputs and times are Open's.
+func OpenUnlinked(path, format string, block int64) (blocktrace.Source, int64, io.Closer, error) {
+	return open(path, format, block, 0, true)
+}
+
 // open is Open with a bound on a canonical request's chain, blocks (0: the
 // default, DefaultMaxChainBlocks), and, when noLinking, without deriving
 // the Mooncake format's conversations (importer.Options.NoLinking: every

@@ -69,6 +69,11 @@ type Command struct {
 	// between the two windows (--lower-overlap-weights ramp|half; with
 	// LowerOverlapRequests > 0 only).
 	LowerOverlapWeights prefixtail.OverlapWeighting
+	// ReplayLookaheadRequests bounds the one-process windowed run's
+	// stitched replay to the next uses before this many requests past each
+	// window's end, and streams the trace (prefixtail.WindowedLookahead;
+	// 0: the whole trace's lookahead, the trace held compactly).
+	ReplayLookaheadRequests int
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -261,6 +266,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.LowerOverlapRequests != 0 {
 		return nil, nil, option.Errorf("lower-overlap-requests", "only with --windows N")
 	}
+	if c.ReplayLookaheadRequests != 0 {
+		return nil, nil, option.Errorf("replay-lookahead-requests", "only with --windows N")
+	}
 	if c.LowerOverlapWeights != prefixtail.RampWeights {
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --windows N and --lower-overlap-requests L > 0")
 	}
@@ -296,6 +304,8 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		return nil, nil, option.Errorf("lower-overlap-requests", "want ≥ 0, got %d", c.LowerOverlapRequests)
 	case c.LowerOverlapWeights != prefixtail.RampWeights && c.LowerOverlapRequests == 0:
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --lower-overlap-requests L > 0")
+	case c.ReplayLookaheadRequests < 0:
+		return nil, nil, option.Errorf("replay-lookahead-requests", "want ≥ 0, got %d", c.ReplayLookaheadRequests)
 	case c.JoinRequests != 0:
 		return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
 	case cfg.PercentileQ > 0:
@@ -305,16 +315,25 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	case c.Out != "":
 		return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
 	}
-	fl, block, err := LoadFlat(c.Trace, c.TraceFormat, want)
-	if err != nil {
-		return nil, nil, err
+	var w *Windowed
+	var block int64
+	if c.ReplayLookaheadRequests > 0 {
+		w, block, err = BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], c.Windows, c.ReplayLookaheadRequests, c.WindowOptions(), cfg)
+	} else {
+		var fl *prefixtail.Flat
+		if fl, block, err = LoadFlat(c.Trace, c.TraceFormat, want); err != nil {
+			return nil, nil, err
+		}
+		w, err = BoundWindowedFlat(ctx, fl, block, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
 	}
-	w, err := BoundWindowedFlat(ctx, fl, block, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	settings := c.settingsOf(block)
 	settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
+	if c.ReplayLookaheadRequests > 0 { // left out at 0, so that the output stays as before
+		settings["replay_lookahead_requests"] = c.ReplayLookaheadRequests
+	}
 	if c.LowerOverlapRequests > 0 {
 		settings["lower_overlap_requests"] = c.LowerOverlapRequests
 		if c.LowerOverlapWeights != prefixtail.RampWeights {

@@ -1,9 +1,13 @@
 package blocktail
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"time"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/lp/prefixtail"
@@ -193,4 +197,124 @@ func LoadFlat(path, format string, block int64) (*prefixtail.Flat, int64, error)
 		fl.Off = append(fl.Off, len(fl.Blocks))
 		fl.Input = append(fl.Input, q.Input)
 	}
+}
+
+// CountLines counts the non-blank lines of the file at path without
+// parsing them: a block-level trace's requests, one per line in every
+// block-level format, which the windows' bounds ⌊w·n/N⌋ need before the
+// one parse.
+func CountLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, blank := 0, true // blank: the line so far is whitespace only
+	for {
+		m, err := f.Read(buf)
+		b := buf[:m]
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n')
+			seg := b
+			if i >= 0 {
+				seg = b[:i]
+			}
+			if blank {
+				blank = len(bytes.TrimLeft(seg, " \t\r")) == 0
+			}
+			if i < 0 {
+				break
+			}
+			if !blank {
+				n++
+			}
+			blank, b = true, b[i+1:]
+		}
+		if err == io.EOF {
+			if !blank {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// BoundWindowedLookahead bounds the trace at path (format and block as
+// Load; "-": standard input) at one capacity, tokens, by windows windows
+// in one process with the stitched replay's lookahead bounded to
+// lookahead ≥ 1 requests past each window's end
+// (prefixtail.WindowedLookahead). A file is counted by its non-blank
+// lines, then read once, request by request, interned and dropped as the
+// windows pass (a count the parse contradicts is an error naming the
+// file); standard input, which cannot be counted before it is read, is
+// held whole as a Flat first (LoadFlat). It returns the block size,
+// tokens.
+func BoundWindowedLookahead(ctx context.Context, path, format string, block, capacity int64, windows, lookahead int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, int64, error) {
+	var (
+		next func() (*prefixcache.Req, error)
+		n    int
+		b    int64
+	)
+	if path == "-" {
+		fl, fb, err := LoadFlat(path, format, block)
+		if err != nil {
+			return nil, 0, err
+		}
+		next, n, b = prefixtail.FlatSource(fl), fl.Len(), fb
+	} else {
+		var err error
+		if n, err = CountLines(path); err != nil {
+			return nil, 0, err
+		}
+		src, fb, f, err := blocksim.OpenUnlinked(path, format, block) // the bound reads no conversation
+		if err != nil {
+			return nil, 0, err
+		}
+		defer f.Close()
+		b = fb
+		in := prefixcache.NewInterner()
+		var (
+			q     prefixcache.Req
+			arena []prefixcache.BlockID
+			t     int
+		)
+		next = func() (*prefixcache.Req, error) {
+			r, err := src()
+			if err == io.EOF {
+				if t < n {
+					return nil, fmt.Errorf("%s: %d requests, counted %d lines before", path, t, n)
+				}
+				return nil, io.EOF
+			}
+			if err != nil {
+				return nil, err
+			}
+			if t >= n {
+				return nil, fmt.Errorf("%s: more than the %d requests counted before", path, n)
+			}
+			r.Index = t
+			if arena, err = in.InternTo(&q, &r, arena[:0]); err != nil {
+				return nil, err
+			}
+			t++
+			return &q, nil
+		}
+	}
+	if windows > max(n, 1) {
+		return nil, 0, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
+	}
+	opt, err := solverOptions(capacity, b, cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	start := time.Now()
+	wb, err := prefixtail.WindowedLookahead(ctx, next, n, b, int(capacity/b), cfg.Objective, windows, lookahead, wo, opt)
+	if err != nil {
+		return nil, 0, fmt.Errorf("capacity %d tokens: %w", capacity, err)
+	}
+	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / b), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, b, nil
 }

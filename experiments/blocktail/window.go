@@ -122,6 +122,9 @@ func WindowTablesRuns(trace string, w *Windowed, runs int) []report.Table {
 	if w.LowerOverlapRequests > 0 {
 		seams = strings.TrimSuffix(seams, ", no overlap") + lowerOverlapText(w.Objective, w.LowerOverlapRequests, w.LowerOverlapWeights)
 	}
+	if w.ReplayLookaheadRequests > 0 {
+		upper += fmt.Sprintf(", knowing next uses up to %d requests past each window's end", w.ReplayLookaheadRequests)
+	}
 	t := report.Table{
 		Title: fmt.Sprintf("%s: windowed bounds on the optimum %s, %d requests in %d windows (lower: Σ windows' relaxations; upper: %s; %s)",
 			trace, what, w.Requests, w.Windows, upper, seams),

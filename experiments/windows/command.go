@@ -5,7 +5,6 @@
 package windows
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tailbound/tailbound/experiments/blocktail"
 	"github.com/tailbound/tailbound/experiments/report"
 	"github.com/tailbound/tailbound/experiments/sim"
 	"github.com/tailbound/tailbound/experiments/suite"
@@ -785,43 +785,7 @@ func countTurns(path string) (int, error) {
 	if path == "-" {
 		return 0, fmt.Errorf("standard input cannot be counted before it is read: give --window-turns instead (and no --shard)")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n, blank := 0, true // blank: the line so far is whitespace only
-	for {
-		m, err := f.Read(buf)
-		b := buf[:m]
-		for len(b) > 0 {
-			i := bytes.IndexByte(b, '\n') // vectorized: a line costs about its first byte
-			seg := b
-			if i >= 0 {
-				seg = b[:i]
-			}
-			if blank {
-				blank = len(bytes.TrimLeft(seg, " \t\r")) == 0
-			}
-			if i < 0 {
-				break
-			}
-			if !blank {
-				n++
-			}
-			blank, b = true, b[i+1:]
-		}
-		if err == io.EOF {
-			if !blank {
-				n++
-			}
-			return n, nil
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
-		}
-	}
+	return blocktail.CountLines(path)
 }
 
 // Tables returns the interval as a table (and the windows' figures when

@@ -369,8 +369,8 @@
 // columns' starts, without the program (TestReplayTraceRapid checks them
 // and the replay against Problem.Replay). So the process holds about 14
 // bytes per reference (15 with seams) and 16 per request of the trace,
-// and the replay's key per block id. It does not follow the window, and cannot without
-// changing the upper bound: rule Guided ranks a block accessed at t by
+// and the replay's key per block id. It does not follow the window, and
+// cannot without changing the upper bound: rule Guided ranks a block accessed at t by
 // its next use (ties, and every interval no guide keeps, by furthest next
 // use; a block never used again lowest), so which of two cached blocks the
 // replay evicts at t can turn on which of them is used again first,
@@ -378,8 +378,77 @@
 // whether a kept interval has a column turns on the intervals of its
 // block's descendants that contain it, which may end as far past it.
 // Deciding at t needs the rest of the trace's next uses, held here as one
-// int32 per reference; a replay that defers such an eviction until the
-// reading decides it would follow the window, but is not built.
+// int32 per reference. The next section bounds how far the replay looks
+// instead.
+//
+// # Bounded lookahead (WindowedLookahead, window_lookahead.go)
+//
+// With a lookahead h ≥ 1 requests, the stitched replay, while it serves
+// window W = [s, e), knows the next uses before the horizon hz_W =
+// min(n, e + h) and nothing past it (Lookahead). Its rule (lookPolicy):
+// a block last accessed at t whose next use nx is known ranks as in rule
+// Guided, (x, −nx), x = 1 when the interval (t, nx) is kept by the guide
+// and is a column of the program of the requests [0, hz_W); a block
+// whose next use is not known (past hz_W, or none) ranks as never used
+// again, below every other, the least recently accessed first, then the
+// lower id; when a window starts, the cached blocks whose next use its
+// horizon has just reached are re-ranked, so at every request the ranks
+// are what the next uses before the current horizon say. Keys are held
+// per cache slot.
+//
+// Claim 1: the replayed cost is an upper bound on OPT for every h. The
+// replay runs the cache itself (prefixcache.Cache: forced admission, only
+// leaves evicted, the hit prefix pinned); the rule only picks which
+// evictable leaf goes. So its hits are those of an eviction sequence the
+// rules allow, a schedule, and its cost (recomputed from the cache's hits)
+// is at least the optimum. The lower bound is not touched: every window's
+// relaxation and restriction, their bounds and the seams are computed as
+// in WindowedFlat, from the same requests (the histories rebuilt as in
+// "Streaming" above).
+//
+// The columns. Rule Guided ranks a kept interval above the rest only when
+// it has a column of the whole trace's program, and whether it has one
+// can turn on a descendant's interval that ends arbitrarily far ahead
+// (Pruning: an interval is needed when it has a positive weight or
+// contains a needed child interval). The bounded replay uses the columns
+// of the program of the requests before hz_W instead: an interval ending
+// before hz_W is needed there when its weight is positive or a needed
+// child interval that also ends before hz_W contains it. Dropping requests
+// only drops intervals, so these are a subset of the whole trace's
+// columns, and at hz_W = n they are the whole trace's. Any choice keeps
+// claim 1 (the guide is a ranking, the cache keeps the rules). It also
+// keeps the stitched replay's check against the restrictions' sum: every
+// interval a window's restriction keeps lies in the window, so it ends
+// before e ≤ hz_W and is known at its start (this is why the horizon is
+// counted from the window's end, not from t); the kept intervals that are
+// not columns before hz_W have weight 0 and only such intervals of the
+// children contain them, so dropping them from the stitched union leaves
+// a feasible point of the same cost (the Pruning argument on the program
+// of [0, hz_W)), and the replay ranks what is left above every variable
+// interval the union does not keep, as rule Guided does. The check is made
+// at run time, as before: an error, never a number.
+//
+// At h ≥ n the horizon is n for every window and the replay is rule
+// Guided's on the whole trace, hit for hit: the ranks of the blocks used
+// again are the same, and the order among the blocks never used again
+// (least recently accessed first instead of by id) decides no hit, since
+// they rank below every other and their descendants are never used again
+// either, so whichever of them goes, the blocks used again that stay
+// cached and the number of the others are the same
+// (TestLookaheadWholeRapid: WindowedFlat's figures to the last digit).
+//
+// What is held. The trace is read once, in order; a window is bounded
+// when its last request is read, a seam when its last is, and a window is
+// replayed when the requests up to its horizon and the seams before it
+// are in. Held are the requests from the earliest of the next window to
+// replay, the next relaxation's first request (its lower overlap) and the
+// next seam's, up to what was read: about a window, h, two seams and a
+// lower overlap; per held reference its block, previous and next use and
+// two kept flags (13 bytes). For the whole trace: per block its parent and
+// its last use (two int32) and per request its chain's last block and its
+// input (12 bytes), the histories' sources ("Streaming"), and the
+// interner's table. Joins (shards) are refused: a shard's run replays with
+// the run's whole lookahead (WindowedSpan).
 package prefixtail
 
 import (

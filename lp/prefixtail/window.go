@@ -57,6 +57,10 @@ type WindowBounds struct {
 	// (Upper is the smaller of it and the seamed replay's), in the
 	// objective's units.
 	UpperNoSeams float64 `json:"upper_without_seams"`
+	// ReplayLookaheadRequests is the stitched replay's lookahead past the
+	// end of each window, requests (WindowedLookahead; 0, omitted: the
+	// whole trace's).
+	ReplayLookaheadRequests int `json:"replay_lookahead_requests,omitempty"`
 }
 
 // NewRelaxation returns the relaxation of window [s, e) of reqs (package

@@ -1,0 +1,692 @@
+package prefixtail
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tailbound/tailbound/models/prefixcache"
+)
+
+// Lookahead returns the horizon of the stitched replay at a request of
+// the window that ends at request e (exclusive) of a trace of n requests
+// under a replay lookahead of h requests (WindowedLookahead): min(n,
+// e + h). The replay, at any request
+// of the window, knows the next uses that fall before it and nothing
+// past it.
+//
+// The horizon is counted from the end of the request's window, not from
+// the request itself (t + h), for two reasons. Every interval that a
+// window's restriction keeps lies inside the window, so it is known at
+// its start whatever h is: the plain stitched replay still ranks every
+// interval of the stitched schedule above the rest, and its check against
+// the sum of the restrictions' costs stays (package comment, "Bounded
+// lookahead"). And one horizon per window means one pass over the
+// window's next h requests to decide which intervals are columns (the
+// program of the requests before the horizon), not one per request.
+func Lookahead(n, e, h int) int { return min(n, e+h) }
+
+// WindowedLookahead is the one-process windowed bound (WindowedFlat)
+// with the stitched replay's lookahead bounded by lookahead ≥ 1 requests
+// (package comment, "Bounded lookahead"), reading the trace's n requests
+// as next returns them, in order (io.EOF after the last; the request and
+// its chain need only be valid until the next call), and holding of it
+// only the requests the current windows need (the window being replayed,
+// its lookahead, the seams and the lower overlap that reach across it),
+// besides, for the whole trace, a parent and a last use per block (two
+// int32) and a last block and an input per request (an int32 and an
+// int64), from which the relaxations' histories are rebuilt. The lower
+// bound and every window's figures are WindowedFlat's; the upper bound is
+// the replayed cost of the stitched schedule under the bounded rule, with
+// lookahead ≥ n WindowedFlat's to the last digit. Joins (shards) are not
+// supported. A trace with more or fewer than n requests is an error.
+func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	wb, _, err := windowedLookahead(ctx, next, n, block, capacity, obj, windows, lookahead, wo, opt, false)
+	return wb, err
+}
+
+// windowedLookahead is WindowedLookahead; with record it also returns
+// the hits per request of the plain replay and, with seams, of the seamed
+// one (the tests check them as a schedule).
+func windowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*WindowBounds, [][]int, error) {
+	lr, err := newLookRun(n, block, capacity, obj, windows, lookahead, wo, opt, record)
+	if err != nil {
+		return nil, nil, err
+	}
+	wb, err := lr.run(ctx, next)
+	if err != nil {
+		return nil, nil, err
+	}
+	var hits [][]int
+	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
+		if rp != nil && record {
+			hits = append(hits, rp.hits)
+		}
+	}
+	return wb, hits, nil
+}
+
+// newLookRun checks WindowedLookahead's arguments and returns its state.
+func newLookRun(n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*lookRun, error) {
+	if lookahead < 1 {
+		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 1 (0 is the whole trace's, WindowedFlat)", lookahead)
+	}
+	if windows < 1 || windows > max(n, 1) {
+		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
+	}
+	if wo.SeamRequests < 0 || wo.JoinRequests < 0 || wo.LowerOverlapRequests < 0 {
+		return nil, fmt.Errorf("seam of %d requests, join of %d, lower overlap of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests, wo.LowerOverlapRequests)
+	}
+	if wo.JoinRequests > 0 {
+		return nil, fmt.Errorf("joins (%d requests) are between shards' runs; a bounded replay lookahead is for one process", wo.JoinRequests)
+	}
+	if err := checkSetting(block, capacity, obj); err != nil {
+		return nil, err
+	}
+	lr := &lookRun{n: n, windows: windows, h: lookahead, wo: wo, block: block, capacity: capacity, obj: obj, opt: opt,
+		seams: wo.SeamRequests > 0 && windows > 1, off: []int{0}, leaf: make([]int32, 0, n), input: make([]int64, 0, n)}
+	lr.wb = &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests,
+		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo), ReplayLookaheadRequests: lookahead}
+	if lr.wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {
+		lr.wb.LowerOverlapWeights = wo.LowerOverlapWeights.String()
+	}
+	var err error
+	if lr.plain, err = lr.newReplay(keptPlain); err != nil {
+		return nil, err
+	}
+	if lr.seams {
+		if lr.seamed, err = lr.newReplay(keptPlain | keptSeam); err != nil {
+			return nil, err
+		}
+	}
+	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
+		if rp != nil && record {
+			rp.hits = []int{}
+		}
+	}
+	return lr, nil
+}
+
+// run reads the trace from next and bounds it.
+func (lr *lookRun) run(ctx context.Context, next func() (*prefixcache.Req, error)) (*WindowBounds, error) {
+	n := lr.n
+	if err := lr.advance(ctx); err != nil {
+		return nil, err
+	}
+	for lr.read < n {
+		q, err := next()
+		if err == io.EOF {
+			return nil, fmt.Errorf("the trace ended after %d requests, %d expected", lr.read, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := lr.add(q); err != nil {
+			return nil, err
+		}
+		if err := lr.advance(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := next(); err != io.EOF {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("the trace holds more than the %d requests expected", n)
+	}
+	return lr.finish()
+}
+
+// The kept flags of a held block reference: the interval ending there is
+// kept by its window's restriction (the plain guide), or by a seam.
+const (
+	keptPlain uint8 = 1 << iota
+	keptSeam
+)
+
+// lookRun is WindowedLookahead's state: the requests held, [base, read),
+// with per reference its block, its previous and next use (global request
+// numbers, −1: none, or the next not read yet) and its kept flags; and
+// the progress of the windows' bounds, the seams and the replay.
+type lookRun struct {
+	n, windows, h int
+	wo            WindowOptions
+	block         int64
+	capacity      int
+	obj           Objective
+	opt           Options
+	seams         bool
+
+	// Whole trace: per block its parent (−1: a root) and last use so far
+	// (−1: not seen), per request its chain's last block (−1: empty) and
+	// its input, tokens.
+	parent, lastUse []int32
+	leaf            []int32
+	input           []int64
+
+	// Held requests [base, read): off[t−base] is request t's first
+	// reference in blocks (off has one entry more).
+	base, read int
+	off        []int
+	blocks     []prefixcache.BlockID
+	prev, next []int32
+	kept       []uint8
+
+	bounded, seamed0, replayed int // windows bounded, seams solved (boundaries 1 … seamed0−1 … ), windows replayed
+	restricted                 float64
+	plain, seamed              *lookReplay
+	wb                         *WindowBounds
+}
+
+// ref returns the index of request t's depth-d reference (t held).
+func (lr *lookRun) ref(t, d int) int { return lr.off[t-lr.base] + d }
+
+// chain returns held request t's chain.
+func (lr *lookRun) chain(t int) []prefixcache.BlockID {
+	return lr.blocks[lr.off[t-lr.base]:lr.off[t-lr.base+1]:lr.off[t-lr.base+1]]
+}
+
+// reqs returns the held requests [lo, hi) indexed 0, 1, … (chains shared).
+func (lr *lookRun) reqs(lo, hi int) []prefixcache.Req {
+	out := make([]prefixcache.Req, hi-lo)
+	for t := lo; t < hi; t++ {
+		out[t-lo] = prefixcache.Req{Index: t - lo, Input: lr.input[t], Blocks: lr.chain(t)}
+	}
+	return out
+}
+
+// add appends the next request, checking what newReplayTrace checks.
+func (lr *lookRun) add(q *prefixcache.Req) error {
+	t := lr.read
+	if len(q.Blocks) > lr.capacity {
+		return fmt.Errorf("request %d: its chain of %d blocks exceeds the capacity of %d blocks (the bound needs every chain to fit)", t, len(q.Blocks), lr.capacity)
+	}
+	par := int32(-1)
+	for d, id := range q.Blocks {
+		if id < 0 {
+			return fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
+		}
+		for int(id) >= len(lr.parent) {
+			lr.parent, lr.lastUse = append(lr.parent, -1), append(lr.lastUse, -1)
+		}
+		p := lr.lastUse[id]
+		switch {
+		case p < 0:
+			lr.parent[id] = par
+		case p == int32(t):
+			return fmt.Errorf("request %d: block %d occurs twice in its chain", t, id)
+		case lr.parent[id] != par:
+			return fmt.Errorf("request %d: block %d at depth %d after block %d was first seen after block %d (chains not numbered by one interner)", t, id, d, par, lr.parent[id])
+		}
+		if p >= int32(lr.base) {
+			lr.next[lr.ref(int(p), d)] = int32(t)
+		}
+		lr.blocks = append(lr.blocks, id)
+		lr.prev = append(lr.prev, p)
+		lr.next = append(lr.next, -1)
+		lr.kept = append(lr.kept, 0)
+		lr.lastUse[id] = int32(t)
+		par = int32(id)
+	}
+	lr.off = append(lr.off, len(lr.blocks))
+	lr.leaf = append(lr.leaf, par)
+	lr.input = append(lr.input, q.Input)
+	lr.read++
+	return nil
+}
+
+// window returns window w's requests [s, e).
+func (lr *lookRun) window(w int) (s, e int) {
+	return w * lr.n / lr.windows, (w + 1) * lr.n / lr.windows
+}
+
+// seamEnd returns the end of the seam at the boundary of window w ≥ 1.
+func (lr *lookRun) seamEnd(w int) int {
+	s, _ := lr.window(w)
+	return min(s+lr.wo.SeamRequests, lr.n)
+}
+
+// seamsBefore returns the number of boundaries (windows 1, 2, …) whose
+// seams the replay up to horizon hz reads: those before hz.
+func (lr *lookRun) seamsBefore(hz int) int {
+	if !lr.seams || lr.n == 0 {
+		return 0
+	}
+	// ⌊w·n/N⌋ < hz ⇔ w·n < hz·N ⇔ w ≤ ⌈hz·N/n⌉ − 1.
+	return min(lr.windows-1, (hz*lr.windows+lr.n-1)/lr.n-1)
+}
+
+// advance does every step the requests read so far allow, in order:
+// window bounds, seams, replays; then drops the requests no later step
+// reads.
+func (lr *lookRun) advance(ctx context.Context) error {
+	for {
+		switch {
+		case lr.bounded < lr.windows && lr.read >= func() int { _, e := lr.window(lr.bounded); return e }():
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := lr.bound(ctx, lr.bounded); err != nil {
+				return fmt.Errorf("window %d: %w", lr.bounded, err)
+			}
+			lr.bounded++
+		case lr.seams && lr.seamed0 < lr.windows-1 && lr.read >= lr.seamEnd(lr.seamed0+1):
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			w := lr.seamed0 + 1
+			s, _ := lr.window(w)
+			if err := lr.seam(ctx, w); err != nil {
+				return fmt.Errorf("seam at request %d: %w", s, err)
+			}
+			lr.seamed0++
+		case lr.replayed < lr.windows && lr.bounded > lr.replayed && lr.readyToReplay(lr.replayed):
+			if err := lr.replay(lr.replayed); err != nil {
+				return fmt.Errorf("stitched schedule: %w", err)
+			}
+			lr.replayed++
+			lr.drop()
+		default:
+			return nil
+		}
+	}
+}
+
+// readyToReplay reports whether window w's replay has what it reads: the
+// requests up to its horizon and the seams of the boundaries before it.
+func (lr *lookRun) readyToReplay(w int) bool {
+	_, e := lr.window(w)
+	hz := Lookahead(lr.n, e, lr.h)
+	return lr.read >= hz && lr.seamed0 >= lr.seamsBefore(hz)
+}
+
+// bound bounds window w's relaxation and restriction (windowedRun's
+// loop) and marks the intervals the restriction's best replay keeps.
+func (lr *lookRun) bound(ctx context.Context, w int) error {
+	start := time.Now()
+	n, windows := lr.n, lr.windows
+	s, e := lr.window(w)
+	rlo, rhi := RelaxationRange(n, windows, w, lr.wo)
+	hist := lr.history(rlo, rhi)
+	both := renumber(slices.Concat(hist, lr.reqs(rlo, rhi)))
+	rel, err := NewRelaxationWeighted(both[:len(hist)], both[len(hist):], overlapWeights(n, windows, w, lr.wo), lr.block, lr.capacity, lr.obj)
+	if err != nil {
+		return err
+	}
+	lo, err := rel.Bound(ctx, lr.opt)
+	if err != nil {
+		return fmt.Errorf("relaxation: %w", err)
+	}
+	res, err := New(renumber(lr.reqs(s, e)), lr.block, lr.capacity, lr.obj)
+	if err != nil {
+		return err
+	}
+	up, err := res.Bound(ctx, lr.opt)
+	if err != nil {
+		return fmt.Errorf("restriction: %w", err)
+	}
+	lr.mark(keptPlain, up.hits, s, s, -1)
+	lr.wb.Lower += lo.Lower
+	lr.restricted += up.Upper
+	lr.wb.PerWindow = append(lr.wb.PerWindow, WindowFigure{First: s, Requests: e - s, History: rel.free,
+		Lower: lo.Lower, Restricted: up.Upper, Seconds: time.Since(start).Seconds()})
+	return nil
+}
+
+// seam re-solves the seam at window w's start (windowedRun's seams).
+func (lr *lookRun) seam(ctx context.Context, w int) error {
+	s, _ := lr.window(w)
+	lo, hi := max(s-lr.wo.SeamRequests, 0), lr.seamEnd(w)
+	sq, err := New(renumber(lr.reqs(lo, hi)), lr.block, lr.capacity, lr.obj)
+	if err != nil {
+		return err
+	}
+	sb, err := sq.Bound(ctx, lr.opt)
+	if err != nil {
+		return err
+	}
+	lr.mark(keptSeam, sb.hits, lo, s, s)
+	return nil
+}
+
+// mark sets flag on the references whose interval a replay keeps, as
+// replayTrace.mark does but without the column test (made when the flag is
+// read, at the reader's horizon): hits[i] are the hits of request lo+i in
+// a replay of the requests lo, lo+1, … from an empty cache; the interval
+// ending at a hit is marked when it ends at or after from, is variable,
+// starts at or after lo and, when cross ≥ 0, starts before cross.
+func (lr *lookRun) mark(flag uint8, hits []int, lo, from, cross int) {
+	for i, hk := range hits {
+		q := lo + i
+		if q < from {
+			continue
+		}
+		for d := range hk {
+			ref := lr.ref(q, d)
+			if p := int(lr.prev[ref]); p >= lo && q-p > 1 && (cross < 0 || p < cross) {
+				lr.kept[ref] |= flag
+			}
+		}
+	}
+}
+
+// history returns the history requests of the relaxation over the
+// requests [s, e) (held): HistoryOf's, their chains rebuilt from the
+// blocks' parents (package comment, "Streaming").
+func (lr *lookRun) history(s, e int) []prefixcache.Req {
+	var ts []int
+	for ref := lr.ref(s, 0); ref < lr.ref(e, 0); ref++ {
+		if p := lr.prev[ref]; p >= 0 && int(p) < s {
+			ts = append(ts, int(p))
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	out := make([]prefixcache.Req, len(ts))
+	for i, u := range ts {
+		var chain []prefixcache.BlockID
+		for id := lr.leaf[u]; id >= 0; id = lr.parent[id] {
+			chain = append(chain, prefixcache.BlockID(id))
+		}
+		slices.Reverse(chain)
+		out[i] = prefixcache.Req{Index: u, Input: lr.input[u], Blocks: chain}
+	}
+	return out
+}
+
+// columns returns, for the references of the requests [s, hz) (held),
+// whether the interval ending there is a column of the program of the
+// trace's requests before hz (newReplayTrace's col on those requests,
+// without the references before s, which no key of the window at s
+// reads): needed (a positive weight, or a parent interval of a needed one
+// ending before hz) and variable.
+func (lr *lookRun) columns(s, hz int) []bool {
+	base := lr.ref(s, 0)
+	needed := make([]bool, lr.ref(hz, 0)-base)
+	for t := s; t < hz; t++ {
+		ch := lr.chain(t)
+		c := 0
+		for d := range ch {
+			if lr.prev[lr.ref(t, d)] == int32(t-1) && t > 0 {
+				c++
+			} else {
+				break
+			}
+		}
+		for d := c; d < len(ch); d++ {
+			if lr.prev[lr.ref(t, d)] < 0 {
+				break
+			}
+			needed[lr.ref(t, d)-base] = lr.obj.Cost(lr.input[t], d, lr.block)-lr.obj.Cost(lr.input[t], d+1, lr.block) > 0
+		}
+	}
+	for t := hz - 1; t >= s; t-- {
+		for d := len(lr.chain(t)) - 1; d >= 1; d-- {
+			ref := lr.ref(t, d)
+			pv := lr.prev[ref]
+			if !needed[ref-base] || pv < 0 || int32(t)-pv == 1 {
+				continue
+			}
+			for cur := int32(t); cur > pv && int(cur) >= s; {
+				pr := lr.ref(int(cur), d-1)
+				pp := lr.prev[pr]
+				if cur-pp > 1 {
+					needed[pr-base] = true
+				}
+				cur = pp
+			}
+		}
+	}
+	for t := s; t < hz; t++ {
+		for d := range lr.chain(t) {
+			ref := lr.ref(t, d)
+			if pv := lr.prev[ref]; !(pv >= 0 && int32(t)-pv > 1) {
+				needed[ref-base] = false
+			}
+		}
+	}
+	return needed
+}
+
+// replay serves window w's requests through the plain and the seamed
+// replay, ranking by the next uses before w's horizon: first it re-ranks
+// the cached blocks whose next use the horizon has just reached (the
+// earlier windows' keys said "unknown"), then serves the requests.
+func (lr *lookRun) replay(w int) error {
+	s, e := lr.window(w)
+	hz := Lookahead(lr.n, e, lr.h)
+	from := s // the first request whose references the horizon has just reached
+	if w > 0 {
+		_, pe := lr.window(w - 1)
+		from = Lookahead(lr.n, pe, lr.h)
+	}
+	col := lr.columns(s, hz)
+	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
+		if rp == nil {
+			continue
+		}
+		pol := rp.pol
+		pol.hz, pol.col, pol.colBase = hz, col, lr.ref(s, 0)
+		for r := max(from, s); r < hz; r++ {
+			for d, id := range lr.chain(r) {
+				ref := lr.ref(r, d)
+				if p := lr.prev[ref]; p >= 0 && int(p) < s {
+					pol.reveal(id, r, d)
+				}
+			}
+		}
+		for t := s; t < e; t++ {
+			q := prefixcache.Req{Index: t, Input: lr.input[t], Blocks: lr.chain(t)}
+			k, err := rp.c.Serve(&q)
+			if err != nil {
+				return err
+			}
+			rp.v += lr.obj.Cost(lr.input[t], k, lr.block)
+			if rp.hits != nil {
+				rp.hits = append(rp.hits, k)
+			}
+		}
+		pol.col = nil
+	}
+	return nil
+}
+
+// drop forgets the held requests that no later step reads: those before
+// the next window to replay, to bound (its lower overlap), and the next
+// seam (its first half).
+func (lr *lookRun) drop() {
+	keep := lr.n
+	if lr.replayed < lr.windows {
+		keep, _ = lr.window(lr.replayed)
+	}
+	if lr.bounded < lr.windows {
+		lo, _ := RelaxationRange(lr.n, lr.windows, lr.bounded, lr.wo)
+		keep = min(keep, lo)
+	}
+	if lr.seams && lr.seamed0 < lr.windows-1 {
+		s, _ := lr.window(lr.seamed0 + 1)
+		keep = min(keep, max(s-lr.wo.SeamRequests, 0))
+	}
+	keep = min(keep, lr.read)
+	k := keep - lr.base
+	if k <= 0 || 2*k < lr.read-lr.base { // drop when at least half of what is held goes
+		return
+	}
+	r0 := lr.off[k]
+	lr.blocks = lr.blocks[:copy(lr.blocks, lr.blocks[r0:])]
+	lr.prev = lr.prev[:copy(lr.prev, lr.prev[r0:])]
+	lr.next = lr.next[:copy(lr.next, lr.next[r0:])]
+	lr.kept = lr.kept[:copy(lr.kept, lr.kept[r0:])]
+	lr.off = lr.off[:copy(lr.off, lr.off[k:])]
+	for i := range lr.off {
+		lr.off[i] -= r0
+	}
+	lr.base = keep
+}
+
+// finish checks the replays as windowedRun does and returns the bounds.
+func (lr *lookRun) finish() (*WindowBounds, error) {
+	if lr.replayed != lr.windows {
+		return nil, fmt.Errorf("internal: %d of %d windows replayed", lr.replayed, lr.windows)
+	}
+	wb := lr.wb
+	v := lr.plain.v
+	if v > lr.restricted+tol*max(1, math.Abs(lr.restricted)) {
+		return nil, fmt.Errorf("stitched schedule: it replays to %v, above the windows' restrictions' %v", v, lr.restricted)
+	}
+	wb.UpperNoSeams = v
+	if lr.seamed != nil {
+		v = min(v, lr.seamed.v)
+	}
+	wb.Lower = TotalLower(lr.obj.Kind, wb.LowerOverlapRequests, wb.Lower)
+	if wb.Lower > v+tol*max(1, math.Abs(v)) {
+		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
+	}
+	wb.Upper = v
+	wb.Proven = v-wb.Lower <= tol*max(1, math.Abs(v))
+	if v > 0 {
+		wb.RelativeWidth = max(v-wb.Lower, 0) / v
+	}
+	return wb, nil
+}
+
+// lookReplay is one stitched replay of a lookRun: its cache, policy and
+// cost so far.
+type lookReplay struct {
+	c    *prefixcache.Cache
+	pol  *lookPolicy
+	v    float64
+	hits []int // per request, when recorded (not nil)
+}
+
+func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {
+	pol := &lookPolicy{lr: lr, flags: flags}
+	c, err := prefixcache.New(int64(lr.capacity)*lr.block, lr.block, pol)
+	if err != nil {
+		return nil, err
+	}
+	return &lookReplay{c: c, pol: pol}, nil
+}
+
+// lookPolicy is rule Guided with a bounded lookahead (package comment,
+// "Bounded lookahead"), keeping its keys per cache slot (CachedOnly), so
+// that they follow the cache, not the trace's blocks. While the replay
+// serves window w, of horizon hz, a block last accessed at t with next
+// use nx ranks
+//
+//   - (−∞, t·2³² + id) when nx ≥ hz or there is none: as a block never
+//     used again, the least recently accessed first (then the lower id);
+//   - (+∞, id) when nx = t + 1 (a constant interval: hit whatever);
+//   - (x, −nx·2³² + id) otherwise, x = 1 when the interval (t, nx) is a
+//     column of the program before hz and carries one of flags, else 0;
+//
+// smallest evicted first. A key is set when its block is accessed, and a
+// cached block's "unknown" key is re-set when a window's horizon reaches
+// its next use (reveal), so that at every request the ranks are what the
+// next uses before the current horizon say. Block ids and next uses are
+// below 2³¹, so among known next uses the order is rule Guided's (keys
+// (x, −nx), ties by id), and the slots never decide. Among blocks never
+// used again the order differs from rule Guided's (ties by id alone), but
+// no hit depends on it: those blocks rank below every other, their
+// descendants are never used again either, so whichever of them goes,
+// the blocks used again that stay cached and the count of the others are
+// the same; with hz = n this is rule Guided's replay, hit for hit.
+type lookPolicy struct {
+	lr      *lookRun
+	flags   uint8
+	hz      int
+	col     []bool // per reference from colBase: a column before hz
+	colBase int
+	keys    []prefixcache.Key
+	ids     []prefixcache.BlockID // the block in each slot
+	slot    map[prefixcache.BlockID]int32
+	order   prefixcache.Order
+}
+
+// CachedOnly marks the policy as naming blocks by slot.
+func (*lookPolicy) CachedOnly() {}
+
+func (p *lookPolicy) Access(q *prefixcache.Req, slot prefixcache.BlockID, depth int, _ bool) {
+	if int(slot) >= len(p.keys) {
+		p.keys = append(p.keys, make([]prefixcache.Key, int(slot)+1-len(p.keys))...)
+		p.ids = append(p.ids, make([]prefixcache.BlockID, int(slot)+1-len(p.ids))...)
+	}
+	id := q.Blocks[depth]
+	if p.slot == nil {
+		p.slot = make(map[prefixcache.BlockID]int32)
+	}
+	p.ids[slot], p.slot[id] = id, slot
+	p.keys[slot] = p.key(q.Index, depth, id)
+}
+
+// key ranks the block id at depth d of request t.
+func (p *lookPolicy) key(t, d int, id prefixcache.BlockID) prefixcache.Key {
+	lr := p.lr
+	nx := int(lr.next[lr.ref(t, d)])
+	switch {
+	case nx < 0 || nx >= p.hz:
+		return prefixcache.Key{P: math.Inf(-1), T: int64(t)<<32 + int64(id)}
+	case nx == t+1:
+		return prefixcache.Key{P: math.Inf(1), T: int64(id)}
+	}
+	return p.known(nx, d, id)
+}
+
+// known is the key of block id at depth d whose next use nx is known.
+func (p *lookPolicy) known(nx, d int, id prefixcache.BlockID) prefixcache.Key {
+	lr := p.lr
+	x := 0.0
+	if ref := lr.ref(nx, d); p.col[ref-p.colBase] && lr.kept[ref]&p.flags != 0 {
+		x = 1
+	}
+	return prefixcache.Key{P: x, T: -int64(nx)<<32 + int64(id)}
+}
+
+// reveal re-ranks block id, at depth d, when it is cached: its next use
+// r (before the horizon now) was past the horizon when it was last
+// accessed, before the window.
+func (p *lookPolicy) reveal(id prefixcache.BlockID, r, d int) {
+	s, ok := p.slot[id]
+	if !ok {
+		return
+	}
+	p.keys[s] = p.known(r, d, id)
+	if p.order.Contains(s) {
+		p.order.Push(s, p.keys[s])
+	}
+}
+
+func (p *lookPolicy) Evictable(slot prefixcache.BlockID, on bool) {
+	if on {
+		p.order.Push(slot, p.keys[slot])
+		return
+	}
+	p.order.Remove(slot)
+}
+
+func (p *lookPolicy) Victim() prefixcache.BlockID {
+	v := p.order.Pop()
+	if v >= 0 {
+		delete(p.slot, p.ids[v])
+	}
+	return v
+}
+
+// FlatSource returns the requests of f in order, as WindowedLookahead
+// reads them (io.EOF after the last): a trace held whole (standard input,
+// whose requests are counted only when it ends).
+func FlatSource(f *Flat) func() (*prefixcache.Req, error) {
+	t := 0
+	var q prefixcache.Req
+	return func() (*prefixcache.Req, error) {
+		if t >= f.Len() {
+			return nil, io.EOF
+		}
+		q = prefixcache.Req{Index: t, Input: f.Input[t], Blocks: f.chain(t)}
+		t++
+		return &q, nil
+	}
+}

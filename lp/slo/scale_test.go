@@ -9,9 +9,6 @@ import (
 	"time"
 
 	"github.com/tailbound/tailbound/internal/segtree"
-	"github.com/tailbound/tailbound/lp"
-	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/instance"
 
 	"pgregory.net/rapid"
 )
@@ -193,17 +190,7 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 // the members of each component in that order and the ranks.
 func benchProblem(b testing.TB, turns int) (*problem, []bool, [][]int, []int) {
 	b.Helper()
-	p := birthdeath.Default()
-	p.Duration = 0
-	p.MaxTurns = turns
-	tr, err := birthdeath.Trace(p, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := paperInstance(b, turns, 1)
 	pr := reduce(in, 1900)
 	order := seq(len(pr.cands))
 	slices.SortStableFunc(order, func(i, j int) int {

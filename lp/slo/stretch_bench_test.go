@@ -11,13 +11,14 @@ import (
 	"github.com/tailbound/tailbound/models/instance"
 )
 
-// stretchBenchComponent is the largest component of the 10^4-turn
-// instance of docs/tail-bounds.md with the given seed (C = 131,072
-// tokens, B = 16, SLO 1,900 tokens), with unit profits.
-func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
+// paperInstance is the default birth–death workload of seed seed cut at
+// turns turns, at the settings of docs/tail-bounds.md (C = 131,072
+// tokens, B = 16, ξ = 1,900 tokens).
+func paperInstance(b testing.TB, turns int, seed uint64) *lp.Instance {
+	b.Helper()
 	p := birthdeath.Default()
 	p.Duration = 0
-	p.MaxTurns = 10_000
+	p.MaxTurns = turns
 	tr, err := birthdeath.Trace(p, seed)
 	if err != nil {
 		b.Fatal(err)
@@ -26,6 +27,14 @@ func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return in
+}
+
+// stretchBenchComponent is the largest component of the 10^4-turn
+// instance of docs/tail-bounds.md with the given seed (C = 131,072
+// tokens, B = 16, SLO 1,900 tokens), with unit profits.
+func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
+	in := paperInstance(b, 10_000, seed)
 	pr := reduce(in, 1900)
 	members := pr.members()
 	big0 := 0
@@ -206,17 +215,7 @@ func BenchmarkStretchBindingRows(b *testing.B) {
 // more than one block short of full raised above the sum of all demands,
 // so that only the LP's tight steps can form rows; kept counts them.
 func bindingRowsComponent(b testing.TB, seed uint64) (m *component, kept int) {
-	p := birthdeath.Default()
-	p.Duration = 0
-	p.MaxTurns = 10_000
-	tr, err := birthdeath.Trace(p, seed)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := paperInstance(b, 10_000, seed)
 	pr := reduce(in, 1900)
 	if _, _, _, _, err := pr.lpBound(context.Background()); err != nil {
 		b.Fatal(err)

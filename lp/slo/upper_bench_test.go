@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/tailbound/tailbound/lp"
-	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/instance"
 )
 
 // BenchmarkSlabSweep asks whether the search's schedule on the 10^4-turn
@@ -21,17 +17,7 @@ import (
 // violations, the slabs, those solved to the end and the pairs gained.
 func BenchmarkSlabSweep(b *testing.B) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		p := birthdeath.Default()
-		p.Duration = 0
-		p.MaxTurns = 10_000
-		tr, err := birthdeath.Trace(p, seed)
-		if err != nil {
-			b.Fatal(err)
-		}
-		in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-		if err != nil {
-			b.Fatal(err)
-		}
+		in := paperInstance(b, 10_000, seed)
 		r, err := Violations(context.Background(), in, 1900, Options{})
 		if err != nil {
 			b.Fatal(err)

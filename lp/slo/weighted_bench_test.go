@@ -3,10 +3,6 @@ package slo
 import (
 	"context"
 	"testing"
-
-	"github.com/tailbound/tailbound/lp"
-	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/instance"
 )
 
 // BenchmarkWeightedLower compares the weighted LP bound with the
@@ -16,20 +12,11 @@ import (
 // of lp/window's overlap over every turn (k/1024 rising, then falling:
 // many distinct costs). It reports the bound, turns.
 func BenchmarkWeightedLower(b *testing.B) {
-	p := birthdeath.Default()
-	p.Duration = 0
-	p.MaxTurns = 10_000
-	tr, err := birthdeath.Trace(p, 3)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := paperInstance(b, 10_000, 3)
 	ctx := context.Background()
 	b.Run("unweighted", func(b *testing.B) {
 		var r *Result
+		var err error
 		for b.Loop() {
 			if r, err = Violations(ctx, in, 1900, Options{NoImprove: true, NoLNS: true}); err != nil {
 				b.Fatal(err)
@@ -49,6 +36,7 @@ func BenchmarkWeightedLower(b *testing.B) {
 	}{{"ones", ones}, {"ramp", ramp}} {
 		b.Run(c.name, func(b *testing.B) {
 			var r *WeightedBound
+			var err error
 			for b.Loop() {
 				if r, err = WeightedLower(ctx, in, 1900, c.wt, 1024, Options{}); err != nil {
 					b.Fatal(err)

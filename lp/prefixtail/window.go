@@ -444,12 +444,19 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 	if wb.Lower > v+tol*max(1, math.Abs(v)) && plan.Start == nil && plan.End == nil && all {
 		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
 	}
+	wb.setUpper(v)
+	return wb, nil
+}
+
+// setUpper sets wb's upper end to v, the stitched schedule's figure, and
+// what follows from it beside Lower: Proven when the two meet within tol
+// (relative), and RelativeWidth.
+func (wb *WindowBounds) setUpper(v float64) {
 	wb.Upper = v
 	wb.Proven = v-wb.Lower <= tol*max(1, math.Abs(v))
 	if v > 0 {
 		wb.RelativeWidth = max(v-wb.Lower, 0) / v
 	}
-	return wb, nil
 }
 
 // renumber returns reqs with their blocks numbered 0, 1, … in the order

@@ -545,11 +545,7 @@ func (lr *lookRun) finish() (*WindowBounds, error) {
 	if wb.Lower > v+tol*max(1, math.Abs(v)) {
 		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
 	}
-	wb.Upper = v
-	wb.Proven = v-wb.Lower <= tol*max(1, math.Abs(v))
-	if v > 0 {
-		wb.RelativeWidth = max(v-wb.Lower, 0) / v
-	}
+	wb.setUpper(v)
 	return wb, nil
 }
 

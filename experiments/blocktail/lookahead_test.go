@@ -2,7 +2,6 @@ package blocktail
 
 import (
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,14 +21,7 @@ import (
 func TestBoundWindowedLookaheadRapid(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 5))
-		n := rapid.IntRange(1, 40).Draw(rt, "requests")
-		chains, inputs := prefixtail.RandomChains(r, n, rapid.IntRange(2, 30).Draw(rt, "nodes"), 512, false)
-		path := writeMooncake(t, dir, chains, inputs)
-		longest := 0
-		for _, c := range chains {
-			longest = max(longest, len(c))
-		}
+		path, n, longest := drawMooncake(t, rt, dir, 5, 40, 30)
 		capacity := int64(512 * (longest + rapid.IntRange(0, 3).Draw(rt, "spare")))
 		kind := rapid.SampledFrom([]prefixtail.Kind{prefixtail.TEL, prefixtail.SLO}).Draw(rt, "kind")
 		cfg := Config{Objective: prefixtail.Objective{Kind: kind, XiTokens: 200, SLOTokens: 700}, LPSolver: "none", IPSolver: "none"}

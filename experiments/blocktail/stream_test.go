@@ -32,6 +32,21 @@ func writeMooncake(t *testing.T, dir string, chains [][]int64, inputs []int64) s
 	return path
 }
 
+// drawMooncake draws a random Mooncake trace of shared prefixes (from a
+// drawn seed on PCG stream stream, which tells the tests' traces apart:
+// 1 … maxRequests requests over 2 … maxNodes prefix nodes, 512-token
+// blocks), writes it into dir and returns its path, its request count and
+// its longest chain, blocks.
+func drawMooncake(t *testing.T, rt *rapid.T, dir string, stream uint64, maxRequests, maxNodes int) (path string, n, longest int) {
+	r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), stream))
+	n = rapid.IntRange(1, maxRequests).Draw(rt, "requests")
+	chains, inputs := prefixtail.RandomChains(r, n, rapid.IntRange(2, maxNodes).Draw(rt, "nodes"), 512, false)
+	for _, c := range chains {
+		longest = max(longest, len(c))
+	}
+	return writeMooncake(t, dir, chains, inputs), n, longest
+}
+
 // TestLoadSpanRapid: on random traces cut into random runs of windows
 // with random seams, joins and lower overlaps, the streamed span
 // (CountRequests, LoadSpan) holds only SpanRange's requests (the overlap
@@ -43,14 +58,7 @@ func writeMooncake(t *testing.T, dir string, chains [][]int64, inputs []int64) s
 func TestLoadSpanRapid(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1))
-		n := rapid.IntRange(1, 40).Draw(rt, "requests")
-		chains, inputs := prefixtail.RandomChains(r, n, rapid.IntRange(2, 12).Draw(rt, "nodes"), 512, false)
-		path := writeMooncake(t, dir, chains, inputs)
-		longest := 0
-		for _, c := range chains {
-			longest = max(longest, len(c))
-		}
+		path, n, longest := drawMooncake(t, rt, dir, 1, 40, 12)
 		capacity := longest + rapid.IntRange(0, 3).Draw(rt, "spare")
 		obj := prefixtail.Objective{Kind: prefixtail.TEL, XiTokens: float64(rapid.IntRange(0, 1024).Draw(rt, "xi"))}
 		if rapid.Bool().Draw(rt, "slo") {
@@ -124,10 +132,7 @@ func TestLoadSpanRapid(t *testing.T) {
 func TestLoadFlat(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
-		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 2))
-		n := rapid.IntRange(1, 60).Draw(rt, "requests")
-		chains, inputs := prefixtail.RandomChains(r, n, rapid.IntRange(2, 30).Draw(rt, "nodes"), 512, false)
-		path := writeMooncake(t, dir, chains, inputs)
+		path, _, _ := drawMooncake(t, rt, dir, 2, 60, 30)
 		tr, err := Load(path, "mooncake", 0)
 		if err != nil {
 			rt.Fatal(err)

@@ -249,10 +249,10 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	if err := checkReserved(in, opt.Reserved); err != nil {
+	pr, err := reduceChecked(in, s, opt.Reserved)
+	if err != nil {
 		return nil, err
 	}
-	pr := reduceReserved(in, s, opt.Reserved)
 	r := &Result{SLOTokens: s, Turns: in.K(), Candidates: len(pr.cands) + pr.free, Free: pr.free,
 		Components: pr.ncomp, LP: math.NaN(), CutBound: math.NaN()}
 	r.Build = time.Since(start)

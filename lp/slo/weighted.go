@@ -75,10 +75,10 @@ func WeightedLower(ctx context.Context, in *lp.Instance, s int64, wt []int64, de
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	if err := checkReserved(in, opt.Reserved); err != nil {
+	pr, err := reduceChecked(in, s, opt.Reserved)
+	if err != nil {
 		return nil, err
 	}
-	pr := reduceReserved(in, s, opt.Reserved)
 	pr.wt, pr.den = wt, den
 	b := &WeightedBound{SLOTokens: s, Den: den, LP: math.NaN(), Complete: true}
 	for n, m := range pr.meets {
@@ -109,19 +109,19 @@ func WeightedLower(ctx context.Context, in *lp.Instance, s int64, wt []int64, de
 	return b, nil
 }
 
-// checkReserved checks Options.Reserved against in: one entry per step,
-// each within the step's capacity (nil: none).
-func checkReserved(in *lp.Instance, reserved []int64) error {
-	if reserved == nil {
-		return nil
-	}
-	if len(reserved) != in.K() {
-		return fmt.Errorf("slo: %d reserved capacities for %d steps", len(reserved), in.K())
-	}
-	for t, v := range reserved {
-		if v < 0 || v > capAt(in, t) {
-			return fmt.Errorf("slo: step %d: %d blocks reserved, capacity %d blocks", t, v, capAt(in, t))
+// reduceChecked is reduceReserved once Options.Reserved is checked
+// against in: one entry per step, each within the step's capacity,
+// blocks (nil: none).
+func reduceChecked(in *lp.Instance, s int64, reserved []int64) (*problem, error) {
+	if reserved != nil {
+		if len(reserved) != in.K() {
+			return nil, fmt.Errorf("slo: %d reserved capacities for %d steps", len(reserved), in.K())
+		}
+		for t, v := range reserved {
+			if v < 0 || v > capAt(in, t) {
+				return nil, fmt.Errorf("slo: step %d: %d blocks reserved, capacity %d blocks", t, v, capAt(in, t))
+			}
 		}
 	}
-	return nil
+	return reduceReserved(in, s, reserved), nil
 }

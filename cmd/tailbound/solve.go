@@ -50,7 +50,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&winList, "windows", "", "bound TEL_opt by an interval from N windows of steps solved separately, the trace streamed a window at a time; a list N1,N2,… gives the interval at each")
 	fs.StringVar(&w.Plot, "plot", "", "with --windows N1,N2,…: draw the interval's width against the window size to this .svg/.png file")
 	fs.IntVar(&w.WindowTurns, "window-turns", 0, "with windows: their size, steps (instead of --windows; needed with --trace -)")
-	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows: the relative interval width wanted (fraction, e.g. 0.001); windows are doubled until it is met")
+	fs.Float64Var(&w.TargetWidth, "target-width", 0, "with --windows in one process (tel, slo, or pQ searched): the relative interval width wanted (fraction, e.g. 0.001); the window size is doubled until it is met or one window is left, each size a pass over the trace (a file, not standard input)")
 	fs.IntVar(&w.SeamTurns, "seam-turns", 5000, "with --windows: half-width of the seam re-solved between two windows for the upper bound, steps (0: none)")
 	fs.IntVar(&w.LowerOverlap, "lower-overlap", 5000, "with --windows: how far back each window's relaxation reaches into the window before for the lower bound, steps, each turn of the overlap shared between the two windows by weights (0: not; with --objective slo or pQ the default is 0)")
 	fs.BoolVar(&w.PerWindow, "per-window", false, "with --windows: report each window's bounds (with --objective pQ: each threshold probed)")

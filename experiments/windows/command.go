@@ -136,8 +136,8 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 		return c.runRounds(ctx, stdout, p)
 	case c.Shard != "" || c.Slurm > 0:
 		return nil, nil, option.Errorf("taus", "--objective %s with --shard or --slurm needs the thresholds given (--taus T1,T2,…) or the search in rounds (--rounds K): the one-process search's probes depend on every window's sums, one at a time", c.Percentile)
-	case len(c.Curve) > 0 || c.TargetWidth > 0:
-		return nil, nil, option.Errorf("objective", "--objective %s with --windows takes one window count (no --target-width or list of window counts)", c.Percentile)
+	case len(c.Curve) > 0:
+		return nil, nil, option.Errorf("objective", "--objective %s with --windows takes one window count (no list of window counts)", c.Percentile)
 	case c.MaxProbes < 0:
 		return nil, nil, option.Errorf("max-probes", "must be ≥ 0, got %d", c.MaxProbes)
 	}
@@ -150,14 +150,22 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	if mem == nil {
 		open = func() (window.TurnReader, func(), error) { return openStream(c.Trace) }
 	}
-	size := c.windowTurns(turns)
-	b, err := window.RunPercentile(ctx, open, window.PercentileOptions{SLO: c.sloOptions(p, size), Objective: *c.Percentile, MaxProbes: c.MaxProbes})
+	var b *window.PercentileBounds
+	_, tg, err := byWidth(c.windowTurns(turns), c.TargetWidth, func(size int) (int, float64, error) {
+		var err error
+		b, err = window.RunPercentile(ctx, open, window.PercentileOptions{SLO: c.sloOptions(p, size), Objective: *c.Percentile, MaxProbes: c.MaxProbes})
+		if err != nil {
+			return 0, 0, err
+		}
+		return b.Windows, b.RelativeWidth, nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d probes%s%s", c.Percentile, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), pctOverlapTitle(b.LowerOverlap), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	addPercentileRows(&t, b.PercentileInterval, b.StartLower, b.StartUpper)
+	addTried(&t, tg.Tried)
 	out := []report.Table{t}
 	if c.PerWindow {
 		pt := report.Table{Title: "probes (windowed SLO bounds at τ; a probe stops reading once decided)", Header: []string{"τ (tokens)", "sought", "lower (turns)", "upper (turns)", "decided"}}
@@ -168,7 +176,15 @@ func (c Command) runPercentile(ctx context.Context, stdout io.Writer, p instance
 	} else {
 		b.Probes = nil
 	}
-	return b, out, nil
+	return &PercentileReport{PercentileBounds: b, Target: tg}, out, nil
+}
+
+// PercentileReport is the JSON document of solve --windows --objective pQ
+// searched in one process: the interval (tokens) and, under
+// --target-width, how it was reached.
+type PercentileReport struct {
+	*window.PercentileBounds
+	Target
 }
 
 // runSLO is Run for --objective slo: in one process, as one shard
@@ -179,8 +195,8 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 	switch {
 	case c.Forced:
 		return nil, nil, option.Errorf("forced", "windowed SLO bounds are for optional caching only")
-	case len(c.Curve) > 0 || c.TargetWidth > 0:
-		return nil, nil, option.Errorf("objective", "--objective slo with --windows takes one window count (no --target-width or list of window counts)")
+	case len(c.Curve) > 0:
+		return nil, nil, option.Errorf("objective", "--objective slo with --windows takes one window count (no list of window counts)")
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
@@ -209,19 +225,34 @@ func (c Command) runSLO(ctx context.Context, stdout io.Writer, p instance.Params
 		}
 		return nil, nil, c.writeShard(ctx, stdout, f)
 	}
-	src, done, err := c.turns(mem, -1)
+	var b *window.SLOBounds
+	_, tg, err := byWidth(size, c.TargetWidth, func(size int) (int, float64, error) {
+		src, done, err := c.turns(mem, -1)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer done()
+		so := c.sloOptions(p, size)
+		so.SLOTokens, so.PerWindow, so.Solver.Progress = *c.SLO, true, c.Progress.Total(windowCount(turns, size))
+		if b, err = window.RunSLOWith(ctx, src, so); err != nil {
+			return 0, 0, err
+		}
+		return b.Windows, b.RelativeWidth, nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	defer done()
-	so := c.sloOptions(p, size)
-	so.SLOTokens, so.PerWindow, so.Solver.Progress = *c.SLO, true, c.Progress.Total(windowCount(turns, size))
-	b, err := window.RunSLOWith(ctx, src, so)
-	if err != nil {
-		return nil, nil, err
-	}
-	doc, tables := sloOutput(b, c.PerWindow)
-	return doc, tables, nil
+	_, tables := sloOutput(b, c.PerWindow)
+	addTried(&tables[0], tg.Tried)
+	return &SLOReport{SLOBounds: b, Target: tg}, tables, nil
+}
+
+// SLOReport is the JSON document of solve --windows --objective slo in one
+// process: the interval (turns) and, under --target-width, how it was
+// reached.
+type SLOReport struct {
+	*window.SLOBounds
+	Target
 }
 
 // sloOptions are the windows' settings under --objective slo and pQ
@@ -454,22 +485,9 @@ type Report struct {
 	*window.Bounds
 	// Unit is the unit of lower_bound and upper_bound: tokens of TEL.
 	Unit string `json:"unit"`
-	// Tried lists the window counts tried under --target-width, with the
-	// width each gave (fraction).
-	Tried []WidthTry `json:"tried,omitempty"`
-	// TargetWidth is --target-width (fraction; 0: none) and TargetMet
-	// whether the interval reached it.
-	TargetWidth float64 `json:"target_width,omitempty"`
-	TargetMet   *bool   `json:"target_met,omitempty"`
+	Target
 	// Settings are the run's settings, as the shard files carry them.
 	Settings map[string]string `json:"settings"`
-}
-
-// WidthTry is one window count tried under --target-width.
-type WidthTry struct {
-	Windows       int     `json:"windows"`
-	WindowTurns   int     `json:"window_turns"`
-	RelativeWidth float64 `json:"relative_width"`
 }
 
 // Run validates c and solves: it returns the document and tables to print,
@@ -494,6 +512,8 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		return nil, nil, option.Errorf("seam-turns", "must be ≥ 0 steps, got %d", c.SeamTurns)
 	case c.TargetWidth < 0 || c.TargetWidth >= 1:
 		return nil, nil, option.Errorf("target-width", "must be a fraction in [0, 1), got %v", c.TargetWidth)
+	case c.TargetWidth > 0 && c.Trace == "-":
+		return nil, nil, option.Errorf("target-width", "solves the trace again at each window count, and standard input is read once: give a file")
 	case c.Trace != "" && !c.CapacityGiven:
 		return nil, nil, option.Errorf("capacity", "required with --trace (tokens)")
 	case (c.Shard != "" || c.Slurm > 0) && c.TargetWidth > 0:
@@ -564,23 +584,17 @@ func (c Command) Run(ctx context.Context, stdout io.Writer) (any, []report.Table
 		}
 		return nil, nil, c.writeShard(ctx, stdout, f)
 	}
-	rep := &Report{Unit: "tokens", TargetWidth: c.TargetWidth, Settings: settings}
-	for {
+	rep := &Report{Unit: "tokens", Settings: settings}
+	size, rep.Target, err = byWidth(size, c.TargetWidth, func(size int) (int, float64, error) {
 		b, err := c.solve(ctx, mem, p, size, nil)
 		if err != nil {
-			return nil, nil, err
+			return 0, 0, err
 		}
 		rep.Bounds = b
-		if c.TargetWidth == 0 {
-			break
-		}
-		rep.Tried = append(rep.Tried, WidthTry{Windows: b.Windows, WindowTurns: size, RelativeWidth: b.RelativeWidth})
-		met := b.RelativeWidth <= c.TargetWidth
-		rep.TargetMet = &met
-		if met || b.Windows <= 1 {
-			break
-		}
-		size *= 2
+		return b.Windows, b.RelativeWidth, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	settings["window_turns"] = strconv.Itoa(size)
 	if !c.PerWindow {
@@ -799,9 +813,7 @@ func (r *Report) Tables() []report.Table {
 	add("relative width (upper − lower)/upper", report.CellFracAs(fmt.Sprintf("%.4f%%", 100*r.RelativeWidth), r.RelativeWidth))
 	add("proven optimal", report.CellText(fmt.Sprint(r.ProvenOptimal)))
 	add("TEL with nothing cached (tokens)", report.CellF(r.BaseTEL, 3))
-	for _, tr := range r.Tried {
-		add(fmt.Sprintf("tried %d windows of %d steps: width", tr.Windows, tr.WindowTurns), report.CellFracAs(fmt.Sprintf("%.4f%%", 100*tr.RelativeWidth), tr.RelativeWidth))
-	}
+	addTried(&t, r.Tried)
 	out := []report.Table{t}
 	if len(r.PerWindow) > 0 {
 		p := report.Table{Title: "windows (their times, seconds, in the JSON)", Header: []string{"window", "first step", "turns", "lower (tokens)", "restricted (tokens)", "seam gain (tokens)", "upper (tokens)"}}

@@ -131,6 +131,80 @@ func TestTargetWidth(t *testing.T) {
 	}
 }
 
+// TestTargetWidthTail: under --target-width, --objective slo and pQ halve
+// the window count until the width is met or one window is left; each
+// width tried is the width of the run at that count alone, the answer is
+// the last count's run, and the one-window answer meets lp/slo's interval
+// on the whole trace. A width met at once stops after one run.
+func TestTargetWidthTail(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 300, 6)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16, Xi: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := int64(300)
+	o, _ := objective.Parse("p90")
+	wholeSLO, err := slo.Violations(ctx, in, s, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholePct, err := slo.PercentileOf(ctx, in, o, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// interval runs c and returns its window count, ends and width.
+	interval := func(c windows.Command) (n int, lo, hi int64, width float64, tg windows.Target) {
+		doc, _, err := c.Run(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d := doc.(type) {
+		case *windows.SLOReport:
+			return d.Windows, int64(d.Lower), int64(d.Upper), d.RelativeWidth, d.Target
+		case *windows.PercentileReport:
+			return d.Windows, d.Lower, d.Upper, d.RelativeWidth, d.Target
+		}
+		t.Fatalf("document %T", doc)
+		return
+	}
+	for _, tc := range []struct {
+		name             string
+		set              func(*windows.Command)
+		wholeLo, wholeHi int64
+	}{
+		{"slo", func(c *windows.Command) { c.SLO = &s }, int64(wholeSLO.Lower), int64(wholeSLO.Upper)},
+		{"p90", func(c *windows.Command) { c.Percentile = &o }, wholePct.Lower, wholePct.Upper},
+	} {
+		c := base(path)
+		c.LowerOverlap, c.Windows, c.Upper = 0, 4, window.UpperGreedy // the greedy upper ends keep it quick
+		tc.set(&c)
+		alone := map[int]float64{}
+		var oneLo, oneHi int64
+		for _, nw := range []int{4, 2, 1} {
+			a := c
+			a.Windows = nw
+			_, lo, hi, w, _ := interval(a)
+			alone[nw] = w
+			oneLo, oneHi = lo, hi
+		}
+		c.TargetWidth = 1e-12
+		n, lo, hi, _, tg := interval(c)
+		if n != 1 || lo != oneLo || hi != oneHi || lo > tc.wholeHi || hi < tc.wholeLo || len(tg.Tried) != 3 || tg.TargetMet == nil || *tg.TargetMet != (hi == lo) {
+			t.Fatalf("%s: %d windows [%d, %d], tried %v (met %v); one window alone [%d, %d]; lp/slo whole [%d, %d]", tc.name, n, lo, hi, tg.Tried, tg.TargetMet, oneLo, oneHi, tc.wholeLo, tc.wholeHi)
+		}
+		for i, nw := range []int{4, 2, 1} {
+			if tr := tg.Tried[i]; tr.Windows != nw || tr.RelativeWidth != alone[nw] || tr.WindowTurns != window.Size(300, nw) {
+				t.Fatalf("%s: try %d %+v, want %d windows of %d steps, width %v", tc.name, i, tr, nw, window.Size(300, nw), alone[nw])
+			}
+		}
+		c.TargetWidth = 0.999
+		if n, _, _, w, tg := interval(c); n != 4 || len(tg.Tried) != 1 || !*tg.TargetMet || w != alone[4] {
+			t.Fatalf("%s: a width met at once: %d windows, tried %v", tc.name, n, tg.Tried)
+		}
+	}
+}
+
 // TestBadFlags: each unusable setting is refused naming its flag.
 func TestBadFlags(t *testing.T) {
 	path, _ := writeTrace(t, 50, 3)
@@ -156,7 +230,9 @@ func TestBadFlags(t *testing.T) {
 		{"taus", func(c *windows.Command) { c.Percentile, c.Slurm = p99(), 2 }},
 		{"taus", func(c *windows.Command) { c.Percentile, c.Taus = p99(), []int64{5, 4} }},
 		{"max-probes", func(c *windows.Command) { c.Percentile, c.Taus, c.MaxProbes = p99(), []int64{5}, 2 }},
-		{"objective", func(c *windows.Command) { c.Percentile, c.TargetWidth = p99(), 0.1 }},
+		{"objective", func(c *windows.Command) { c.Percentile, c.Curve = p99(), []int{2, 4} }},
+		{"objective", func(c *windows.Command) { s := int64(100); c.SLO, c.Curve = &s, []int{2, 4} }},
+		{"target-width", func(c *windows.Command) { c.Trace, c.Windows, c.WindowTurns, c.TargetWidth = "-", 0, 10, 0.1 }},
 		{"trace", func(c *windows.Command) { c.Percentile, c.Trace, c.Windows, c.WindowTurns = p99(), "-", 0, 10 }},
 		{"forced", func(c *windows.Command) { s := int64(100); c.SLO, c.Forced = &s, true }},
 		{"rounds", func(c *windows.Command) { c.Rounds = 2 }},
@@ -214,7 +290,7 @@ func TestPercentileFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := doc.(*window.PercentileBounds)
+		b := doc.(*windows.PercentileReport).PercentileBounds
 		if b.Lower > whole.Upper || b.Upper < whole.Lower || b.Windows != 3 || probes > 0 && len(b.Probes) > 0 {
 			t.Fatalf("%d probes at most: [%d, %d] in %d windows (probes listed: %d), lp/slo whole [%d, %d]", probes, b.Lower, b.Upper, b.Windows, len(b.Probes), whole.Lower, whole.Upper)
 		}
@@ -292,7 +368,7 @@ func TestSLOShardsMergeToOneProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := doc.(*window.SLOBounds)
+		b := doc.(*windows.SLOReport).SLOBounds
 		if b.Windows != 5 || b.Turns != 600 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.Lower > b.Upper || b.LowerOverlap != back {
 			t.Fatalf("overlap %d: windowed [%d, %d] over %d windows, %d turns, overlap %d; whole trace [%d, %d]", back, b.Lower, b.Upper, b.Windows, b.Turns, b.LowerOverlap, whole.Lower, whole.Upper)
 		}

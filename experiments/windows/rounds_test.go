@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/experiments/windows"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/lp/slo"
 	"github.com/tailbound/tailbound/lp/window"
@@ -56,7 +57,7 @@ func TestRoundsStepsToOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sb := s.(*window.PercentileBounds); max(sb.Lower, r.Lower) > min(sb.Upper, r.Upper) {
+	if sb := s.(*windows.PercentileReport).PercentileBounds; max(sb.Lower, r.Lower) > min(sb.Upper, r.Upper) {
 		t.Fatalf("searched [%d, %d], rounds [%d, %d]: disjoint", sb.Lower, sb.Upper, r.Lower, r.Upper)
 	}
 

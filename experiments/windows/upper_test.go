@@ -89,8 +89,8 @@ func TestSLOUpperShards(t *testing.T) {
 		o := c
 		o.Upper = m
 		doc, want := runMD(t, o)
-		b := doc.(*window.SLOBounds)
-		if d := def.(*window.SLOBounds); b.Lower != d.Lower || b.UpperMode != m.String() {
+		b := doc.(*windows.SLOReport).SLOBounds
+		if d := def.(*windows.SLOReport).SLOBounds; b.Lower != d.Lower || b.UpperMode != m.String() {
 			t.Fatalf("%v: lower %d (default's %d), mode %q", m, b.Lower, d.Lower, b.UpperMode)
 		}
 		if !strings.Contains(want, "upper ends "+m.String()) {

@@ -74,6 +74,11 @@ type Command struct {
 	// window's end, and streams the trace (prefixtail.WindowedLookahead;
 	// 0: the whole trace's lookahead, the trace held compactly).
 	ReplayLookaheadRequests int
+	// TargetWidth, when > 0, is the relative width (upper − lower)/upper
+	// wanted of the one-process windowed interval (--target-width, a
+	// fraction): the window count is halved until it is met or one window
+	// is left (byCount).
+	TargetWidth float64
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -314,23 +319,34 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		return nil, nil, option.Errorf("shard", "as shards, 'solve --level block --windows' runs through experiments/windows.RunBlock")
 	case c.Out != "":
 		return nil, nil, option.Errorf("out", "only with --shard (the shard's result file) or --slurm (the merged output)")
+	case c.TargetWidth < 0 || c.TargetWidth >= 1:
+		return nil, nil, option.Errorf("target-width", "must be a fraction in [0, 1), got %v", c.TargetWidth)
+	case c.TargetWidth > 0 && c.ReplayLookaheadRequests > 0 && c.Trace == "-":
+		return nil, nil, option.Errorf("target-width", "with --replay-lookahead-requests each window count reads the trace again, and standard input is read once: give a file")
 	}
-	var w *Windowed
+	var bound func(nw int) (*Windowed, error)
 	var block int64
 	if c.ReplayLookaheadRequests > 0 {
-		w, block, err = BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], c.Windows, c.ReplayLookaheadRequests, c.WindowOptions(), cfg)
+		bound = func(nw int) (*Windowed, error) {
+			w, b, err := BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], nw, c.ReplayLookaheadRequests, c.WindowOptions(), cfg)
+			block = b
+			return w, err
+		}
 	} else {
 		var fl *prefixtail.Flat
 		if fl, block, err = LoadFlat(c.Trace, c.TraceFormat, want); err != nil {
 			return nil, nil, err
 		}
-		w, err = BoundWindowedFlat(ctx, fl, block, cfg.Capacities[0], c.Windows, c.WindowOptions(), cfg)
+		bound = func(nw int) (*Windowed, error) {
+			return BoundWindowedFlat(ctx, fl, block, cfg.Capacities[0], nw, c.WindowOptions(), cfg)
+		}
 	}
+	w, tg, err := byCount(c.Windows, c.TargetWidth, bound)
 	if err != nil {
 		return nil, nil, err
 	}
 	settings := c.settingsOf(block)
-	settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
+	settings["windows"], settings["seam_requests"] = w.Windows, c.SeamRequests
 	if c.ReplayLookaheadRequests > 0 { // left out at 0, so that the output stays as before
 		settings["replay_lookahead_requests"] = c.ReplayLookaheadRequests
 	}
@@ -344,8 +360,9 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		Units    string         `json:"units"`
 		Settings map[string]any `json:"settings"`
 		*Windowed
-	}{units(cfg.Objective.Kind, 0), settings, w}
-	return doc, WindowTables(c.Trace, w), nil
+		Target
+	}{units(cfg.Objective.Kind, 0), settings, w, tg}
+	return doc, append(WindowTables(c.Trace, w), triedTable(tg)...), nil
 }
 
 // Gap runs 'gap --level block --objective': the interval at every

@@ -37,6 +37,9 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 	if c.Windows < 1 {
 		return option.Errorf("windows", "--shard and --slurm need --windows N (N ≥ 1)")
 	}
+	if c.TargetWidth != 0 {
+		return option.Errorf("target-width", "for one process: not with --shard or --slurm (each shard bounds the windows it is given)")
+	}
 	if c.ReplayLookaheadRequests != 0 {
 		// A shard's run replays its stitched schedule with the run's whole
 		// lookahead (prefixtail.WindowedSpan); a bounded one is for one

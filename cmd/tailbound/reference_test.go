@@ -44,6 +44,10 @@ func subcommands() map[string][][]string {
 		"recompute": {{"roofline"}, {"cake"}, {"search"}, {"measure"}, {"profile"}},
 		"latency":   {{"fit"}},
 		"tables":    {{"--list"}},
+		// solve and gap read other flags at the block level (a flag set of
+		// their own, named by the command and its level).
+		"solve": {{}, {"--level", "block"}},
+		"gap":   {{}, {"--level", "block", "--objective", "tel"}},
 	}
 	for _, s := range suite.All() {
 		subs["tables"] = append(subs["tables"], []string{s.Name})
@@ -82,6 +86,9 @@ func helpPages(t *testing.T) []helpPage {
 			if code != 0 || sink.fs == nil {
 				t.Errorf("%v --help: exit %d, no flags given to the sink", args, code)
 				continue
+			}
+			if v := variantName(args); v != "" {
+				sink.command = v
 			}
 			pages = append(pages, helpPage{args, sink.command, sink.synopsis, sink.fs})
 		}
@@ -131,6 +138,40 @@ func TestSubcommandsListed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// variantName names the page of a command line that selects another
+// flag set of the same command ("": none): solve and gap at the block
+// level (gap's only with --objective; without it, gap's own flags serve
+// both levels).
+func variantName(args []string) string {
+	switch strings.Join(args, " ") {
+	case "solve --level block":
+		return "solve --level block"
+	case "gap --level block --objective tel":
+		return "gap --level block --objective"
+	}
+	return ""
+}
+
+// levelSummary is the summary of a command's block-level flag set ("":
+// none; the command's own summary is its turn level's).
+func levelSummary(command string) string {
+	switch command {
+	case "solve --level block":
+		return "bounds on the hindsight TEL, SLO or percentile optimum of a prefix cache over a block-hash trace, whole or in windows"
+	case "gap --level block --objective":
+		return "every block policy's TEL, SLO violations or percentile beside the bounds on the optimum, per capacity"
+	}
+	return ""
+}
+
+// pageSummary is the summary a reference page and the index give p.
+func pageSummary(cmds map[string]command, p helpPage) string {
+	if s := levelSummary(p.command); s != "" {
+		return s
+	}
+	return cmds[p.args[0]].summary
 }
 
 // referencePage renders a command's reference page in markdown.
@@ -189,7 +230,7 @@ func referenceIndex(pages []helpPage) string {
 	b.WriteString("How tables fit a terminal: [terminal.md](terminal.md).\n\n| command | what it does |\n| --- | --- |\n")
 	cmds := commands()
 	for _, p := range pages {
-		fmt.Fprintf(&b, "| [%s](%s) | %s |\n", p.command, pageFile(p.command), strings.ReplaceAll(cmds[p.args[0]].summary, "|", `\|`))
+		fmt.Fprintf(&b, "| [%s](%s) | %s |\n", p.command, pageFile(p.command), strings.ReplaceAll(pageSummary(cmds, p), "|", `\|`))
 	}
 	return b.String()
 }
@@ -203,8 +244,8 @@ func TestReference(t *testing.T) {
 	cmds := commands()
 	for _, p := range pages {
 		summary := ""
-		if len(p.args) == 1 {
-			summary = cmds[p.args[0]].summary
+		if len(p.args) == 1 || levelSummary(p.command) != "" {
+			summary = pageSummary(cmds, p)
 		}
 		want[pageFile(p.command)] = referencePage(p, summary)
 	}

@@ -364,9 +364,24 @@ func overlapTitle(back int) string {
 }
 
 // errGridOverlap is the error of a lower overlap given to a percentile's
-// grid (--taus) or rounds (--rounds).
+// search in rounds (--rounds).
 func (c Command) errGridOverlap() error {
-	return option.Errorf("lower-overlap", "with --objective %s only in the one-process search, not with --taus or --rounds (their files keep whole-turn figures per window)", c.Percentile)
+	return option.Errorf("lower-overlap", "with --objective %s in the one-process search or on a grid (--taus), not with --rounds (its files keep whole-turn figures per window)", c.Percentile)
+}
+
+// overlapSetting is the lower overlap, steps, that a merged result file of
+// windows of size steps names (its setting lower_overlap_turns, absent: 0),
+// clamped to a window as the run clamps it.
+func overlapSetting(f *suite.File, size int) (int, error) {
+	v, ok := f.Options.Params["lower_overlap_turns"]
+	if !ok {
+		return 0, nil
+	}
+	back, err := strconv.Atoi(v)
+	if err != nil || back < 1 {
+		return 0, fmt.Errorf("%s: setting lower_overlap_turns %q: want a whole number of steps ≥ 1", Name, v)
+	}
+	return min(back, size), nil
 }
 
 // pctOverlapTitle is what a percentile's title says of its lower overlap
@@ -439,12 +454,9 @@ func renderSLO(w io.Writer, f *suite.File, format string) error {
 	}
 	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
 	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
-	back := 0
-	if v, ok := f.Options.Params["lower_overlap_turns"]; ok {
-		if back, err = strconv.Atoi(v); err != nil || back < 1 {
-			return fmt.Errorf("%s: setting lower_overlap_turns %q: want a whole number of steps ≥ 1", Name, v)
-		}
-		back = min(back, size)
+	back, err := overlapSetting(f, size)
+	if err != nil {
+		return err
 	}
 	figs := make([]window.SLOFigures, len(f.Grid))
 	for _, r := range f.Records {

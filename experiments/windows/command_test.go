@@ -250,7 +250,6 @@ func TestBadFlags(t *testing.T) {
 		{"slo-upper", func(c *windows.Command) { c.LNSWindows = 10 }},
 		{"slo-lns-windows", func(c *windows.Command) { s := int64(100); c.SLO, c.LNSWindows = &s, -1 }},
 		{"slo-lns-windows", func(c *windows.Command) { c.Percentile, c.Upper, c.LNSWindows = p99(), window.UpperGreedy, 10 }},
-		{"lower-overlap", func(c *windows.Command) { c.Percentile, c.Taus = p99(), []int64{5} }},
 		{"lower-overlap", func(c *windows.Command) { c.Percentile, c.Rounds = p99(), 2 }},
 	} {
 		cmd := base(path)
@@ -417,9 +416,12 @@ func TestSLOShardsMergeToOneProcess(t *testing.T) {
 // TestGridShardsMergeToOneProcess: --objective p90 with a grid of
 // thresholds (--taus) as three shards, each reading the trace only up to
 // one window past its last, merged with the suites' checks, prints
-// exactly the one-process run's CSV; that interval meets lp/slo's on the
+// exactly the one-process run's CSV — without a lower overlap and with one
+// (the shard files then carry each window's weighted bounds, summed and
+// rounded up once in the merge); that interval meets lp/slo's on the
 // whole trace, and the grid, placed around it, decides thresholds both
-// ways. A shard of another grid is refused, naming taus_tokens.
+// ways. A shard of another grid is refused, naming taus_tokens; one of
+// another overlap, naming lower_overlap_turns.
 func TestGridShardsMergeToOneProcess(t *testing.T) {
 	ctx := context.Background()
 	path, tr := writeTrace(t, 200, 6)
@@ -432,50 +434,55 @@ func TestGridShardsMergeToOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := base(path)
-	c.Percentile, c.LowerOverlap = &o, 0
-	c.Taus = []int64{whole.Lower / 2, whole.Lower - 1, whole.Upper, 2 * whole.Upper}
-	doc, tables, err := c.Run(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := doc.(*window.GridBounds)
-	if b.Windows != 5 || b.Turns != 200 || b.Lower > whole.Upper || b.Upper < whole.Lower {
-		t.Fatalf("grid %v: [%d, %d] in %d windows, %d turns; lp/slo whole [%d, %d]", c.Taus, b.Lower, b.Upper, b.Windows, b.Turns, whole.Lower, whole.Upper)
-	}
-	if b.Probes[0].Decided != "too low" || b.Probes[3].Decided != "achieved" {
-		t.Fatalf("grid %v around lp/slo's [%d, %d]: %+v", c.Taus, whole.Lower, whole.Upper, b.Probes)
-	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for i := 1; i <= 3; i++ {
-		sh := c
-		sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
-		if _, _, err := sh.Run(ctx, nil); err != nil {
+	files := map[int][]string{}
+	for _, back := range []int{0, 25} {
+		c := base(path)
+		c.Percentile, c.LowerOverlap = &o, back
+		c.Taus = []int64{whole.Lower / 2, whole.Lower - 1, whole.Upper, 2 * whole.Upper}
+		doc, tables, err := c.Run(ctx, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, sh.Out)
+		b := doc.(*window.GridBounds)
+		if b.Windows != 5 || b.Turns != 200 || b.Lower > whole.Upper || b.Upper < whole.Lower || b.LowerOverlap != back {
+			t.Fatalf("overlap %d, grid %v: [%d, %d] in %d windows, %d turns, overlap %d; lp/slo whole [%d, %d]", back, c.Taus, b.Lower, b.Upper, b.Windows, b.Turns, b.LowerOverlap, whole.Lower, whole.Upper)
+		}
+		if b.Probes[0].Decided != "too low" || b.Probes[3].Decided != "achieved" {
+			t.Fatalf("overlap %d, grid %v around lp/slo's [%d, %d]: %+v", back, c.Taus, whole.Lower, whole.Upper, b.Probes)
+		}
+		var want bytes.Buffer
+		if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= 3; i++ {
+			sh := c
+			sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
+			if _, _, err := sh.Run(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			files[back] = append(files[back], sh.Out)
+		}
+		f, err := suite.ReadFiles(files[back])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := windows.Render(&got, f, "csv"); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got.String(), want.String())
+		}
+		other := c
+		other.Taus, other.Shard, other.Out = []int64{1, 2}, "3/3", filepath.Join(t.TempDir(), "other.json")
+		if _, _, err := other.Run(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := suite.ReadFiles([]string{files[back][0], files[back][1], other.Out}); err == nil || !strings.Contains(err.Error(), "taus_tokens") {
+			t.Fatalf("merge of another grid: %v", err)
+		}
 	}
-	f, err := suite.ReadFiles(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	if err := windows.Render(&got, f, "csv"); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != want.String() {
-		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
-	}
-	other := c
-	other.Taus, other.Shard, other.Out = []int64{1, 2}, "3/3", filepath.Join(t.TempDir(), "other.json")
-	if _, _, err := other.Run(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := suite.ReadFiles([]string{files[0], files[1], other.Out}); err == nil || !strings.Contains(err.Error(), "taus_tokens") {
-		t.Fatalf("merge of another grid: %v", err)
+	if _, err := suite.ReadFiles([]string{files[0][0], files[0][1], files[25][2]}); err == nil || !strings.Contains(err.Error(), "lower_overlap_turns") {
+		t.Fatalf("merge of shards with and without an overlap: %v", err)
 	}
 }

@@ -31,8 +31,6 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 		return nil, nil, option.Errorf("max-probes", "not with --taus (the thresholds probed are given)")
 	case len(c.Curve) > 0 || c.TargetWidth > 0:
 		return nil, nil, option.Errorf("taus", "one window count (no --target-width or list of window counts)")
-	case c.LowerOverlap > 0:
-		return nil, nil, c.errGridOverlap()
 	}
 	if c.Slurm > 0 {
 		return nil, nil, c.slurm(stdout)
@@ -55,6 +53,9 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 			"block_size_tokens": strconv.FormatInt(p.BlockSize, 10), "objective": c.Percentile.String(), "taus_tokens": joinTaus(c.Taus),
 			"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns)}
 		c.upperSettings(settings)
+		if c.LowerOverlap > 0 { // absent at 0, so the files without it are as before
+			settings["lower_overlap_turns"] = strconv.Itoa(c.LowerOverlap)
+		}
 		f, err := c.gridShard(ctx, open, p, size, turns, sh, settings)
 		if err != nil {
 			return nil, nil, err
@@ -80,6 +81,7 @@ func (c Command) runGrid(ctx context.Context, stdout io.Writer, p instance.Param
 	if c.Upper != window.UpperFull {
 		b.UpperMode = c.Upper.String()
 	}
+	b.LowerOverlap = max(0, min(c.LowerOverlap, size))
 	doc, tables := gridOutput(b, *c.Percentile, c.PerWindow)
 	return doc, tables, nil
 }
@@ -98,6 +100,12 @@ func joinTaus(taus []int64) string {
 func gridKeys(tau int64) (string, string) {
 	t := strconv.FormatInt(tau, 10)
 	return "lower_turns_tau_" + t, "upper_turns_tau_" + t
+}
+
+// gridWeightedKey is the record value of a window's weighted lower bound
+// at threshold tau, turns (with a lower overlap only).
+func gridWeightedKey(tau int64) string {
+	return "lower_weighted_turns_tau_" + strconv.FormatInt(tau, 10)
 }
 
 // gridShard solves the percentile grid's figures of shard sh's windows
@@ -135,6 +143,9 @@ func (c Command) gridShard(ctx context.Context, open func(int) func() (window.Tu
 		for i, tau := range c.Taus {
 			lk, uk := gridKeys(tau)
 			v[lk], v[uk] = suite.Num(fg.Lower[i]), suite.Num(fg.Upper[i])
+			if fg.LowerWeighted != nil {
+				v[gridWeightedKey(tau)] = suite.Num(fg.LowerWeighted[i]) // a multiple of 1/1024: written exactly
+			}
 		}
 		f.Points = append(f.Points, point[fg.Index])
 		f.Records = append(f.Records, suite.Record{Point: point[fg.Index], Key: "window", Values: v})
@@ -152,12 +163,16 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 	if err != nil || q.Kind != objective.Percentile {
 		return fmt.Errorf("%s: setting objective %q: not a percentile", Name, f.Options.Params["objective"])
 	}
-	figs, taus, err := gridFigures(f)
+	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
+	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
+	back, err := overlapSetting(f, size)
 	if err != nil {
 		return err
 	}
-	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
-	seam, _ := strconv.Atoi(f.Options.Params["seam_turns"])
+	figs, taus, err := gridFigures(f, back > 0)
+	if err != nil {
+		return err
+	}
 	turns, err := strconv.Atoi(f.Options.Params["turns"])
 	if err != nil {
 		return fmt.Errorf("%s: setting turns %q: %w", Name, f.Options.Params["turns"], err)
@@ -169,14 +184,15 @@ func renderGrid(w io.Writer, f *suite.File, format string) error {
 	if b.UpperMode, err = upperMode(f); err != nil {
 		return err
 	}
+	b.LowerOverlap = back
 	doc, tables := gridOutput(b, q, false)
 	return report.Emit(w, format, doc, tables...)
 }
 
 // gridFigures reads every window's figures at the thresholds of a merged
 // result file of percentile shards (its setting taus_tokens), in window
-// order.
-func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
+// order, with their weighted lower bounds when weighted (a lower overlap).
+func gridFigures(f *suite.File, weighted bool) ([]window.GridFigures, []int64, error) {
 	taus, err := option.Ints("taus", f.Options.Params["taus_tokens"])
 	if err == nil {
 		err = window.CheckTaus(taus)
@@ -198,6 +214,9 @@ func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
 		for _, tau := range taus {
 			lk, uk := gridKeys(tau)
 			keys = append(keys, lk, uk)
+			if weighted {
+				keys = append(keys, gridWeightedKey(tau))
+			}
 		}
 		for _, m := range keys {
 			if _, ok := r.Values[m]; !ok {
@@ -208,6 +227,9 @@ func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
 		for _, tau := range taus {
 			lk, uk := gridKeys(tau)
 			fg.Lower, fg.Upper = append(fg.Lower, int(r.V(lk))), append(fg.Upper, int(r.V(uk)))
+			if weighted {
+				fg.LowerWeighted = append(fg.LowerWeighted, float64(r.V(gridWeightedKey(tau))))
+			}
 		}
 		figs[idx] = fg
 	}
@@ -217,7 +239,7 @@ func gridFigures(f *suite.File) ([]window.GridFigures, []int64, error) {
 // gridOutput is the document and tables of a percentile's grid bounds b,
 // with each window's figures when perWindow.
 func gridOutput(b *window.GridBounds, q objective.Objective, perWindow bool) (any, []report.Table) {
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d thresholds given (--taus, no search)%s", q, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), upperTitle(b.UpperMode)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d thresholds given (--taus, no search)%s%s", q, b.Rank, b.Turns, b.Windows, b.WindowTurns, b.SeamTurns, len(b.Probes), pctOverlapTitle(b.LowerOverlap), upperTitle(b.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	t.Add(report.CellText("lower bound (tokens)"), report.CellI(b.Lower))
 	t.Add(report.CellText("upper bound (tokens)"), report.CellI(b.Upper))

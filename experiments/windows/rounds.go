@@ -253,7 +253,7 @@ func (c Command) advance(st *roundState, settings map[string]string) error {
 	if d := settingsDiff(f.Options.Params, roundSettings(settings, r)); d != "" {
 		return fmt.Errorf("%s: the shard files are not this round's: %s", dir, d)
 	}
-	figs, _, err := gridFigures(f)
+	figs, _, err := gridFigures(f, false) // rounds take no lower overlap (errGridOverlap)
 	if err != nil {
 		return err
 	}

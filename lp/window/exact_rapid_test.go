@@ -61,7 +61,7 @@ func TestSLORapidExact(t *testing.T) {
 
 // TestPercentileRapidExact: the windowed percentile interval — searched
 // (any probe budget and lower overlap) and at a random grid of thresholds
-// (SumGrid, no overlap), the
+// (SumGrid, the same overlap), the
 // windows' upper ends searched in any mode (SLOUpper) — contains the
 // lowest percentile found by enumeration, for any window size and seam.
 func TestPercentileRapidExact(t *testing.T) {
@@ -78,7 +78,7 @@ func TestPercentileRapidExact(t *testing.T) {
 			rt.Fatalf("searched, upper ends %v, lower overlap %d: [%d, %d] (overlap %d) misses %d", mode, back, b.Lower, b.Upper, b.LowerOverlap, want)
 		}
 		taus := slices.Compact(slices.Sorted(slices.Values(rapid.SliceOfN(rapid.Int64Range(0, 45), 1, 5).Draw(rt, "taus"))))
-		figs, err := gridMode(tr, p, size, seam, taus, nil, mode)
+		figs, err := gridMode(tr, p, size, seam, back, taus, nil, mode)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestPercentileRapidExact(t *testing.T) {
 			rt.Fatal(err)
 		}
 		if g.Lower > want || g.Upper < want {
-			rt.Fatalf("grid %v, upper ends %v: [%d, %d] misses %d", taus, mode, g.Lower, g.Upper, want)
+			rt.Fatalf("grid %v, upper ends %v, lower overlap %d: [%d, %d] misses %d", taus, mode, back, g.Lower, g.Upper, want)
 		}
 	})
 }

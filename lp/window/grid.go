@@ -23,6 +23,11 @@ type GridFigures struct {
 	// the seam after it re-solved), turns.
 	Lower []int `json:"lower_bounds"`
 	Upper []int `json:"upper_bounds"`
+	// LowerWeighted[i], with a lower overlap (nil without), is the
+	// window's weighted bound at the i-th threshold (SLOFigures.
+	// LowerWeighted), turns, a multiple of 1/RampDenominator; Lower[i] is
+	// then its floor, and the windows' sum is ⌈Σ LowerWeighted[i]⌉.
+	LowerWeighted []float64 `json:"lower_bounds_weighted,omitempty"`
 	// MaxLoad is the largest D_k = H_k + p_k among the window's turns,
 	// tokens (what turn k pays with nothing cached).
 	MaxLoad int64 `json:"max_load_tokens"`
@@ -62,8 +67,8 @@ type GridBounds struct {
 // thresholds it probes.
 type GridOptions struct {
 	// SLO are the windows' settings: Params (optional caching),
-	// WindowTurns, SeamTurns, Solver, and Mine (a shard's windows; nil:
-	// all). SLOTokens, PerWindow and Schedule are not used.
+	// WindowTurns, SeamTurns, LowerOverlap, Solver, and Mine (a shard's
+	// windows; nil: all). SLOTokens, PerWindow and Schedule are not used.
 	SLO SLOOptions
 	// Taus are the thresholds, tokens: ascending, distinct, ≥ 0.
 	Taus []int64
@@ -101,9 +106,6 @@ func RunPercentileGrid(ctx context.Context, open func() (TurnReader, func(), err
 	}
 	if err := CheckTaus(o.Taus); err != nil {
 		return nil, fmt.Errorf("window: %w", err)
-	}
-	if o.SLO.LowerOverlap > 0 {
-		return nil, errors.New("window: a grid of thresholds keeps whole-turn figures per window, not the weighted ones of a lower overlap (RunPercentile's search takes one)")
 	}
 	var figs []GridFigures
 	for i, tau := range o.Taus {
@@ -145,6 +147,9 @@ func RunPercentileGrid(ctx context.Context, open func() (TurnReader, func(), err
 				return nil, fmt.Errorf("window: window %d has %d turns at threshold %d tokens, %d at %d (the trace changed while read?)", f.Index, f.Turns, tau, g.Turns, o.Taus[0])
 			}
 			g.Lower, g.Upper, g.Seconds = append(g.Lower, f.Lower), append(g.Upper, f.Upper), g.Seconds+f.Seconds
+			if f.LowerWeighted != nil {
+				g.LowerWeighted = append(g.LowerWeighted, *f.LowerWeighted)
+			}
 		}
 	}
 	return figs, nil
@@ -166,7 +171,9 @@ func RunPercentileGrid(ctx context.Context, open func() (TurnReader, func(), err
 // too low and achieved, or an achieved τ below one too low, would need
 // L(τ) > U(τ) or V increasing in τ: an error (a bug). Both ends are
 // certified whatever the grid; a grid that straddles P_Q,opt closely
-// gives a narrow interval.
+// gives a narrow interval. With a lower overlap every window carries its
+// weighted bounds (LowerWeighted, or none does), and L(τ) is their sum
+// rounded up once, as SumSLO's.
 func SumGrid(figs []GridFigures, taus []int64, turns int, q objective.Objective, windowTurns, seamTurns int) (*GridBounds, error) {
 	if q.Kind != objective.Percentile || !(q.Q > 0 && q.Q < 100) {
 		return nil, fmt.Errorf("window: percentile %v is not in (0, 100)", q.Q)
@@ -184,15 +191,32 @@ func SumGrid(figs []GridFigures, taus []int64, turns int, q objective.Objective,
 	for i, t := range taus {
 		probes[i].Tau = t
 	}
+	weighted := len(figs) > 0 && figs[0].LowerWeighted != nil
+	shares := make([]int64, len(taus)) // with an overlap: Σ of the weighted bounds, 1/RampDenominator turns
 	for k, f := range figs {
 		if f.Index != k || len(f.Lower) != len(taus) || len(f.Upper) != len(taus) {
 			return nil, fmt.Errorf("window: window %d (of %d) has figures at %d and %d thresholds, want window %d at %d", f.Index, len(figs), len(f.Lower), len(f.Upper), k, len(taus))
+		}
+		if (f.LowerWeighted != nil) != weighted || weighted && len(f.LowerWeighted) != len(taus) {
+			return nil, fmt.Errorf("window: window %d has weighted lower bounds at %d thresholds, window 0 at %d: every window at every threshold, or none", k, len(f.LowerWeighted), len(figs[0].LowerWeighted))
 		}
 		b.Turns += f.Turns
 		b.MaxLoad = max(b.MaxLoad, f.MaxLoad)
 		for i := range taus {
 			probes[i].Lower += f.Lower[i]
 			probes[i].Upper += f.Upper[i]
+			if weighted {
+				n, err := sharesOf(f.LowerWeighted[i])
+				if err != nil {
+					return nil, fmt.Errorf("window %d, threshold %d tokens: %w", k, taus[i], err)
+				}
+				shares[i] += n
+			}
+		}
+	}
+	if weighted {
+		for i := range probes {
+			probes[i].Lower = ceilShares(shares[i])
 		}
 	}
 	if b.Turns != turns {

@@ -17,13 +17,14 @@ import (
 // grid runs window.RunPercentileGrid on tr in memory (the windows mine
 // picks; nil: all).
 func grid(tr *trace.Trace, p instance.Params, size, seam int, taus []int64, mine func(int) bool) ([]window.GridFigures, error) {
-	return gridMode(tr, p, size, seam, taus, mine, window.UpperFull)
+	return gridMode(tr, p, size, seam, 0, taus, mine, window.UpperFull)
 }
 
-// gridMode is grid with the windows' upper ends searched as mode says.
-func gridMode(tr *trace.Trace, p instance.Params, size, seam int, taus []int64, mine func(int) bool, mode window.SLOUpper) ([]window.GridFigures, error) {
+// gridMode is grid with a lower overlap of back steps and the windows'
+// upper ends searched as mode says.
+func gridMode(tr *trace.Trace, p instance.Params, size, seam, back int, taus []int64, mine func(int) bool, mode window.SLOUpper) ([]window.GridFigures, error) {
 	open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
-	return window.RunPercentileGrid(context.Background(), open, window.GridOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, Mine: mine, Upper: mode}, Taus: taus})
+	return window.RunPercentileGrid(context.Background(), open, window.GridOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, LowerOverlap: back, Mine: mine, Upper: mode}, Taus: taus})
 }
 
 // randomTaus draws 1–4 ascending distinct thresholds in [0, 40] tokens.
@@ -38,10 +39,11 @@ func randomTaus(r *rand.Rand) []int64 {
 
 // TestGridBrute: on tiny traces the grid's interval contains the lowest
 // percentile found by enumerating every schedule (lp/exhaustive), for
-// every window size and seam; each threshold decided "too low" lies below
-// it and each "achieved" at or above it; and the figures of windows solved
-// as three shards (Mine, disjoint) are the one process's, so their sum is
-// the same interval.
+// every window size, seam and lower overlap (none, or half a window); each
+// threshold decided "too low" lies below it and each "achieved" at or
+// above it; and the figures of windows solved as three shards (Mine,
+// disjoint) are the one process's, weighted bounds included, so their sum
+// is the same interval.
 func TestGridBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 33))
 	decided := map[string]int{}
@@ -61,17 +63,21 @@ func TestGridBrute(t *testing.T) {
 			taus = []int64{want - 1, want}
 		}
 		for size := 1; size <= len(tr.Turns); size++ {
-			for _, seam := range []int{0, 2} {
-				figs, err := grid(tr, p, size, seam, taus, nil)
+			for _, sb := range [][2]int{{0, 0}, {2, 0}, {0, (size + 1) / 2}} {
+				seam, back := sb[0], sb[1]
+				figs, err := gridMode(tr, p, size, seam, back, taus, nil, window.UpperFull)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if (figs[0].LowerWeighted != nil) != (back > 0) {
+					t.Fatalf("case %d: lower overlap %d, weighted bounds %v", i, back, figs[0].LowerWeighted)
 				}
 				b, err := window.SumGrid(figs, taus, len(tr.Turns), q, size, seam)
 				if err != nil {
 					t.Fatalf("case %d: %v", i, err)
 				}
 				if b.Lower > want || b.Upper < want {
-					t.Fatalf("case %d, %s, %v, windows of %d, seams ±%d, τ %v: [%d, %d] misses %d", i, qs, p, size, seam, taus, b.Lower, b.Upper, want)
+					t.Fatalf("case %d, %s, %v, windows of %d, seams ±%d, lower overlap %d, τ %v: [%d, %d] misses %d", i, qs, p, size, seam, back, taus, b.Lower, b.Upper, want)
 				}
 				for _, pr := range b.Probes {
 					decided[pr.Decided]++
@@ -82,7 +88,7 @@ func TestGridBrute(t *testing.T) {
 				// three shards: windows w with w mod 3 = k
 				shards := make([]window.GridFigures, len(figs))
 				for k := 0; k < 3; k++ {
-					part, err := grid(tr, p, size, seam, taus, func(w int) bool { return w%3 == k })
+					part, err := gridMode(tr, p, size, seam, back, taus, func(w int) bool { return w%3 == k }, window.UpperFull)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -363,12 +363,6 @@ func overlapTitle(back int) string {
 	return fmt.Sprintf("lower overlap %d steps (weighted LP bounds, their sum rounded up)", back)
 }
 
-// errGridOverlap is the error of a lower overlap given to a percentile's
-// search in rounds (--rounds).
-func (c Command) errGridOverlap() error {
-	return option.Errorf("lower-overlap", "with --objective %s in the one-process search or on a grid (--taus), not with --rounds (its files keep whole-turn figures per window)", c.Percentile)
-}
-
 // overlapSetting is the lower overlap, steps, that a merged result file of
 // windows of size steps names (its setting lower_overlap_turns, absent: 0),
 // clamped to a window as the run clamps it.

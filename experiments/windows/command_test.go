@@ -250,7 +250,6 @@ func TestBadFlags(t *testing.T) {
 		{"slo-upper", func(c *windows.Command) { c.LNSWindows = 10 }},
 		{"slo-lns-windows", func(c *windows.Command) { s := int64(100); c.SLO, c.LNSWindows = &s, -1 }},
 		{"slo-lns-windows", func(c *windows.Command) { c.Percentile, c.Upper, c.LNSWindows = p99(), window.UpperGreedy, 10 }},
-		{"lower-overlap", func(c *windows.Command) { c.Percentile, c.Rounds = p99(), 2 }},
 	} {
 		cmd := base(path)
 		c.edit(&cmd)

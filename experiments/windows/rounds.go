@@ -53,8 +53,6 @@ func (c Command) runRounds(ctx context.Context, stdout io.Writer, p instance.Par
 		return nil, nil, option.Errorf("round-dir", "not with --slurm (the jobs keep their state in $OUT/run-<job id>)")
 	case c.Shard != "" && c.Out != "":
 		return nil, nil, option.Errorf("out", "not with --rounds --shard (the shard file goes to the round's folder in --round-dir)")
-	case c.LowerOverlap > 0:
-		return nil, nil, c.errGridOverlap()
 	}
 	if c.Slurm > 0 {
 		if c.Trace == "-" {
@@ -86,6 +84,9 @@ func (c Command) runRounds(ctx context.Context, stdout io.Writer, p instance.Par
 		"window_turns": strconv.Itoa(size), "seam_turns": strconv.Itoa(c.SeamTurns), "turns": strconv.Itoa(turns),
 		"thresholds_per_round": strconv.Itoa(c.Rounds), "max_probes": strconv.Itoa(c.MaxProbes)}
 	c.upperSettings(settings)
+	if c.LowerOverlap > 0 { // absent at 0, so the files without it are as before
+		settings["lower_overlap_turns"] = strconv.Itoa(c.LowerOverlap)
+	}
 	st, err := c.loadState(settings)
 	if err != nil {
 		return nil, nil, err
@@ -253,7 +254,12 @@ func (c Command) advance(st *roundState, settings map[string]string) error {
 	if d := settingsDiff(f.Options.Params, roundSettings(settings, r)); d != "" {
 		return fmt.Errorf("%s: the shard files are not this round's: %s", dir, d)
 	}
-	figs, _, err := gridFigures(f, false) // rounds take no lower overlap (errGridOverlap)
+	size, _ := strconv.Atoi(f.Options.Params["window_turns"])
+	back, err := overlapSetting(f, size)
+	if err != nil {
+		return err
+	}
+	figs, _, err := gridFigures(f, back > 0)
 	if err != nil {
 		return err
 	}
@@ -262,8 +268,8 @@ func (c Command) advance(st *roundState, settings map[string]string) error {
 
 // roundsOutput is the document and tables of a search in rounds r.
 func roundsOutput(r *window.Rounds) (any, []report.Table) {
-	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d rounds of at most %d thresholds, %d probes%s",
-		r.Objective, r.Rank, r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, len(r.Done), r.PerRound, r.Probes(), upperTitle(r.UpperMode)),
+	t := report.Table{Title: fmt.Sprintf("windowed bounds on the lowest %s of uncached tokens (rank %d of %d turns): %d windows of %d steps, seams ±%d steps, %d rounds of at most %d thresholds, %d probes%s%s",
+		r.Objective, r.Rank, r.Turns, r.Windows, r.WindowTurns, r.SeamTurns, len(r.Done), r.PerRound, r.Probes(), pctOverlapTitle(r.LowerOverlap), upperTitle(r.UpperMode)),
 		Header: []string{"quantity", "value"}}
 	addPercentileRows(&t, r.PercentileInterval, r.StartLower, r.StartUpper)
 	pt := report.Table{Title: fmt.Sprintf("rounds (windowed SLO bounds at τ, summed over every window; at most %d turns may exceed the percentile)", r.MaxExceeding),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,69 @@ func TestRoundsStepsToOneProcess(t *testing.T) {
 	}
 	if err := report.Emit(&again, "csv", d2, t2...); err != nil || again.String() != want.String() {
 		t.Fatalf("advanced again: %v\n%s", err, again.String())
+	}
+}
+
+// TestRoundsOverlapStepsToOneProcess: with a lower overlap the search in
+// rounds, run as steps (advance, three shards writing each window's
+// weighted bounds, advance again, …), prints the one-process run's CSV
+// byte for byte; its interval says the overlap and meets lp/slo's on the
+// whole trace; a step of another overlap is refused, naming it.
+func TestRoundsOverlapStepsToOneProcess(t *testing.T) {
+	ctx := context.Background()
+	path, tr := writeTrace(t, 200, 6)
+	o, _ := objective.Parse("p90")
+	c := base(path)
+	c.Percentile, c.LowerOverlap, c.Rounds, c.MaxProbes, c.Format = &o, 25, 3, 7, "csv"
+	doc, tables, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	r := doc.(*window.Rounds)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LowerOverlap != 25 || r.Lower > whole.Upper || r.Upper < whole.Lower || len(r.Done) < 2 {
+		t.Fatalf("rounds [%d, %d] after %d rounds, overlap %d; lp/slo whole [%d, %d]", r.Lower, r.Upper, len(r.Done), r.LowerOverlap, whole.Lower, whole.Upper)
+	}
+	step := c
+	step.RoundDir, step.Out = filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "result.csv")
+	for round := 1; round <= len(r.Done)+1; round++ {
+		if _, _, err := step.Run(ctx, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(step.Out); err == nil {
+			break
+		}
+		if round == 1 {
+			other := step
+			other.LowerOverlap = 30
+			if _, _, err := other.Run(ctx, io.Discard); err == nil || !strings.Contains(err.Error(), "lower_overlap_turns") {
+				t.Fatalf("another overlap: %v", err)
+			}
+		}
+		for i := 1; i <= 3; i++ {
+			sh := step
+			sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), ""
+			if _, _, err := sh.Run(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := os.ReadFile(step.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Fatalf("steps:\n%s\none process:\n%s", got, want.String())
 	}
 }

@@ -129,7 +129,6 @@ func RunPercentile(ctx context.Context, open func() (TurnReader, func(), error),
 	if err != nil {
 		return nil, err
 	}
-	iv.LowerOverlap = max(0, min(o.SLO.LowerOverlap, o.SLO.WindowTurns))
 	M, turns, rank := iv.MaxExceeding, iv.Turns, iv.Rank
 	r := &PercentileBounds{PercentileInterval: iv, StartLower: startLower, StartUpper: startUpper, Probes: []Probe{}}
 	lo, hi := r.StartLower-1, r.StartUpper
@@ -272,7 +271,7 @@ func startInterval(open func() (TurnReader, func(), error), o SLOOptions, q obje
 	slices.Sort(least)
 	slices.Sort(load)
 	iv = PercentileInterval{Q: q.Q, Rank: rank, MaxExceeding: turns - rank, Windows: windows,
-		WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns, Turns: turns}
+		WindowTurns: o.WindowTurns, SeamTurns: o.SeamTurns, Turns: turns, LowerOverlap: max(0, min(o.LowerOverlap, o.WindowTurns))}
 	if o.Upper != UpperFull {
 		iv.UpperMode = o.Upper.String()
 	}

@@ -13,7 +13,8 @@ import (
 // so that the windows of a round can be solved by independent tasks.
 type RoundOptions struct {
 	// SLO are the windows' settings (Params, optional caching,
-	// WindowTurns, SeamTurns, Solver; the rest is not used).
+	// WindowTurns, SeamTurns, LowerOverlap, Solver; the rest is not
+	// used).
 	SLO SLOOptions
 	// Objective is the percentile (objective.Percentile, Q in (0, 100)).
 	Objective objective.Objective

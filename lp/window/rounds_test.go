@@ -48,7 +48,7 @@ func roundsSharded(tr *trace.Trace, o window.RoundOptions, n int) (*window.Round
 }
 
 // TestRoundsRapidExact: the rounds' interval, for any window size, seam,
-// thresholds per round and probe budget, contains the lowest percentile
+// lower overlap, thresholds per round and probe budget, contains the lowest percentile
 // found by enumerating every schedule (lp/exhaustive), every threshold
 // decided too low lies below it and every one achieved at or above it;
 // it is SumGrid's interval over every threshold probed (run again in one
@@ -62,7 +62,8 @@ func TestRoundsRapidExact(t *testing.T) {
 		q, _ := objective.Parse(qs)
 		size := rapid.IntRange(1, len(tr.Turns)).Draw(rt, "size")
 		seam := rapid.IntRange(0, size).Draw(rt, "seam")
-		o := window.RoundOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam}, Objective: q,
+		back := rapid.IntRange(0, size).Draw(rt, "lower overlap")
+		o := window.RoundOptions{SLO: window.SLOOptions{Params: p, WindowTurns: size, SeamTurns: seam, LowerOverlap: back}, Objective: q,
 			PerRound: rapid.IntRange(1, 4).Draw(rt, "per round"), MaxProbes: rapid.IntRange(0, 6).Draw(rt, "max probes")}
 		open := func() (window.TurnReader, func(), error) { return window.NewTurns(tr.Turns), func() {}, nil }
 		r, err := window.RunRounds(context.Background(), open, o)
@@ -70,8 +71,8 @@ func TestRoundsRapidExact(t *testing.T) {
 			rt.Fatal(err)
 		}
 		want := bruteP(tr, p, qs)
-		if r.Lower > want || r.Upper < want {
-			rt.Fatalf("rounds: [%d, %d] misses %d", r.Lower, r.Upper, want)
+		if r.Lower > want || r.Upper < want || r.LowerOverlap != back {
+			rt.Fatalf("rounds, lower overlap %d: [%d, %d] (overlap %d) misses %d", back, r.Lower, r.Upper, r.LowerOverlap, want)
 		}
 		var all []int64
 		for i, d := range r.Done {
@@ -112,7 +113,7 @@ func TestRoundsRapidExact(t *testing.T) {
 			if len(slices.Compact(slices.Clone(all))) != len(all) {
 				rt.Fatalf("a threshold probed twice: %v", all)
 			}
-			figs, err := grid(tr, p, size, seam, all, nil)
+			figs, err := gridMode(tr, p, size, seam, back, all, nil, window.UpperFull)
 			if err != nil {
 				rt.Fatal(err)
 			}

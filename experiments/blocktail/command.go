@@ -74,6 +74,13 @@ type Command struct {
 	// window's end, and streams the trace (prefixtail.WindowedLookahead;
 	// 0: the whole trace's lookahead, the trace held compactly).
 	ReplayLookaheadRequests int
+	// CarriedHistory gives each window's relaxation its carried history
+	// (--relaxation-history carried; prefixtail.WindowOptions) in place of
+	// the last uses before it: the same relaxation optima, built from the
+	// window's chains and which of their blocks were used before it, so
+	// that with ReplayLookaheadRequests the process holds nothing per
+	// block or request of the whole trace beside the reader's interner.
+	CarriedHistory bool
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -120,7 +127,7 @@ func (c Command) WindowCheck() (Config, int64, error) {
 // WindowOptions are the seams of c's windowed bounds.
 func (c Command) WindowOptions() prefixtail.WindowOptions {
 	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests, LowerOverlapRequests: c.LowerOverlapRequests,
-		LowerOverlapWeights: c.LowerOverlapWeights}
+		LowerOverlapWeights: c.LowerOverlapWeights, CarriedHistory: c.CarriedHistory}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -143,6 +150,9 @@ func (c Command) WindowSettingsOf(block int64, requests int, cfg Config) map[str
 		if c.LowerOverlapWeights != prefixtail.RampWeights { // left out for the ramp, so its files stay as before
 			ps["lower_overlap_weights"] = c.LowerOverlapWeights.String()
 		}
+	}
+	if c.CarriedHistory { // left out for the last uses, so their files stay as before
+		ps["relaxation_history"] = "carried"
 	}
 	return ps
 }
@@ -269,6 +279,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.ReplayLookaheadRequests != 0 {
 		return nil, nil, option.Errorf("replay-lookahead-requests", "only with --windows N")
 	}
+	if c.CarriedHistory {
+		return nil, nil, option.Errorf("relaxation-history", "only with --windows N")
+	}
 	if c.LowerOverlapWeights != prefixtail.RampWeights {
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --windows N and --lower-overlap-requests L > 0")
 	}
@@ -333,6 +346,9 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	settings["windows"], settings["seam_requests"] = c.Windows, c.SeamRequests
 	if c.ReplayLookaheadRequests > 0 { // left out at 0, so that the output stays as before
 		settings["replay_lookahead_requests"] = c.ReplayLookaheadRequests
+	}
+	if c.CarriedHistory { // left out for the last uses, so that the output stays as before
+		settings["relaxation_history"] = "carried"
 	}
 	if c.LowerOverlapRequests > 0 {
 		settings["lower_overlap_requests"] = c.LowerOverlapRequests

@@ -69,3 +69,25 @@ func chainSet(reqs []prefixcache.Req) map[prefixcache.BlockID]bool {
 	}
 	return set
 }
+
+// idSet is a set of block ids, one bit per id, in pages of 2¹⁶ ids
+// allocated when first touched (8 KB each), so that its size follows the
+// ids used, not the largest.
+type idSet struct{ pages [][]uint64 }
+
+const idPageBits = 16
+
+// add adds id (≥ 0) and reports whether it was already in the set.
+func (s *idSet) add(id prefixcache.BlockID) bool {
+	p := int(id) >> idPageBits
+	if p >= len(s.pages) {
+		s.pages = append(s.pages, make([][]uint64, p+1-len(s.pages))...)
+	}
+	if s.pages[p] == nil {
+		s.pages[p] = make([]uint64, 1<<idPageBits/64)
+	}
+	w, b := &s.pages[p][int(id)&(1<<idPageBits-1)/64], uint64(1)<<(uint(id)%64)
+	had := *w&b != 0
+	*w |= b
+	return had
+}

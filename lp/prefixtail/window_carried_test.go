@@ -215,3 +215,34 @@ func TestCarriedHeldBounded(t *testing.T) {
 		t.Fatal("the whole trace's arrays are allocated with carried histories")
 	}
 }
+
+// TestIDSet: each id is new once, then seen, across words and pages, and
+// a large id allocates its own page only.
+func TestIDSet(t *testing.T) {
+	var s idSet
+	ids := []prefixcache.BlockID{0, 1, 63, 64, 65535, 65536, 1<<30 + 7}
+	for _, id := range ids {
+		if s.add(id) {
+			t.Errorf("id %d seen before it was added", id)
+		}
+	}
+	for _, id := range ids {
+		if !s.add(id) {
+			t.Errorf("id %d not seen after it was added", id)
+		}
+	}
+	for _, id := range []prefixcache.BlockID{2, 62, 66, 65534, 65537, 1<<30 + 6} {
+		if s.add(id) {
+			t.Errorf("id %d, never added, seen", id)
+		}
+	}
+	pages := 0
+	for _, p := range s.pages {
+		if p != nil {
+			pages++
+		}
+	}
+	if pages != 3 {
+		t.Errorf("%d pages allocated for ids in 3 pages", pages)
+	}
+}

@@ -173,11 +173,11 @@ type lookRun struct {
 	allInput        []int64
 
 	// With carried histories (WindowOptions.CarriedHistory), in place of
-	// the whole trace's arrays: the blocks seen so far, ids 0 … seen−1
-	// (ids are numbered densely in order of first appearance), and the
-	// last use of each block among the held requests (pruned by drop).
+	// the whole trace's arrays: the blocks seen so far (one bit per id),
+	// and the last use of each block among the held requests (pruned by
+	// drop).
 	carried bool
-	seen    int
+	seen    idSet
 	held    map[prefixcache.BlockID]int32
 
 	// Held requests [base, read): off[t−base] is request t's first
@@ -282,21 +282,17 @@ func (lr *lookRun) refer(t, d int, id prefixcache.BlockID, p int32) {
 }
 
 // prevHeld returns the previous use of block id at depth d of request t,
-// after block par (−1: a root), with carried histories: −1 for a new
-// block (id = seen, the next in order of first appearance), its last use
-// when held, else base−1 (used before the held requests). It checks what
+// after block par (−1: a root), with carried histories: −1 for a block
+// not seen before, its last use when held, else base−1 (used before the
+// held requests). It checks what
 // add checks without them, within the held requests: a block twice in
 // one chain, and a block held at another depth or after another parent
 // (a block whose last use was dropped is not checked: its parent is not
 // held; an Interner's ids, which the bound's readers give, number a
 // block by its parent, so it cannot differ).
 func (lr *lookRun) prevHeld(t, d int, id prefixcache.BlockID, par int32) (int32, error) {
-	switch {
-	case int(id) == lr.seen:
-		lr.seen++
+	if !lr.seen.add(id) {
 		return -1, nil
-	case int(id) > lr.seen:
-		return 0, fmt.Errorf("request %d: block id %d at depth %d, but only %d blocks were seen before it (carried histories need block ids numbered densely in order of first appearance, as an interner numbers them)", t, id, d, lr.seen)
 	}
 	p, ok := lr.held[id]
 	if !ok {

@@ -81,6 +81,12 @@ type Command struct {
 	// that with ReplayLookaheadRequests the process holds nothing per
 	// block or request of the whole trace beside the reader's interner.
 	CarriedHistory bool
+	// TraceBlockIDs takes the trace's hash ids as block ids, no interner
+	// numbering them (--block-ids trace; with CarriedHistory and
+	// ReplayLookaheadRequests, a file of an importer's format): assumes a
+	// hash id names one prefix, checked while its last use is held
+	// (BoundWindowedLookahead).
+	TraceBlockIDs bool
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -282,6 +288,9 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.CarriedHistory {
 		return nil, nil, option.Errorf("relaxation-history", "only with --windows N")
 	}
+	if c.TraceBlockIDs {
+		return nil, nil, option.Errorf("block-ids", "only with --windows N")
+	}
 	if c.LowerOverlapWeights != prefixtail.RampWeights {
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --windows N and --lower-overlap-requests L > 0")
 	}
@@ -319,6 +328,8 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --lower-overlap-requests L > 0")
 	case c.ReplayLookaheadRequests < 0:
 		return nil, nil, option.Errorf("replay-lookahead-requests", "want ≥ 0, got %d", c.ReplayLookaheadRequests)
+	case c.TraceBlockIDs && (c.ReplayLookaheadRequests == 0 || !c.CarriedHistory || c.Trace == "-" || c.TraceFormat == "canonical"):
+		return nil, nil, option.Errorf("block-ids", "trace: only with --replay-lookahead-requests H, --relaxation-history carried and a file (not standard input) of the mooncake, bailian or blocks format")
 	case c.JoinRequests != 0:
 		return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
 	case cfg.PercentileQ > 0:
@@ -331,7 +342,7 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	var w *Windowed
 	var block int64
 	if c.ReplayLookaheadRequests > 0 {
-		w, block, err = BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], c.Windows, c.ReplayLookaheadRequests, c.WindowOptions(), cfg)
+		w, block, err = BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], c.Windows, c.ReplayLookaheadRequests, c.WindowOptions(), c.TraceBlockIDs, cfg)
 	} else {
 		var fl *prefixtail.Flat
 		if fl, block, err = LoadFlat(c.Trace, c.TraceFormat, want); err != nil {
@@ -349,6 +360,9 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	}
 	if c.CarriedHistory { // left out for the last uses, so that the output stays as before
 		settings["relaxation_history"] = "carried"
+	}
+	if c.TraceBlockIDs { // left out for interned ids, so that the output stays as before
+		settings["block_ids"] = "trace"
 	}
 	if c.LowerOverlapRequests > 0 {
 		settings["lower_overlap_requests"] = c.LowerOverlapRequests

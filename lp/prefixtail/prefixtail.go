@@ -465,11 +465,18 @@
 // F is closed under parents: a block's parent is on every chain that
 // holds it. The carried history H_F is one request per leaf of F (a block
 // of F with no child in F), its chain the leaf's root path (all of it in
-// F, as the chains of W' give it), its input the chain's tokens (never read:
-// a history request has no cost), ordered by the leaf's first reference
-// in W', the latest first; free, as every history (no cost, no capacity
-// row). It is a function of the chains of W' and one bit per block they
-// reference.
+// F, as the chains of W' give it), its input the chain's tokens (never
+// read: a history request has no cost), ordered by the leaf's first
+// reference in W', the latest first, and last the longest prefix P of
+// the chain of request s − 1 whose blocks W' references (when not empty;
+// the leaf's request equal to it left out): a root path in F (W'
+// references a block's parent wherever it references the block), put
+// last so that request s hits as constant the blocks it shares with
+// s − 1, as in the trace and as the last uses' history has it whenever
+// s − 1 shares a block with W'. Free, as every history (no cost, no
+// capacity row). It is a function of the chains of W' and of s − 1 and
+// one bit per block they reference. The claims below hold for any set
+// of root paths in F that covers F, in any order.
 //
 // Claim 1 (validity). Σ_W of any lower bound on the relaxations over
 // H_F is at most OPT, as for the last uses (Lower overlap, with s − l
@@ -528,8 +535,10 @@
 // for free, so Λ is the same, but the bound is Base − Λ − slack with
 // slack = lagrangeSlack·max(1, |Base|), and Base counts an interval
 // ending at s as a constant hit (in Base) when its block is on the
-// history's last request and as a column otherwise, so the slack, and
-// the bound, differ by up to 10⁻⁹ of Base; the spread start shares a
+// history's last request and as a column otherwise, so when s − 1
+// shares no block with W' (the last uses' last request is then an
+// earlier one, P empty) the slack, and the bound, may differ by up to
+// 10⁻⁹ of Base; the spread start shares a
 // child's weight among the parent intervals inside it, whose number
 // (those between two history requests included) depends on the history's
 // layout; and the relaxation's replays, which set the search's target and

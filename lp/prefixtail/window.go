@@ -386,7 +386,15 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 		}
 		if wo.CarriedHistory {
 			set := chainSet(hist) // every block a history chain holds was used before rlo, and every one used before is in one
-			if hist, err = CarriedHistory(wide, block, func(id prefixcache.BlockID) bool { return set[id] }); err != nil {
+			var before []prefixcache.BlockID
+			if rlo > 0 {
+				q, err := src.slice(rlo-1, rlo)
+				if err != nil {
+					return nil, fmt.Errorf("window %d: %w", w, err)
+				}
+				before = q[0].Blocks
+			}
+			if hist, err = CarriedHistory(wide, before, block, func(id prefixcache.BlockID) bool { return set[id] }); err != nil {
 				return nil, fmt.Errorf("window %d: %w", w, err)
 			}
 		}

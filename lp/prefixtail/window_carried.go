@@ -14,11 +14,15 @@ import (
 // forest, its chain the leaf's root path as wide's chains give it, its
 // input the chain's tokens (len·block; a history request's cost is not
 // counted), ordered by the leaf's first reference in wide, the latest
-// first. It is a function of wide's chains and one bit per block they
-// reference. A carried block after a block that is not carried in one
-// chain is an error (the chains were not numbered by one interner, or
-// seen is wrong).
-func CarriedHistory(wide []prefixcache.Req, block int64, seen func(prefixcache.BlockID) bool) ([]prefixcache.Req, error) {
+// first; then, last, the longest prefix of before (the chain of the
+// request before wide's first, nil when none) whose blocks wide
+// references, when not empty (the leaf request it equals, if any, left
+// out), so that wide's first request hits as constant what the request
+// before it held, as in the trace. It is a function of wide's chains,
+// before's and one bit per block they reference. A carried block after a
+// block that is not carried in one chain is an error (the chains were not
+// numbered by one interner, or seen is wrong).
+func CarriedHistory(wide []prefixcache.Req, before []prefixcache.BlockID, block int64, seen func(prefixcache.BlockID) bool) ([]prefixcache.Req, error) {
 	type where struct{ t, d, first int32 }
 	at := make(map[prefixcache.BlockID]where) // a carried block: its first reference in wide
 	inner := make(map[prefixcache.BlockID]bool)
@@ -44,17 +48,28 @@ func CarriedHistory(wide []prefixcache.Req, block int64, seen func(prefixcache.B
 		}
 		ref += int32(len(ch))
 	}
+	k := 0 // before's prefix that wide references (all of it carried: used at the request before)
+	for k < len(before) {
+		if _, ok := at[before[k]]; !ok {
+			break
+		}
+		k++
+	}
 	leaves := make([]where, 0, len(at))
 	for id, w := range at {
-		if !inner[id] {
+		if !inner[id] && (k == 0 || id != before[k-1]) {
 			leaves = append(leaves, w)
 		}
 	}
 	slices.SortFunc(leaves, func(a, b where) int { return int(b.first - a.first) }) // latest first reference first
-	out := make([]prefixcache.Req, len(leaves))
-	for i, w := range leaves {
+	out := make([]prefixcache.Req, 0, len(leaves)+1)
+	for _, w := range leaves {
 		ch := slices.Clone(wide[w.t].Blocks[:w.d+1])
-		out[i] = prefixcache.Req{Index: i, Input: int64(len(ch)) * block, Blocks: ch}
+		out = append(out, prefixcache.Req{Index: len(out), Input: int64(len(ch)) * block, Blocks: ch})
+	}
+	if k > 0 {
+		ch := slices.Clone(before[:k])
+		out = append(out, prefixcache.Req{Index: len(out), Input: int64(len(ch)) * block, Blocks: ch})
 	}
 	return out, nil
 }

@@ -28,7 +28,9 @@ func usedBefore(reqs []prefixcache.Req, s int) func(prefixcache.BlockID) bool {
 // 10⁻⁶ (relative), and the carried history is what its definition says,
 // checked from the trace by brute force: its chains are root paths the
 // window's chains hold, made of blocks used before the window, every such
-// block on one, each ending at a block with no such child.
+// block on one, each ending at a block with no such child, but the last
+// when the request before the window is given: the longest prefix of its
+// chain that the window references.
 func TestCarriedHistoryRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawWindowCase(rt, 31, []int64{1, 4, 16}, 16)
@@ -43,7 +45,11 @@ func TestCarriedHistoryRapid(t *testing.T) {
 		}
 		seen := usedBefore(c.reqs, s)
 		win := restriction(c.reqs, s, e)
-		hist, err := CarriedHistory(win, c.block, seen)
+		var before []prefixcache.BlockID
+		if s > 0 && rapid.Bool().Draw(rt, "before") {
+			before = c.reqs[s-1].Blocks
+		}
+		hist, err := CarriedHistory(win, before, c.block, seen)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -55,8 +61,16 @@ func TestCarriedHistoryRapid(t *testing.T) {
 				}
 			}
 		}
+		inWin := chainSet(win)
+		k := 0
+		for k < len(before) && inWin[before[k]] {
+			k++
+		}
+		if k > 0 && (len(hist) == 0 || !slices.Equal(hist[len(hist)-1].Blocks, before[:k])) {
+			rt.Fatalf("history %v: want it to end with %v, the request before's prefix the window references", hist, before[:k])
+		}
 		onPath := map[prefixcache.BlockID]bool{}
-		for _, h := range hist {
+		for i, h := range hist {
 			if len(h.Blocks) == 0 || h.Input != int64(len(h.Blocks))*c.block {
 				rt.Fatalf("history request %+v: empty, or its input not its chain's tokens", h)
 			}
@@ -72,6 +86,9 @@ func TestCarriedHistoryRapid(t *testing.T) {
 					rt.Fatalf("history chain %v holds block %d, not used before the window", h.Blocks, id)
 				}
 				onPath[id] = true
+			}
+			if k > 0 && i == len(hist)-1 {
+				continue // the request before's prefix, not a leaf's path
 			}
 			leaf := h.Blocks[len(h.Blocks)-1]
 			for _, q := range win {

@@ -459,7 +459,11 @@ func (lr *lookRun) history(s, e int) ([]prefixcache.Req, error) {
 				before[lr.blocks[ref]] = true
 			}
 		}
-		return CarriedHistory(lr.reqs(s, e), lr.block, func(id prefixcache.BlockID) bool { return before[id] })
+		var prev []prefixcache.BlockID
+		if s > 0 {
+			prev = lr.chain(s - 1)
+		}
+		return CarriedHistory(lr.reqs(s, e), prev, lr.block, func(id prefixcache.BlockID) bool { return before[id] })
 	}
 	var ts []int
 	for ref := lr.ref(s, 0); ref < lr.ref(e, 0); ref++ {
@@ -589,6 +593,9 @@ func (lr *lookRun) drop() {
 	if lr.bounded < lr.windows {
 		lo, _ := RelaxationRange(lr.n, lr.windows, lr.bounded, lr.wo)
 		keep = min(keep, lo)
+		if lr.carried && lo > 0 {
+			keep = min(keep, lo-1) // the request before it, whose chain its carried history ends with
+		}
 	}
 	if lr.seams && lr.seamed0 < lr.windows-1 {
 		s, _ := lr.window(lr.seamed0 + 1)

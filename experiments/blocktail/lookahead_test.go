@@ -2,6 +2,7 @@ package blocktail
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tailbound/tailbound/lp/prefixtail"
+	"github.com/tailbound/tailbound/models/blocktrace"
+	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
 // TestBoundWindowedLookaheadRapid: a file streamed request by request
@@ -137,4 +140,35 @@ func TestBoundWindowedLookaheadTraceIDsBad(t *testing.T) {
 	if _, _, err := BoundWindowedLookahead(context.Background(), filepath.Join(dir, "bad.jsonl"), "mooncake", 0, 4096, 2, 1, prefixtail.WindowOptions{}, true, cfg); err == nil {
 		t.Error("the trace's ids accepted without carried histories")
 	}
+}
+
+// FuzzTraceBlocks: any hash ids are either refused, with one line, or
+// become the same ids as block ids, each in 0 … 2³¹−1 and increasing
+// along the chain; a request before the previous one's time is refused
+// (prefixcache.CheckNext's test: a time that is not a number is not
+// "before").
+func FuzzTraceBlocks(f *testing.F) {
+	f.Add(int64(0), int64(1), int64(2), 1.0, 2.0)
+	f.Add(int64(5), int64(3), int64(9), 2.0, 1.0)
+	f.Add(int64(-1), int64(1<<31), int64(7), 0.0, 0.0)
+	f.Fuzz(func(t *testing.T, a, b, c int64, last, now float64) {
+		r := blocktrace.Request{Index: 3, Time: now, Input: 3 * 512, Hashes: []int64{a, b, c}}
+		var q prefixcache.Req
+		arena, err := traceBlocks(&q, &r, true, last, nil)
+		ok := !(now < last) && a >= 0 && a < b && b < c && c <= math.MaxInt32
+		if err != nil {
+			if ok || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%v at %v after %v: %v", r.Hashes, now, last, err)
+			}
+			return
+		}
+		if !ok || len(q.Blocks) != 3 || len(arena) != 3 || q.Index != 3 || q.Input != r.Input {
+			t.Fatalf("%v at %v after %v accepted as %+v", r.Hashes, now, last, q)
+		}
+		for d, id := range q.Blocks {
+			if int64(id) != r.Hashes[d] {
+				t.Fatalf("%v read as %v", r.Hashes, q.Blocks)
+			}
+		}
+	})
 }

@@ -84,7 +84,9 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.IntVar(&c.SeamRequests, "seam-requests", 0, "with --windows: half-width, requests, of the seam re-solved at each boundary between windows for the upper bound's guide (0: none)")
 	fs.IntVar(&c.LowerOverlapRequests, "lower-overlap-requests", 0, "with --windows: how far back, requests, each window's relaxation reaches into the window before for the lower bound, their costs shared between the two by weights (at most a window; 0: not)")
 	overlapWeights := fs.String("lower-overlap-weights", "ramp", "with --lower-overlap-requests: how each request of the overlap is shared between the two windows: ramp (its weight in the later window rising towards it) or half (1/2 in each); both keep the bound certified, which is tighter depends on the trace (docs/windows.md)")
-	fs.IntVar(&c.ReplayLookaheadRequests, "replay-lookahead-requests", 0, "with --windows in one process: the stitched replay that gives the upper bound knows next uses only up to this many requests past each window's end (a block with none known ranks as never used again), and a file is counted by its lines, then read once, request by request, holding the windows it needs, not the trace's references (still, for the histories, 8 bytes per distinct block and 12 per request); the upper bound stays certified but may be higher (docs/windows.md); standard input is held whole; 0: the whole trace's next uses, the trace held compactly")
+	fs.IntVar(&c.ReplayLookaheadRequests, "replay-lookahead-requests", 0, "with --windows in one process: the stitched replay that gives the upper bound knows next uses only up to this many requests past each window's end (a block with none known ranks as never used again), and a file is counted by its lines, then read once, request by request, holding the windows it needs, not the trace's references (still, for the histories, 8 bytes per distinct block and 12 per request, unless --relaxation-history carried); the upper bound stays certified but may be higher (docs/windows.md); standard input is held whole; 0: the whole trace's next uses, the trace held compactly")
+	relaxHistory := fs.String("relaxation-history", "last-uses", "with --windows in one process: what each window's relaxation carries in from before it: last-uses (the last use before the window of every block it references, the requests whole) or carried (one request per leaf of the blocks it references that were used before it, built from the window's own chains); the relaxations' optima are the same and both lower bounds are certified, the Lagrangian's may differ (docs/windows.md); with --replay-lookahead-requests, carried holds nothing per block or request of the whole trace but the reader's interner")
+	blockIDs := fs.String("block-ids", "interned", "with --replay-lookahead-requests and --relaxation-history carried, a file of the mooncake, bailian or blocks format: interned (an interner numbers each block by its parent and hash, a table of 8 bytes per distinct block) or trace (the trace's hash ids are the block ids, nothing held per block but a bit: assumes a hash id names one prefix, always after the same parent, checked while its last use is held; ids must increase along a chain)")
 	fs.Float64Var(&c.TargetWidth, "target-width", 0, "with --windows in one process: the relative interval width wanted (fraction, e.g. 0.01); the window count is halved until it is met or one window (the whole trace's interval) is left, and the counts tried are listed (0: one count)")
 	fs.IntVar(&c.JoinRequests, "join-requests", 0, "with --shard or --slurm: half-width, requests, of the join between two shards' runs, so that a run starts from a warm cache (at most half a window; 0: none, each run starts from an empty cache)")
 	fs.StringVar(&c.Shard, "shard", "", "with --windows: bound only shard i/n (the i-th of n runs of consecutive windows, its stitched schedule replayed from an empty cache at its start, or joined to the run before with --join-requests) and write its result file for merge; a file is counted by its non-blank lines (one request each), then parsed once up to the run's end, the last shard checking the count; standard input is read whole")
@@ -99,6 +101,20 @@ func runSolveBlock(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if c.LowerOverlapWeights, err = prefixtail.ParseOverlapWeighting(*overlapWeights); err != nil {
 		return option.Wrap("lower-overlap-weights", err)
+	}
+	switch *relaxHistory {
+	case "last-uses":
+	case "carried":
+		c.CarriedHistory = true
+	default:
+		return option.Errorf("relaxation-history", "want last-uses or carried, got %q", *relaxHistory)
+	}
+	switch *blockIDs {
+	case "interned":
+	case "trace":
+		c.TraceBlockIDs = true
+	default:
+		return option.Errorf("block-ids", "want interned or trace, got %q", *blockIDs)
 	}
 	c.Format, c.Policies, c.Progress = format, "none", progressFunc(stderr)
 	if c.Shard != "" || c.Slurm != 0 {

@@ -79,6 +79,19 @@ type Command struct {
 	// fraction): the window count is halved until it is met or one window
 	// is left (byCount).
 	TargetWidth float64
+	// CarriedHistory gives each window's relaxation its carried history
+	// (--relaxation-history carried; prefixtail.WindowOptions) in place of
+	// the last uses before it: the same relaxation optima, built from the
+	// window's chains and which of their blocks were used before it, so
+	// that with ReplayLookaheadRequests the process holds nothing per
+	// block or request of the whole trace beside the reader's interner.
+	CarriedHistory bool
+	// TraceBlockIDs takes the trace's hash ids as block ids, no interner
+	// numbering them (--block-ids trace; with CarriedHistory and
+	// ReplayLookaheadRequests, a file of an importer's format): assumes a
+	// hash id names one prefix, checked while its last use is held
+	// (BoundWindowedLookahead).
+	TraceBlockIDs bool
 	// Shard is i/n (--shard, with Windows): bound only the i-th of n runs
 	// of consecutive windows and write the shard's result file to Out
 	// (--out; "": standard output). Slurm, when > 0, prints the Slurm
@@ -125,7 +138,7 @@ func (c Command) WindowCheck() (Config, int64, error) {
 // WindowOptions are the seams of c's windowed bounds.
 func (c Command) WindowOptions() prefixtail.WindowOptions {
 	return prefixtail.WindowOptions{SeamRequests: c.SeamRequests, JoinRequests: c.JoinRequests, LowerOverlapRequests: c.LowerOverlapRequests,
-		LowerOverlapWeights: c.LowerOverlapWeights}
+		LowerOverlapWeights: c.LowerOverlapWeights, CarriedHistory: c.CarriedHistory}
 }
 
 // WindowSettings are the settings a block-level windowed shard's file
@@ -148,6 +161,9 @@ func (c Command) WindowSettingsOf(block int64, requests int, cfg Config) map[str
 		if c.LowerOverlapWeights != prefixtail.RampWeights { // left out for the ramp, so its files stay as before
 			ps["lower_overlap_weights"] = c.LowerOverlapWeights.String()
 		}
+	}
+	if c.CarriedHistory { // left out for the last uses, so their files stay as before
+		ps["relaxation_history"] = "carried"
 	}
 	return ps
 }
@@ -274,6 +290,12 @@ func (c Command) Solve(ctx context.Context) (any, []report.Table, error) {
 	if c.ReplayLookaheadRequests != 0 {
 		return nil, nil, option.Errorf("replay-lookahead-requests", "only with --windows N")
 	}
+	if c.CarriedHistory {
+		return nil, nil, option.Errorf("relaxation-history", "only with --windows N")
+	}
+	if c.TraceBlockIDs {
+		return nil, nil, option.Errorf("block-ids", "only with --windows N")
+	}
 	if c.LowerOverlapWeights != prefixtail.RampWeights {
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --windows N and --lower-overlap-requests L > 0")
 	}
@@ -311,6 +333,8 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 		return nil, nil, option.Errorf("lower-overlap-weights", "only with --lower-overlap-requests L > 0")
 	case c.ReplayLookaheadRequests < 0:
 		return nil, nil, option.Errorf("replay-lookahead-requests", "want ≥ 0, got %d", c.ReplayLookaheadRequests)
+	case c.TraceBlockIDs && (c.ReplayLookaheadRequests == 0 || !c.CarriedHistory || c.Trace == "-" || c.TraceFormat == "canonical"):
+		return nil, nil, option.Errorf("block-ids", "trace: only with --replay-lookahead-requests H, --relaxation-history carried and a file (not standard input) of the mooncake, bailian or blocks format")
 	case c.JoinRequests != 0:
 		return nil, nil, option.Errorf("join-requests", "joins shards' runs: only with --shard or --slurm")
 	case cfg.PercentileQ > 0:
@@ -328,7 +352,7 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	var block int64
 	if c.ReplayLookaheadRequests > 0 {
 		bound = func(nw int) (*Windowed, error) {
-			w, b, err := BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], nw, c.ReplayLookaheadRequests, c.WindowOptions(), cfg)
+			w, b, err := BoundWindowedLookahead(ctx, c.Trace, c.TraceFormat, want, cfg.Capacities[0], nw, c.ReplayLookaheadRequests, c.WindowOptions(), c.TraceBlockIDs, cfg)
 			block = b
 			return w, err
 		}
@@ -349,6 +373,12 @@ func (c Command) solveWindowed(ctx context.Context) (any, []report.Table, error)
 	settings["windows"], settings["seam_requests"] = w.Windows, c.SeamRequests
 	if c.ReplayLookaheadRequests > 0 { // left out at 0, so that the output stays as before
 		settings["replay_lookahead_requests"] = c.ReplayLookaheadRequests
+	}
+	if c.CarriedHistory { // left out for the last uses, so that the output stays as before
+		settings["relaxation_history"] = "carried"
+	}
+	if c.TraceBlockIDs { // left out for interned ids, so that the output stays as before
+		settings["block_ids"] = "trace"
 	}
 	if c.LowerOverlapRequests > 0 {
 		settings["lower_overlap_requests"] = c.LowerOverlapRequests

@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tailbound/tailbound/experiments/blocksim"
 	"github.com/tailbound/tailbound/lp/prefixtail"
+	"github.com/tailbound/tailbound/models/blocktrace"
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
@@ -251,9 +254,14 @@ func CountLines(path string) (int, error) {
 // lines, then read once, request by request, interned and dropped as the
 // windows pass (a count the parse contradicts is an error naming the
 // file); standard input, which cannot be counted before it is read, is
-// held whole as a Flat first (LoadFlat). It returns the block size,
-// tokens.
-func BoundWindowedLookahead(ctx context.Context, path, format string, block, capacity int64, windows, lookahead int, wo prefixtail.WindowOptions, cfg Config) (*Windowed, int64, error) {
+// held whole as a Flat first (LoadFlat). With traceIDs (a file, carried
+// histories, not the canonical format) the trace's hash ids are the block
+// ids, no interner numbering them (traceBlocks). It returns the block
+// size, tokens.
+func BoundWindowedLookahead(ctx context.Context, path, format string, block, capacity int64, windows, lookahead int, wo prefixtail.WindowOptions, traceIDs bool, cfg Config) (*Windowed, int64, error) {
+	if traceIDs && (path == "-" || !wo.CarriedHistory || format == "canonical") {
+		return nil, 0, fmt.Errorf("the trace's hash ids as block ids: for a file (not standard input) of the mooncake, bailian or blocks format, with carried histories")
+	}
 	var (
 		next func() (*prefixcache.Req, error)
 		n    int
@@ -281,6 +289,7 @@ func BoundWindowedLookahead(ctx context.Context, path, format string, block, cap
 			q     prefixcache.Req
 			arena []prefixcache.BlockID
 			t     int
+			last  float64
 		)
 		next = func() (*prefixcache.Req, error) {
 			r, err := src()
@@ -297,7 +306,12 @@ func BoundWindowedLookahead(ctx context.Context, path, format string, block, cap
 				return nil, fmt.Errorf("%s: more than the %d requests counted before", path, n)
 			}
 			r.Index = t
-			if arena, err = in.InternTo(&q, &r, arena[:0]); err != nil {
+			if traceIDs {
+				if arena, err = traceBlocks(&q, &r, t > 0, last, arena[:0]); err != nil {
+					return nil, fmt.Errorf("%s: %w", path, err)
+				}
+				last = r.Time
+			} else if arena, err = in.InternTo(&q, &r, arena[:0]); err != nil {
 				return nil, err
 			}
 			t++
@@ -314,7 +328,42 @@ func BoundWindowedLookahead(ctx context.Context, path, format string, block, cap
 	start := time.Now()
 	wb, err := prefixtail.WindowedLookahead(ctx, next, n, b, int(capacity/b), cfg.Objective, windows, lookahead, wo, opt)
 	if err != nil {
+		if path != "-" && !strings.Contains(err.Error(), path) { // a chain's error found past the parse (a request's number, not its line)
+			return nil, 0, fmt.Errorf("%s: capacity %d tokens: %w", path, capacity, err)
+		}
 		return nil, 0, fmt.Errorf("capacity %d tokens: %w", capacity, err)
 	}
 	return &Windowed{CapacityTokens: capacity, CapacityBlocks: int(capacity / b), WindowBounds: *wb, Seconds: time.Since(start).Seconds()}, b, nil
+}
+
+// traceBlocks writes r into *q with its hash ids as block ids, for a
+// bounded run with carried histories that holds no interner
+// (BoundWindowedLookahead with traceIDs), checking what it can without
+// one: the request as an Interner checks it (prefixcache.CheckNext: no
+// negative length, time not before the previous request's, later says
+// whether there was one, last its time), each id in 0 … 2³¹−1 (the
+// replay's keys), and each chain's ids increasing from its root (a
+// problem visits a block's children before it by descending id, as an
+// Interner's ids allow). That a hash id names one prefix — always after
+// the same parent, which an Interner ensures by numbering a block by its
+// parent and hash — is assumed; prefixtail.WindowedLookahead checks it
+// against the block's last use while that use is held.
+func traceBlocks(q *prefixcache.Req, r *blocktrace.Request, later bool, last float64, arena []prefixcache.BlockID) ([]prefixcache.BlockID, error) {
+	if err := prefixcache.CheckNext(r, later, last); err != nil {
+		return arena, err
+	}
+	*q = prefixcache.Req{Index: r.Index, Time: r.Time, Input: r.Input, Output: r.Output, Conv: r.Conv, Turn: 1}
+	start := len(arena)
+	for d, h := range r.Hashes {
+		if h < 0 || h > math.MaxInt32 {
+			return arena, fmt.Errorf("request %d: hash_ids[%d] = %d: as a block id it must be in 0 … %d", r.Index, d, h, math.MaxInt32)
+		}
+		if d > 0 && h <= r.Hashes[d-1] {
+			return arena, fmt.Errorf("request %d: hash_ids[%d] = %d after %d: as block ids a chain's must increase from its root", r.Index, d, h, r.Hashes[d-1])
+		}
+		arena = append(arena, prefixcache.BlockID(h))
+	}
+	q.Blocks = arena[start:len(arena):len(arena)]
+	q.Seen = len(q.Blocks)
+	return arena, nil
 }

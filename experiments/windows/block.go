@@ -46,6 +46,12 @@ func RunBlock(ctx context.Context, stdout io.Writer, c blocktail.Command) error 
 		// process (prefixtail.WindowedLookahead).
 		return option.Errorf("replay-lookahead-requests", "for one process: not with --shard or --slurm")
 	}
+	if c.CarriedHistory {
+		// Carried histories are built and checked in one process
+		// (prefixtail.WindowedFlat, WindowedLookahead); shards keep the
+		// last uses.
+		return option.Errorf("relaxation-history", "for one process: not with --shard or --slurm")
+	}
 	if c.Slurm > 0 {
 		return blockSlurm(stdout, c)
 	}

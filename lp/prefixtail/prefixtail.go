@@ -443,12 +443,125 @@
 // are in. Held are the requests from the earliest of the next window to
 // replay, the next relaxation's first request (its lower overlap) and the
 // next seam's, up to what was read: about a window, h, two seams and a
-// lower overlap; per held reference its block, previous and next use and
-// two kept flags (13 bytes). For the whole trace: per block its parent and
-// its last use (two int32) and per request its chain's last block and its
-// input (12 bytes), the histories' sources ("Streaming"), and the
-// interner's table. Joins (shards) are refused: a shard's run replays with
-// the run's whole lookahead (WindowedSpan).
+// lower overlap (and the last request read, so that a constant interval's
+// previous use is held when it is read); per held reference its block,
+// previous and next use and two kept flags (13 bytes). For the whole
+// trace, with the last uses' histories: per block its parent and its last
+// use (two int32) and per request its chain's last block and its input
+// (12 bytes), the histories' sources ("Streaming"), and the interner's
+// table; with carried histories (next section) none of these but the
+// reader's interner. Joins (shards) are refused: a shard's run replays
+// with the run's whole lookahead (WindowedSpan).
+//
+// # Carried histories (WindowOptions.CarriedHistory, window_carried.go)
+//
+// The last uses' history of the relaxation over the requests W' = [s, e)
+// (a window, or one widened by its lower overlap) holds, for every block
+// W' references, its last use before s, with that request's whole chain:
+// a function of the trace before s that no reader can keep in memory
+// bounded by the window (the last use of any block ever seen may be
+// asked for). What the relaxation's optimum needs is less. Let F be the
+// blocks W' references that some request before s references (carried).
+// F is closed under parents: a block's parent is on every chain that
+// holds it. The carried history H_F is one request per leaf of F (a block
+// of F with no child in F), its chain the leaf's root path (all of it in
+// F, as the chains of W' give it), its input the chain's tokens (never
+// read: a history request has no cost), ordered by the leaf's first
+// reference in W', the latest first, and last the longest prefix P of
+// the chain of request s − 1 whose blocks W' references (when not empty;
+// the leaf's request equal to it left out): a root path in F (W'
+// references a block's parent wherever it references the block), put
+// last so that request s hits as constant the blocks it shares with
+// s − 1, as in the trace and as the last uses' history has it whenever
+// s − 1 shares a block with W'. Free, as every history (no cost, no
+// capacity row). It is a function of the chains of W' and of s − 1 and
+// one bit per block they reference. The claims below hold for any set
+// of root paths in F that covers F, in any order.
+//
+// Claim 1 (validity). Σ_W of any lower bound on the relaxations over
+// H_F is at most OPT, as for the last uses (Lower overlap, with s − l
+// for s). Take x* optimal for the whole program, and in the relaxation
+// x_I = x*_{I*} for every interval I ending in W' after s, I* the whole
+// trace's interval of the same block ending at the same request (I itself
+// when I starts in W'; for I = (u', q) crossing s, its block is in F and
+// I* = (u, q), u its last use before s), and x_I = 1 for the intervals
+// ending at or before s. Capacity: at a step of W' only the intervals
+// ending in W' after s count, and each spans the same steps of W' as its
+// I* (a crossing one s … q − 1), one to one, so the load is at most x*'s.
+// A prefix row x_I ≤ x_J (J of the parent, inside I): if J ends at or
+// before s, x_J = 1; else I and J end in W' after s and J* ⊆ I*: when J
+// starts in W' it lies inside I*, which starts where I does or before;
+// when J crosses s so does I (an interval starting in W' holds none that
+// starts before it), and J* = (u(b), q_b) with u(b) ≥ u(c) (the parent b
+// is on the chain of c's last use) and q_b ≤ q (b is on q's chain). So
+// the row is one of the whole program's, kept by x*. Constant intervals
+// inside W' are the trace's (W' is consecutive); those ending at s are
+// set to 1. Every request of W' hits at least x*'s blocks (the same
+// intervals end there after s; at s every carried block is kept, and a
+// block not in F is a first use in both), so the weighted cost is at most
+// x*'s on W', as before. ∎
+//
+// Claim 2 (the same optimum). The relaxations over H_F and over the last
+// uses have the same optimum, the same LP relaxation value and the same
+// capacity-free bound. In either, an interval ending at or before s spans
+// no capacity row (only history steps), and the parent intervals inside
+// it end before s too; so raising all of them to 1 keeps every row (a
+// parent raised only loosens x_child ≤ x_parent) and never costs (weights
+// ≥ 0): some optimal point, of the IP and of the LP alike, keeps them
+// all. What is left is the same program in both: its columns are the
+// intervals ending in W' after s, named by (block, end) — for a block of
+// F its one crossing interval ends at its first reference in W', in both
+// —, each spanning the same capacity rows of W', with the same weights
+// (a request's weights depend only on which of its references are first
+// uses, constant or variable within W', and at s every carried block is
+// kept); and the same prefix rows: for I and J both starting in W' they
+// are the same intervals; a J crossing s lies inside a crossing I in
+// both (in H_F every history request holding c holds its parent b, so b's
+// last history use is at or after c's; in the last uses u(b) ≥ u(c)); a J
+// starting in W' (at or after s) inside (·, q) lies inside a crossing I
+// in both; and a crossing J never lies inside an I that starts in W'.
+// Pruning keeps the optimum, so the IP and LP values are equal; the
+// capacity-free bound is Σ_t β_t·f_t(m_t), m_t the leading blocks of
+// chain t with an earlier use in the relaxation's trace, which depends
+// only on F (TestCarriedHistoryRapid: the same capacity-free bound to the
+// last digit and the same IP and LP values by lp/gonumlp on random
+// traces, windows and overlaps). ∎
+//
+// What differs, and so why carried histories are a choice and not the
+// default: the history count (History: the leaves of F, against the
+// distinct last uses); and the Lagrangian bound, which is not the
+// program's optimum but its value at two starts. Its μ = 0 start packs the
+// positive-weight intervals, every interval ending at or before s taken
+// for free, so Λ is the same, but the bound is Base − Λ − slack with
+// slack = lagrangeSlack·max(1, |Base|), and Base counts an interval
+// ending at s as a constant hit (in Base) when its block is on the
+// history's last request and as a column otherwise, so when s − 1
+// shares no block with W' (the last uses' last request is then an
+// earlier one, P empty) the slack, and the bound, may differ by up to
+// 10⁻⁹ of Base; the spread start shares a
+// child's weight among the parent intervals inside it, whose number
+// (those between two history requests included) depends on the history's
+// layout; and the relaxation's replays, which set the search's target and
+// stop, serve the history requests through the cache. The upper bound
+// never reads a history and is the same to the last digit.
+//
+// Held with a bounded lookahead. The previous use of a reference comes
+// from a table of the held blocks' last held uses (pruned when requests
+// are dropped: at most the blocks the held requests reference,
+// TestCarriedHeldBounded); a block whose last use was dropped gets the
+// marker base − 1 (base the first held request when it is read), which
+// every reader takes only as "before the held requests" (not constant:
+// the request before is always held; before every window, seam and mark
+// still to come); a block never seen gets −1, seen being one bit per
+// block id (idSet: 1 bit per distinct block for an Interner's dense ids,
+// 0.125 bytes, the one thing held that still grows with the trace). The
+// carried blocks of W' are those with a reference in W' whose
+// previous use is before s. The checks move: a chain longer than the
+// capacity is refused as before; a block twice in one chain, and a block
+// at another depth or after another parent than at its last use, are
+// refused when that use is held; a block whose last use was dropped is
+// not checked against it (an Interner numbers a block by its parent and
+// hash, so with its ids it cannot differ).
 package prefixtail
 
 import (

@@ -157,6 +157,12 @@ type WindowOptions struct {
 	// between the two windows (RampWeights, the zero value, or
 	// HalfWeights).
 	LowerOverlapWeights OverlapWeighting
+	// CarriedHistory, when set, gives each window's relaxation its carried
+	// history (CarriedHistory: one request per leaf of the blocks it
+	// references that were used before it) in place of the last uses
+	// before it (HistoryOf); package comment, "Carried histories". The
+	// relaxations' optima are the same, the Lagrangian bound may differ.
+	CarriedHistory bool
 }
 
 // Windowed bounds the optimum of reqs (chains numbered by one Interner)
@@ -377,6 +383,20 @@ func windowedRun(ctx context.Context, src *runSource, block int64, capacity int,
 		hist, err := src.history(w-first, rlo, rhi, whole)
 		if err != nil {
 			return nil, fmt.Errorf("window %d: %w", w, err)
+		}
+		if wo.CarriedHistory {
+			set := chainSet(hist) // every block a history chain holds was used before rlo, and every one used before is in one
+			var before []prefixcache.BlockID
+			if rlo > 0 {
+				q, err := src.slice(rlo-1, rlo)
+				if err != nil {
+					return nil, fmt.Errorf("window %d: %w", w, err)
+				}
+				before = q[0].Blocks
+			}
+			if hist, err = CarriedHistory(wide, before, block, func(id prefixcache.BlockID) bool { return set[id] }); err != nil {
+				return nil, fmt.Errorf("window %d: %w", w, err)
+			}
 		}
 		both := renumber(slices.Concat(hist, wide))
 		rel, err := NewRelaxationWeighted(both[:len(hist)], both[len(hist):], overlapWeights(n, windows, w, wo), block, capacity, obj)

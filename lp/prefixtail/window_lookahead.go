@@ -87,7 +87,12 @@ func newLookRun(n int, block int64, capacity int, obj Objective, windows, lookah
 		return nil, err
 	}
 	lr := &lookRun{n: n, windows: windows, h: lookahead, wo: wo, block: block, capacity: capacity, obj: obj, opt: opt,
-		seams: wo.SeamRequests > 0 && windows > 1, off: []int{0}, leaf: make([]int32, 0, n), input: make([]int64, 0, n)}
+		seams: wo.SeamRequests > 0 && windows > 1, off: []int{0}, carried: wo.CarriedHistory}
+	if lr.carried {
+		lr.held = make(map[prefixcache.BlockID]int32)
+	} else {
+		lr.leaf, lr.allInput = make([]int32, 0, n), make([]int64, 0, n)
+	}
 	lr.wb = &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests,
 		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo), ReplayLookaheadRequests: lookahead}
 	if lr.wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {
@@ -160,17 +165,31 @@ type lookRun struct {
 	opt           Options
 	seams         bool
 
-	// Whole trace: per block its parent (−1: a root) and last use so far
-	// (−1: not seen), per request its chain's last block (−1: empty) and
-	// its input, tokens.
+	// Whole trace, without carried histories: per block its parent (−1:
+	// a root) and last use so far (−1: not seen), per request its chain's
+	// last block (−1: empty) and its input, tokens.
 	parent, lastUse []int32
 	leaf            []int32
-	input           []int64
+	allInput        []int64
+
+	// With carried histories (WindowOptions.CarriedHistory), in place of
+	// the whole trace's arrays: the blocks seen so far (one bit per id),
+	// and the last use of each block among the held requests (pruned by
+	// drop).
+	carried bool
+	seen    idSet
+	held    map[prefixcache.BlockID]int32
 
 	// Held requests [base, read): off[t−base] is request t's first
-	// reference in blocks (off has one entry more).
+	// reference in blocks (off has one entry more), input[t−base] its
+	// input, tokens. A reference's prev is its block's previous use, −1
+	// when none; with carried histories, a previous use before the held
+	// requests when it was read is held as base−1 then (only "before the
+	// held requests" is ever read of it: not constant, and before every
+	// window, seam and horizon still to come).
 	base, read int
 	off        []int
+	input      []int64
 	blocks     []prefixcache.BlockID
 	prev, next []int32
 	kept       []uint8
@@ -189,11 +208,14 @@ func (lr *lookRun) chain(t int) []prefixcache.BlockID {
 	return lr.blocks[lr.off[t-lr.base]:lr.off[t-lr.base+1]:lr.off[t-lr.base+1]]
 }
 
+// in returns held request t's input, tokens.
+func (lr *lookRun) in(t int) int64 { return lr.input[t-lr.base] }
+
 // reqs returns the held requests [lo, hi) indexed 0, 1, … (chains shared).
 func (lr *lookRun) reqs(lo, hi int) []prefixcache.Req {
 	out := make([]prefixcache.Req, hi-lo)
 	for t := lo; t < hi; t++ {
-		out[t-lo] = prefixcache.Req{Index: t - lo, Input: lr.input[t], Blocks: lr.chain(t)}
+		out[t-lo] = prefixcache.Req{Index: t - lo, Input: lr.in(t), Blocks: lr.chain(t)}
 	}
 	return out
 }
@@ -209,6 +231,15 @@ func (lr *lookRun) add(q *prefixcache.Req) error {
 		if id < 0 {
 			return fmt.Errorf("request %d: block id %d at depth %d is negative", t, id, d)
 		}
+		if lr.carried {
+			p, err := lr.prevHeld(t, d, id, par)
+			if err != nil {
+				return err
+			}
+			lr.refer(t, d, id, p)
+			par = int32(id)
+			continue
+		}
 		for int(id) >= len(lr.parent) {
 			lr.parent, lr.lastUse = append(lr.parent, -1), append(lr.lastUse, -1)
 		}
@@ -221,21 +252,60 @@ func (lr *lookRun) add(q *prefixcache.Req) error {
 		case lr.parent[id] != par:
 			return fmt.Errorf("request %d: block %d at depth %d after block %d was first seen after block %d (chains not numbered by one interner)", t, id, d, par, lr.parent[id])
 		}
-		if p >= int32(lr.base) {
-			lr.next[lr.ref(int(p), d)] = int32(t)
-		}
-		lr.blocks = append(lr.blocks, id)
-		lr.prev = append(lr.prev, p)
-		lr.next = append(lr.next, -1)
-		lr.kept = append(lr.kept, 0)
+		lr.refer(t, d, id, p)
 		lr.lastUse[id] = int32(t)
 		par = int32(id)
 	}
 	lr.off = append(lr.off, len(lr.blocks))
-	lr.leaf = append(lr.leaf, par)
 	lr.input = append(lr.input, q.Input)
+	if !lr.carried {
+		lr.leaf = append(lr.leaf, par)
+		lr.allInput = append(lr.allInput, q.Input)
+	}
 	lr.read++
 	return nil
+}
+
+// refer appends request t's depth-d reference, to block id, whose
+// previous use is p (held when p ≥ base).
+func (lr *lookRun) refer(t, d int, id prefixcache.BlockID, p int32) {
+	if p >= int32(lr.base) {
+		lr.next[lr.ref(int(p), d)] = int32(t)
+	}
+	lr.blocks = append(lr.blocks, id)
+	lr.prev = append(lr.prev, p)
+	lr.next = append(lr.next, -1)
+	lr.kept = append(lr.kept, 0)
+	if lr.carried {
+		lr.held[id] = int32(t)
+	}
+}
+
+// prevHeld returns the previous use of block id at depth d of request t,
+// after block par (−1: a root), with carried histories: −1 for a block
+// not seen before, its last use when held, else base−1 (used before the
+// held requests). It checks what
+// add checks without them, within the held requests: a block twice in
+// one chain, and a block held at another depth or after another parent
+// (a block whose last use was dropped is not checked: its parent is not
+// held; an Interner's ids, which the bound's readers give, number a
+// block by its parent, so it cannot differ).
+func (lr *lookRun) prevHeld(t, d int, id prefixcache.BlockID, par int32) (int32, error) {
+	if !lr.seen.add(id) {
+		return -1, nil
+	}
+	p, ok := lr.held[id]
+	if !ok {
+		return int32(lr.base) - 1, nil
+	}
+	if p == int32(t) {
+		return 0, fmt.Errorf("request %d: block %d occurs twice in its chain", t, id)
+	}
+	pc := lr.chain(int(p))
+	if d >= len(pc) || pc[d] != id || d > 0 && pc[d-1] != prefixcache.BlockID(par) {
+		return 0, fmt.Errorf("request %d: block %d at depth %d after block %d, but at request %d at another depth or after another block (chains not numbered by one interner)", t, id, d, par, p)
+	}
+	return p, nil
 }
 
 // window returns window w's requests [s, e).
@@ -310,7 +380,10 @@ func (lr *lookRun) bound(ctx context.Context, w int) error {
 	n, windows := lr.n, lr.windows
 	s, e := lr.window(w)
 	rlo, rhi := RelaxationRange(n, windows, w, lr.wo)
-	hist := lr.history(rlo, rhi)
+	hist, err := lr.history(rlo, rhi)
+	if err != nil {
+		return err
+	}
 	both := renumber(slices.Concat(hist, lr.reqs(rlo, rhi)))
 	rel, err := NewRelaxationWeighted(both[:len(hist)], both[len(hist):], overlapWeights(n, windows, w, lr.wo), lr.block, lr.capacity, lr.obj)
 	if err != nil {
@@ -375,8 +448,23 @@ func (lr *lookRun) mark(flag uint8, hits []int, lo, from, cross int) {
 
 // history returns the history requests of the relaxation over the
 // requests [s, e) (held): HistoryOf's, their chains rebuilt from the
-// blocks' parents (package comment, "Streaming").
-func (lr *lookRun) history(s, e int) []prefixcache.Req {
+// blocks' parents (package comment, "Streaming"), or with carried
+// histories CarriedHistory's, a block carried when a reference of it in
+// [s, e) has a previous use before s.
+func (lr *lookRun) history(s, e int) ([]prefixcache.Req, error) {
+	if lr.carried {
+		before := make(map[prefixcache.BlockID]bool)
+		for ref := lr.ref(s, 0); ref < lr.ref(e, 0); ref++ {
+			if p := lr.prev[ref]; p >= 0 && int(p) < s {
+				before[lr.blocks[ref]] = true
+			}
+		}
+		var prev []prefixcache.BlockID
+		if s > 0 {
+			prev = lr.chain(s - 1)
+		}
+		return CarriedHistory(lr.reqs(s, e), prev, lr.block, func(id prefixcache.BlockID) bool { return before[id] })
+	}
 	var ts []int
 	for ref := lr.ref(s, 0); ref < lr.ref(e, 0); ref++ {
 		if p := lr.prev[ref]; p >= 0 && int(p) < s {
@@ -392,9 +480,9 @@ func (lr *lookRun) history(s, e int) []prefixcache.Req {
 			chain = append(chain, prefixcache.BlockID(id))
 		}
 		slices.Reverse(chain)
-		out[i] = prefixcache.Req{Index: u, Input: lr.input[u], Blocks: chain}
+		out[i] = prefixcache.Req{Index: u, Input: lr.allInput[u], Blocks: chain}
 	}
-	return out
+	return out, nil
 }
 
 // columns returns, for the references of the requests [s, hz) (held),
@@ -420,7 +508,7 @@ func (lr *lookRun) columns(s, hz int) []bool {
 			if lr.prev[lr.ref(t, d)] < 0 {
 				break
 			}
-			needed[lr.ref(t, d)-base] = lr.obj.Cost(lr.input[t], d, lr.block)-lr.obj.Cost(lr.input[t], d+1, lr.block) > 0
+			needed[lr.ref(t, d)-base] = lr.obj.Cost(lr.in(t), d, lr.block)-lr.obj.Cost(lr.in(t), d+1, lr.block) > 0
 		}
 	}
 	for t := hz - 1; t >= s; t-- {
@@ -479,12 +567,12 @@ func (lr *lookRun) replay(w int) error {
 			}
 		}
 		for t := s; t < e; t++ {
-			q := prefixcache.Req{Index: t, Input: lr.input[t], Blocks: lr.chain(t)}
+			q := prefixcache.Req{Index: t, Input: lr.in(t), Blocks: lr.chain(t)}
 			k, err := rp.c.Serve(&q)
 			if err != nil {
 				return err
 			}
-			rp.v += lr.obj.Cost(lr.input[t], k, lr.block)
+			rp.v += lr.obj.Cost(lr.in(t), k, lr.block)
 			if rp.hits != nil {
 				rp.hits = append(rp.hits, k)
 			}
@@ -505,17 +593,28 @@ func (lr *lookRun) drop() {
 	if lr.bounded < lr.windows {
 		lo, _ := RelaxationRange(lr.n, lr.windows, lr.bounded, lr.wo)
 		keep = min(keep, lo)
+		if lr.carried && lo > 0 {
+			keep = min(keep, lo-1) // the request before it, whose chain its carried history ends with
+		}
 	}
 	if lr.seams && lr.seamed0 < lr.windows-1 {
 		s, _ := lr.window(lr.seamed0 + 1)
 		keep = min(keep, max(s-lr.wo.SeamRequests, 0))
 	}
-	keep = min(keep, lr.read)
+	keep = min(keep, lr.read-1) // the last request read stays, so that a constant interval's previous use is always held when read
 	k := keep - lr.base
 	if k <= 0 || 2*k < lr.read-lr.base { // drop when at least half of what is held goes
 		return
 	}
 	r0 := lr.off[k]
+	if lr.carried {
+		for ref := range r0 {
+			if id := lr.blocks[ref]; lr.held[id] < int32(keep) {
+				delete(lr.held, id)
+			}
+		}
+	}
+	lr.input = lr.input[:copy(lr.input, lr.input[k:])]
 	lr.blocks = lr.blocks[:copy(lr.blocks, lr.blocks[r0:])]
 	lr.prev = lr.prev[:copy(lr.prev, lr.prev[r0:])]
 	lr.next = lr.next[:copy(lr.next, lr.next[r0:])]

@@ -18,7 +18,8 @@ func drawLookaheadCase(rt *rapid.T, stream uint64) (windowCase, WindowOptions, O
 	c := drawWindowCase(rt, stream, []int64{1, 4, 16}, 14)
 	wo := WindowOptions{SeamRequests: rapid.IntRange(0, len(c.reqs)).Draw(rt, "seam"),
 		LowerOverlapRequests: rapid.IntRange(0, len(c.reqs)).Draw(rt, "overlap"),
-		LowerOverlapWeights:  rapid.SampledFrom([]OverlapWeighting{RampWeights, HalfWeights}).Draw(rt, "weights")}
+		LowerOverlapWeights:  rapid.SampledFrom([]OverlapWeighting{RampWeights, HalfWeights}).Draw(rt, "weights"),
+		CarriedHistory:       rapid.Bool().Draw(rt, "carried")}
 	opts := []Options{{}, {IP: gonumlp.Backend{}}, {Lagrange: &LagrangeOptions{}}}
 	return c, wo, opts[rapid.IntRange(0, len(opts)-1).Draw(rt, "solver")]
 }

@@ -73,7 +73,7 @@ func sharedGroups() map[string]string {
 		"max-turn": "analysis", "shared-share": "analysis",
 		// solver
 		"solver": "solver", "objective": "solver", "formulation": "solver", "relax": "solver", "time-limit": "solver", "cross-check": "solver",
-		"warm-start": "solver", "windows": "solver", "window-turns": "solver", "target-width": "solver", "seam-turns": "solver", "seam-requests": "solver", "join-requests": "solver", "lower-overlap-requests": "solver", "lower-overlap-weights": "solver", "replay-lookahead-requests": "solver", "lower-overlap": "solver", "max-probes": "solver", "slo-upper": "solver", "slo-lns-windows": "solver", "taus": "solver", "rounds": "solver", "round-dir": "suite", "per-window": "output",
+		"warm-start": "solver", "windows": "solver", "window-turns": "solver", "target-width": "solver", "seam-turns": "solver", "seam-requests": "solver", "join-requests": "solver", "lower-overlap-requests": "solver", "lower-overlap-weights": "solver", "replay-lookahead-requests": "solver", "relaxation-history": "solver", "block-ids": "solver", "lower-overlap": "solver", "max-probes": "solver", "slo-upper": "solver", "slo-lns-windows": "solver", "taus": "solver", "rounds": "solver", "round-dir": "suite", "per-window": "output",
 		// sweep and repetitions
 		"capacities": "sweep", "xis": "sweep", "thresholds": "sweep", "seeds": "sweep", "reps": "sweep",
 		// suite

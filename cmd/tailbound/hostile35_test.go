@@ -49,7 +49,7 @@ func TestFileRoles(t *testing.T) {
 		"extra-types": true, "level": true, "shard": true, "ext": true, "tail-bounds": true, "blocks": true,
 		"dataset": true, "mooncake-capacity": true, "xis": true, "capacities": true, "seeds": true,
 		"seed": true, "turns": true, "gamma": true, "rates": true, "block-size": true, "block-sizes": true,
-		"fit-laws": true, "capacity": true, "tiers": true, "windows": true, "taus": true, "lower-overlap-weights": true,
+		"fit-laws": true, "capacity": true, "tiers": true, "windows": true, "taus": true, "lower-overlap-weights": true, "relaxation-history": true, "block-ids": true,
 	}
 	for _, p := range helpPages(t) {
 		p.fs.VisitAll(func(f *pflag.Flag) {

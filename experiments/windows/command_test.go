@@ -75,25 +75,9 @@ func TestShardsMergeToOneProcess(t *testing.T) {
 	if err := report.Emit(&want, "json", doc); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	for i := 1; i <= 3; i++ {
-		s := c
-		s.Shard, s.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
-		if _, _, err := s.Run(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, s.Out)
-	}
-	f, err := suite.ReadFiles(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	if err := windows.Render(&got, f, "json"); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != want.String() {
-		t.Fatalf("merged:\n%s\none process:\n%s", got.String(), want.String())
+	files, _, got := mergedShards(t, c, 3, "json")
+	if got != want.String() {
+		t.Fatalf("merged:\n%s\none process:\n%s", got, want.String())
 	}
 	// A shard of other settings is refused, naming the setting.
 	s := c
@@ -374,27 +358,14 @@ func TestSLOShardsMergeToOneProcess(t *testing.T) {
 		if err := report.Emit(&want, "csv", doc, tables...); err != nil {
 			t.Fatal(err)
 		}
-		for i := 1; i <= 3; i++ {
-			sh := c
-			sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
-			if _, _, err := sh.Run(ctx, nil); err != nil {
-				t.Fatal(err)
-			}
-			files[back] = append(files[back], sh.Out)
-		}
-		f, err := suite.ReadFiles(files[back])
-		if err != nil {
-			t.Fatal(err)
-		}
+		var f *suite.File
+		var got string
+		files[back], f, got = mergedShards(t, c, 3, "csv")
 		if _, has := f.Options.Params["lower_overlap_turns"]; has != (back > 0) {
 			t.Fatalf("overlap %d: setting lower_overlap_turns present %v", back, has)
 		}
-		var got bytes.Buffer
-		if err := windows.Render(&got, f, "csv"); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got.String(), want.String())
+		if got != want.String() {
+			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got, want.String())
 		}
 		// A shard of another SLO is refused, naming the setting.
 		o := c
@@ -453,24 +424,10 @@ func TestGridShardsMergeToOneProcess(t *testing.T) {
 		if err := report.Emit(&want, "csv", doc, tables...); err != nil {
 			t.Fatal(err)
 		}
-		for i := 1; i <= 3; i++ {
-			sh := c
-			sh.Shard, sh.Out = fmt.Sprintf("%d/3", i), filepath.Join(t.TempDir(), "shard.json")
-			if _, _, err := sh.Run(ctx, nil); err != nil {
-				t.Fatal(err)
-			}
-			files[back] = append(files[back], sh.Out)
-		}
-		f, err := suite.ReadFiles(files[back])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		if err := windows.Render(&got, f, "csv"); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got.String(), want.String())
+		var got string
+		files[back], _, got = mergedShards(t, c, 3, "csv")
+		if got != want.String() {
+			t.Fatalf("overlap %d: merged:\n%s\none process:\n%s", back, got, want.String())
 		}
 		other := c
 		other.Taus, other.Shard, other.Out = []int64{1, 2}, "3/3", filepath.Join(t.TempDir(), "other.json")
@@ -484,4 +441,29 @@ func TestGridShardsMergeToOneProcess(t *testing.T) {
 	if _, err := suite.ReadFiles([]string{files[0][0], files[0][1], files[25][2]}); err == nil || !strings.Contains(err.Error(), "lower_overlap_turns") {
 		t.Fatalf("merge of shards with and without an overlap: %v", err)
 	}
+}
+
+// mergedShards runs c as n shards (--shard i/n, each writing its file),
+// merges their files with the suites' checks and returns the files, the
+// merged file and its rendering in format.
+func mergedShards(t *testing.T, c windows.Command, n int, format string) ([]string, *suite.File, string) {
+	t.Helper()
+	var files []string
+	for i := 1; i <= n; i++ {
+		sh := c
+		sh.Shard, sh.Out = fmt.Sprintf("%d/%d", i, n), filepath.Join(t.TempDir(), "shard.json")
+		if _, _, err := sh.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sh.Out)
+	}
+	f, err := suite.ReadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := windows.Render(&got, f, format); err != nil {
+		t.Fatal(err)
+	}
+	return files, f, got.String()
 }

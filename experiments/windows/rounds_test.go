@@ -30,30 +30,7 @@ import (
 // the windows no file holds; a shard file of another round is refused by its round.
 func TestRoundsStepsToOneProcess(t *testing.T) {
 	ctx := context.Background()
-	path, tr := writeTrace(t, 200, 6)
-	o, _ := objective.Parse("p90")
-	c := base(path)
-	c.Percentile, c.LowerOverlap, c.Rounds, c.MaxProbes, c.Format = &o, 0, 3, 7, "csv"
-	doc, tables, err := c.Run(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	r := doc.(*window.Rounds)
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Lower > whole.Upper || r.Upper < whole.Lower || len(r.Done) < 2 {
-		t.Fatalf("rounds [%d, %d] after %d rounds; lp/slo whole [%d, %d]", r.Lower, r.Upper, len(r.Done), whole.Lower, whole.Upper)
-	}
+	c, r, want := roundsOneProcess(t, 0)
 	s, _, err := func() (any, []report.Table, error) { c := c; c.Rounds = 0; return c.Run(ctx, nil) }()
 	if err != nil {
 		t.Fatal(err)
@@ -121,8 +98,8 @@ func TestRoundsStepsToOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != want.String() {
-		t.Fatalf("steps:\n%s\none process:\n%s", got, want.String())
+	if string(got) != want {
+		t.Fatalf("steps:\n%s\none process:\n%s", got, want)
 	}
 	// The search over, a shard is refused and advancing again gives the
 	// result again.
@@ -137,7 +114,7 @@ func TestRoundsStepsToOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := report.Emit(&again, "csv", d2, t2...); err != nil || again.String() != want.String() {
+	if err := report.Emit(&again, "csv", d2, t2...); err != nil || again.String() != want {
 		t.Fatalf("advanced again: %v\n%s", err, again.String())
 	}
 }
@@ -149,30 +126,7 @@ func TestRoundsStepsToOneProcess(t *testing.T) {
 // whole trace; a step of another overlap is refused, naming it.
 func TestRoundsOverlapStepsToOneProcess(t *testing.T) {
 	ctx := context.Background()
-	path, tr := writeTrace(t, 200, 6)
-	o, _ := objective.Parse("p90")
-	c := base(path)
-	c.Percentile, c.LowerOverlap, c.Rounds, c.MaxProbes, c.Format = &o, 25, 3, 7, "csv"
-	doc, tables, err := c.Run(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
-		t.Fatal(err)
-	}
-	r := doc.(*window.Rounds)
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.LowerOverlap != 25 || r.Lower > whole.Upper || r.Upper < whole.Lower || len(r.Done) < 2 {
-		t.Fatalf("rounds [%d, %d] after %d rounds, overlap %d; lp/slo whole [%d, %d]", r.Lower, r.Upper, len(r.Done), r.LowerOverlap, whole.Lower, whole.Upper)
-	}
+	c, r, want := roundsOneProcess(t, 25)
 	step := c
 	step.RoundDir, step.Out = filepath.Join(t.TempDir(), "run"), filepath.Join(t.TempDir(), "result.csv")
 	for round := 1; round <= len(r.Done)+1; round++ {
@@ -201,7 +155,42 @@ func TestRoundsOverlapStepsToOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != want.String() {
-		t.Fatalf("steps:\n%s\none process:\n%s", got, want.String())
+	if string(got) != want {
+		t.Fatalf("steps:\n%s\none process:\n%s", got, want)
 	}
+}
+
+// roundsOneProcess runs solve --objective p90 --rounds 3 --max-probes 7
+// on a random trace of 200 turns with a lower overlap of back steps in one
+// process, checks that its interval meets lp/slo's on the whole trace
+// after two rounds or more and records the overlap, and returns the
+// command, the search and its CSV.
+func roundsOneProcess(t *testing.T, back int) (windows.Command, *window.Rounds, string) {
+	t.Helper()
+	ctx := context.Background()
+	path, tr := writeTrace(t, 200, 6)
+	o, _ := objective.Parse("p90")
+	c := base(path)
+	c.Percentile, c.LowerOverlap, c.Rounds, c.MaxProbes, c.Format = &o, back, 3, 7, "csv"
+	doc, tables, err := c.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.Emit(&want, "csv", doc, tables...); err != nil {
+		t.Fatal(err)
+	}
+	r := doc.(*window.Rounds)
+	in, err := lp.NewInstance(tr, instance.Params{Capacity: 2048, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := slo.PercentileOf(ctx, in, o, slo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LowerOverlap != back || r.Lower > whole.Upper || r.Upper < whole.Lower || len(r.Done) < 2 {
+		t.Fatalf("overlap %d: rounds [%d, %d] after %d rounds, overlap %d; lp/slo whole [%d, %d]", back, r.Lower, r.Upper, len(r.Done), r.LowerOverlap, whole.Lower, whole.Upper)
+	}
+	return c, r, want.String()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/widen"
 )
 
 // WidthTry is one window count tried under --target-width at block level.
@@ -23,30 +24,31 @@ type Target struct {
 	TargetMet   *bool      `json:"target_met,omitempty"`
 }
 
-// byCount bounds with nw windows, then ⌈nw/2⌉, ⌈nw/4⌉, …, for as long as
-// target > 0, the interval is wider than target and it has more than one
-// window, and returns the last bound with what was tried. Halving the
-// count doubles a window (of requests), so the boundaries, where the
-// relaxation loses and the stitched schedule is cut, thin out; one window
-// is the whole trace's interval (no boundary), where the search ends.
+// byCount bounds with nw windows, then ⌈nw/2⌉, ⌈nw/4⌉, … (widen.Until)
+// and returns the last bound with what was tried. Halving the count
+// doubles a window (of requests), so the boundaries, where the relaxation
+// loses and the stitched schedule is cut, thin out; one window is the
+// whole trace's interval (no boundary), where the search ends.
 func byCount(nw int, target float64, bound func(nw int) (*Windowed, error)) (*Windowed, Target, error) {
-	tg := Target{TargetWidth: target}
-	for {
-		w, err := bound(nw)
-		if err != nil {
-			return nil, Target{}, err
+	var w *Windowed
+	_, tries, met, err := widen.Until(nw, target, func(n int) int { return (n + 1) / 2 }, func(n int) (int, float64, error) {
+		var err error
+		if w, err = bound(n); err != nil {
+			return 0, 0, err
 		}
-		if target == 0 {
-			return w, tg, nil
-		}
-		tg.Tried = append(tg.Tried, WidthTry{Windows: nw, RelativeWidth: w.RelativeWidth})
-		met := w.RelativeWidth <= target
-		tg.TargetMet = &met
-		if met || nw <= 1 {
-			return w, tg, nil
-		}
-		nw = (nw + 1) / 2
+		return n, w.RelativeWidth, nil
+	})
+	if err != nil {
+		return nil, Target{}, err
 	}
+	tg := Target{TargetWidth: target}
+	for _, tr := range tries {
+		tg.Tried = append(tg.Tried, WidthTry{Windows: tr.Windows, RelativeWidth: tr.Width})
+	}
+	if target > 0 {
+		tg.TargetMet = &met
+	}
+	return w, tg, nil
 }
 
 // triedTable is the table of the counts tried (nil when none were).

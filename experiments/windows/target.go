@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/widen"
 )
 
 // Target is what --target-width adds to a windowed document: the window
@@ -27,34 +28,28 @@ type WidthTry struct {
 	RelativeWidth float64 `json:"relative_width"`
 }
 
-// byWidth solves with windows of size steps, then 2·size, 4·size, …, for
-// as long as target > 0, the interval is wider than target and it has
-// more than one window, and returns the last size solved with what was
-// tried. solve returns its interval's window count and relative width
-// (Upper − Lower)/Upper. Doubling the window keeps each lower bound
-// certified (every window's is) and makes the last try, one window, the
-// whole trace's interval, so the search ends; the windows are doubled
-// rather than halved in count because the relaxation's loss is at the
+// byWidth solves with windows of size steps, then 2·size, 4·size, …
+// (widen.Until) and returns the last size solved with what was tried.
+// solve returns its interval's window count and relative width (Upper −
+// Lower)/Upper. Doubling the window keeps each lower bound certified
+// (every window's is) and makes the last try, one window, the whole
+// trace's interval, so the search ends; the windows are doubled rather
+// than halved in count because the relaxation's loss is at the
 // boundaries, and a run's cost grows with a window's size, so the cheap
 // counts come first.
 func byWidth(size int, target float64, solve func(size int) (windows int, width float64, err error)) (int, Target, error) {
-	tg := Target{TargetWidth: target}
-	for {
-		n, width, err := solve(size)
-		if err != nil {
-			return 0, Target{}, err
-		}
-		if target == 0 {
-			return size, tg, nil
-		}
-		tg.Tried = append(tg.Tried, WidthTry{Windows: n, WindowTurns: size, RelativeWidth: width})
-		met := width <= target
-		tg.TargetMet = &met
-		if met || n <= 1 {
-			return size, tg, nil
-		}
-		size *= 2
+	last, tries, met, err := widen.Until(size, target, func(s int) int { return 2 * s }, solve)
+	if err != nil {
+		return 0, Target{}, err
 	}
+	tg := Target{TargetWidth: target}
+	for _, tr := range tries {
+		tg.Tried = append(tg.Tried, WidthTry{Windows: tr.Windows, WindowTurns: tr.Param, RelativeWidth: tr.Width})
+	}
+	if target > 0 {
+		tg.TargetMet = &met
+	}
+	return last, tg, nil
 }
 
 // addTried adds a row per window count tried to t, the interval's table.

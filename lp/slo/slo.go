@@ -131,6 +131,12 @@ type Options struct {
 	// Progress (nil: none) is told each τ probe of Percentile and each
 	// window of lp/window.RunSLO.
 	Progress progress.Func
+	// MIPStretchRows is the span, in rows, of the stretches Backend
+	// solves beside the search under a time limit when it is a MIP
+	// solver other than the pure-Go one (stretchmip.go; 0:
+	// DefaultMIPStretchRows, < 0: none). A component with fewer than
+	// two stretches' rows is left to the integer program whole.
+	MIPStretchRows int
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.
@@ -305,12 +311,16 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 	}
 	pr.warmLP(opt.Warm)
+	// Under a time limit with a MIP backend, long stretches solved by it
+	// beside the search (stretchmip.go).
+	mipStretches := pr.startMIPStretches(ctx, served, ubComp, opt, r)
 	// On components too large for the branch and bound, the stretches'
 	// bound at the LP's split first, then the search, then steps on the
 	// stretches' shares in the time the search leaves (scalebound.go).
 	scaleSteps := pr.scaleStage(ctx, served, ubComp, opt, r)
 	pr.improveLNS(ctx, served, ubComp, opt, r)
 	scaleSteps()
+	mipStretches()
 	r.Improve = time.Since(start)
 
 	// Components left open: integer program.

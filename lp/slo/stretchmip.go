@@ -1,0 +1,249 @@
+package slo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/tailbound/tailbound/lp"
+)
+
+// Long stretches solved by a MIP backend (issue 32, lower bound side).
+//
+// The stretches' own branch and bound (stretchSolver) closes stretches of
+// tens of rows; beyond that it answers its largest open bound, and the
+// decomposition is no stronger than its short stretches (docs/
+// tail-bounds.md: every span from 25 to 80 rows levels off near 3,071.5
+// pairs on the 10^4-turn instance). The integrality gap left is not in
+// far rows but in a few hundred consecutive ones, which a MIP solver with
+// cuts closes: V_w of a stretch of a few hundred rows is a 0/1 program of
+// a few hundred columns. stretchMIP states it for a backend (CBC under
+// -tags coin), and takes as w's value the backend's bound, certified as
+// solveIP's (certifiedServed) in whole 2^−muBits units:
+//
+//	maximize Σ_{n∈I_w, β_n>0} β_n z_n  subject to, for every row r of w,
+//	Σ_{n spans r} d_n z_n ≤ cap_r,  z ∈ {0, 1},
+//
+// (items of no positive share are left out: they are 0 at some optimum).
+// The shares are whole numbers, so V_w is one, and ⌊−Bound + tol⌋ is an
+// upper bound on it when the backend's bound is within tol of a true
+// bound (ipRelTol, ipDualTol, the latter per column and unit of share).
+
+// stretchMIP solves stretch w of sd by be within limit (0: none) and sets
+// w.val, w.z, w.exact, w.fresh as stretchSolver.solve does. ok is false
+// when the backend gave no bound (failure or none reported): w is then
+// left unchanged.
+func (sd *stretchDecomp) stretchMIP(ctx context.Context, w *stretch, be lp.Backend, limit time.Duration) (ok bool) {
+	m := sd.m
+	nr := int(w.r1 - w.r0)
+	var cols []int // positions in w.items with a positive share
+	var maxBeta int64
+	for k, b := range w.beta {
+		if b > 0 {
+			cols = append(cols, k)
+			maxBeta = max(maxBeta, b)
+		}
+	}
+	if len(cols) == 0 { // nothing to gain: V_w = 0
+		clear(w.z)
+		w.val, w.exact, w.fresh = 0, true, true
+		return true
+	}
+	p := &lp.Problem{NumRows: nr, NumCols: len(cols)}
+	p.RowLo, p.RowUp = make([]float64, nr), make([]float64, nr)
+	for q := range nr {
+		p.RowLo[q] = math.Inf(-1)
+		p.RowUp[q] = float64(m.segCap[m.rowSeg[w.r0+int32(q)]])
+	}
+	p.Obj = make([]float64, len(cols))
+	p.ColLo, p.ColUp = make([]float64, len(cols)), make([]float64, len(cols))
+	p.Integer = make([]bool, len(cols))
+	p.ColStart = make([]int, 1, len(cols)+1)
+	start := make([]float64, len(cols))
+	for j, k := range cols {
+		p.Obj[j] = -float64(w.beta[k])
+		p.ColUp[j], p.Integer[j] = 1, true
+		d := float64(m.d[w.items[k]])
+		for q := w.cLo[k]; q < w.cHi[k]; q++ {
+			p.RowIndex = append(p.RowIndex, int(q))
+			p.Value = append(p.Value, d)
+		}
+		p.ColStart = append(p.ColStart, len(p.Value))
+		if w.z[k] {
+			start[j] = 1
+		}
+	}
+	sol, err := be.Solve(ctx, p, lp.Options{TimeLimit: limit, Start: start})
+	if err != nil || !sol.HasBound || math.IsNaN(sol.Bound) || math.IsInf(sol.Bound, 0) {
+		return false
+	}
+	tol := ipRelTol*(1+math.Abs(sol.Bound)) + ipDualTol*float64(len(cols))*float64(maxBeta)
+	val := int64(math.Floor(-sol.Bound + tol))
+	var sum int64
+	for _, b := range w.beta {
+		sum += max(b, 0)
+	}
+	w.val, w.exact, w.fresh = min(val, sum), sol.Status == lp.Optimal, true
+	if len(sol.X) != len(cols) {
+		return true
+	}
+	// The backend's point, checked in whole numbers. When the backend
+	// proved it optimal its value is V_w: CBC, once its incumbent is
+	// within its cutoff increment of every open node, reports the
+	// optimum with a best possible value up to an increment weaker.
+	z := make([]bool, len(w.z))
+	var v int64
+	for j, k := range cols {
+		if sol.X[j] > 0.5 {
+			z[k], v = true, v+w.beta[k]
+		}
+	}
+	if !sd.stretchFits(w, z) {
+		w.exact = false
+		return true
+	}
+	copy(w.z, z)
+	if w.exact {
+		w.val = min(w.val, v)
+	}
+	return true
+}
+
+// stretchFits reports whether the items of w marked in z fit every row of
+// w.
+func (sd *stretchDecomp) stretchFits(w *stretch, z []bool) bool {
+	m := sd.m
+	load := make([]int64, w.r1-w.r0+1)
+	for k, on := range z {
+		if on {
+			load[w.cLo[k]] += m.d[w.items[k]]
+			load[w.cHi[k]] -= m.d[w.items[k]]
+		}
+	}
+	var run int64
+	for q := range w.r1 - w.r0 {
+		run += load[q]
+		if run > m.segCap[m.rowSeg[w.r0+q]] {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultMIPStretchRows is Options.MIPStretchRows's default: the span, in
+// rows, of the stretches a MIP backend solves (mipStretchBound). On the 10^4-turn instance of docs/
+// tail-bounds.md (3,993 rows), at the LP's split, stretches of 167 rows
+// solved exactly bound the served pairs by 3,070.4 and stretches of 333
+// rows by 3,068.5, against 3,071.3–3,071.9 for every span the pure-Go
+// branch and bound closes; CBC solves most stretches of 333 rows in
+// seconds.
+const DefaultMIPStretchRows = 333
+
+// mipStretchStats is what mipStretchBound did.
+type mipStretchStats struct {
+	Stretches, Exact int     // stretches, and those the backend closed
+	Best             float64 // the bound, pairs
+}
+
+// mipStretchBound bounds the pairs m serves by its stretches of span rows
+// at the LP's split (stretch.go), each solved by be: the backend's
+// certified bound (stretchMIP), or, for a stretch it gives none for or ctx
+// ends before, the Lagrangian value at the LP's prices (lagrangeValue),
+// which holds for any prices. Each stretch gets an even share of the time
+// ctx leaves when it starts. ok is false when the LP did not finish.
+func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span int) (b bound, st mipStretchStats, ok bool) {
+	P := wholeShares(len(m.members))
+	_, y, err := m.flowBound(ctx, P, new(big.Int), nil)
+	if err != nil || ctx.Err() != nil {
+		return bound{}, st, false
+	}
+	sd := m.newStretchDecomp(span, 1)
+	sd.lpShares(m.rowDuals(P, y))
+	st.Stretches = len(sd.wins)
+	for k, w := range sd.wins {
+		var limit time.Duration
+		if dl, ok := ctx.Deadline(); ok {
+			limit = time.Until(dl) / time.Duration(len(sd.wins)-k)
+		}
+		if ctx.Err() != nil || limit < 0 || !sd.stretchMIP(ctx, w, be, limit) {
+			w.val, w.exact = sd.lagrangeValue(w), false
+		}
+		if w.exact {
+			st.Exact++
+		}
+	}
+	b = bound{num: sd.total(), S: muBits}
+	f, _ := new(big.Float).SetInt(b.num).Float64()
+	st.Best = f / float64(int64(1)<<muBits)
+	return b, st, true
+}
+
+// startMIPStretches starts, beside the search, mipStretchBound on every
+// component that served leaves below its bound ubComp and that spans at
+// least two stretches of Options.MIPStretchRows rows, when opt's Backend is a MIP
+// solver other than the pure-Go one and ctx has a deadline (the backend's
+// stretches stop by time, so their bound depends on the load; without a
+// time limit the solve stays deterministic). The backend's solves are its
+// own (CBC serializes them), so this takes about one core while the search
+// takes the others. The returned function waits for it, lowers ubComp by
+// its bounds and notes them in r.Detail; it must be called once, before
+// ubComp is read again.
+func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result) func() {
+	span := opt.MIPStretchRows
+	if span == 0 {
+		span = DefaultMIPStretchRows
+	}
+	if opt.Backend == nil || opt.Backend.Name() == "gonum" || opt.NoSearch || span < 0 {
+		return func() {}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		return func() {}
+	}
+	members, cnt := pr.membersServed(served)
+	type job struct {
+		c int
+		m *component
+	}
+	var jobs []job
+	for c, mem := range members {
+		if len(mem) == 0 || (ubComp[c] >= 0 && cnt[c] >= ubComp[c]) {
+			continue
+		}
+		if m := pr.newComponentRows(mem, false); len(m.rowSeg) >= 2*span {
+			jobs = append(jobs, job{c, m})
+		}
+	}
+	if len(jobs) == 0 {
+		return func() {}
+	}
+	type result struct {
+		ub int
+		st mipStretchStats
+		ok bool
+	}
+	out := make([]result, len(jobs))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for k, j := range jobs {
+			b, st, ok := j.m.mipStretchBound(ctx, opt.Backend, span)
+			out[k] = result{b.floor(len(j.m.members)), st, ok}
+		}
+	}()
+	return func() {
+		<-done
+		for k, j := range jobs {
+			o := out[k]
+			if !o.ok {
+				continue
+			}
+			if ubComp[j.c] < 0 || o.ub < ubComp[j.c] {
+				ubComp[j.c] = o.ub
+			}
+			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d stretches of %d rows by %s: %.2f pairs served at most (%d closed)",
+				o.st.Stretches, span, opt.Backend.Name(), o.st.Best, o.st.Exact))
+		}
+	}
+}

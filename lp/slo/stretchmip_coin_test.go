@@ -1,0 +1,72 @@
+//go:build coin
+
+package slo
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp/coin"
+	"github.com/tailbound/tailbound/lp/exhaustive"
+)
+
+// TestMIPStretchesWithCBC: with CBC solving the stretches, (a) each
+// stretch's certified value is the stretches' own branch and bound's
+// exact value, to the one unit of 2^−muBits the certification may add,
+// and (b) Violations under a time limit with stretches of 1–3 rows (so
+// that the stretches run on these small components) never puts the
+// fewest violations above the exhaustive search's optimum or below its
+// lower end; random contested instances, optional and forced, B = 1..4.
+func TestMIPStretchesWithCBC(t *testing.T) {
+	r := rand.New(rand.NewPCG(50, 3))
+	checked, ran := 0, 0
+	for i := 0; i < 300; i++ {
+		c, s := randomContested(t, r, 8, 16, i%2 == 1)
+		in := mustInstance(t, c)
+		pr := reduce(in, s)
+		for _, mem := range pr.members() {
+			m := pr.newComponent(mem)
+			if len(m.rowSeg) < 2 {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			P := wholeShares(len(mem))
+			_, y, err := m.flowBound(ctx, P, newBig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd := m.newStretchDecomp(1+i%3, 1)
+			sd.lpShares(m.rowDuals(P, y))
+			var ws stretchSolver
+			for _, w := range sd.wins {
+				ws.solve(ctx, sd, w, 1<<30)
+				want := w.val
+				if !sd.stretchMIP(ctx, w, coin.CBC{}, 10*time.Second) {
+					t.Fatalf("draw %d: CBC gave no bound", i)
+				}
+				if w.val < want || w.val > want+1 {
+					t.Fatalf("draw %d (%v, s=%d): stretch rows %d..%d: CBC %d, branch and bound %d", i, c, s, w.r0, w.r1, w.val, want)
+				}
+				checked++
+			}
+			cancel()
+		}
+		best := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
+		res, err := Violations(context.Background(), in, s, Options{Backend: coin.CBC{}, TimeLimit: 5 * time.Second, MIPStretchRows: 1 + i%3, NoLNS: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Lower > best || res.Upper < best {
+			t.Fatalf("draw %d (%v, s=%d): [%d, %d] misses the optimum %d (%s)", i, c, s, res.Lower, res.Upper, best, res.Detail)
+		}
+		if len(res.Detail) > 0 && containsStretches(res.Detail) {
+			ran++
+		}
+	}
+	t.Logf("%d stretches checked; the stretches ran in %d solves", checked, ran)
+	if checked < 100 || ran < 5 {
+		t.Fatalf("too few cases: %d stretches, %d solves with stretches", checked, ran)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tailbound/tailbound/lp"
 )
@@ -125,6 +126,10 @@ type stretchDecomp struct {
 	// (stretchSolver.dfs) instead of the best-first search
 	// (stretchSolver.bestFirst, the default): kept for comparison
 	depthFirst bool
+	// mip, when set, solves the stretches instead of the branch and
+	// bound, one at a time, each within at most mipLimit (stretchmip.go)
+	mip      lp.Backend
+	mipLimit time.Duration
 }
 
 // servedShare is the fraction of a member's stretches, oc (its entries of
@@ -342,6 +347,9 @@ func projectSimplex(v []float64) []float64 {
 // returns |N_0|·2^muBits + Σ_w val_w, an upper bound on the pairs served
 // in 2^−muBits units.
 func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {
+	if sd.mip != nil {
+		return sd.solveAllMIP(ctx)
+	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if len(sd.wins) < 2*workers {
 		workers = 1

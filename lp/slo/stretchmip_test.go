@@ -145,7 +145,7 @@ func TestMIPStretchBoundHoldsTheOptimum(t *testing.T) {
 			want := mostServed(m)
 			for _, be := range []lp.Backend{enumBackend{}, noBound{}} {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				b, st, ok := m.mipStretchBound(ctx, be, 1+i%3)
+				b, st, ok := m.mipStretchBound(ctx, be, 1+i%3, 0, 3)
 				cancel()
 				if !ok {
 					t.Fatalf("draw %d: no bound", i)

@@ -143,7 +143,7 @@ const DefaultMIPStretchRows = 333
 
 // mipStretchStats is what mipStretchBound did.
 type mipStretchStats struct {
-	Stretches, Exact int     // stretches, and those the backend closed at the best bound
+	Stretches, Exact int     // stretches, and those the backend closed in the last solve
 	Steps            int     // steps on their shares after the first solve
 	Start, Best      float64 // the bound at the first solve and the best, pairs
 }
@@ -298,7 +298,7 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 			if ubComp[j.c] < 0 || o.ub < ubComp[j.c] {
 				ubComp[j.c] = o.ub
 			}
-			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d stretches of %d rows by %s: %.2f pairs served at most, %.2f after %d steps (%d closed)",
+			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d stretches of %d rows by %s: %.2f pairs served at most, %.2f after %d steps (%d closed in the last)",
 				o.st.Stretches, span, opt.Backend.Name(), o.st.Start, o.st.Best, o.st.Steps, o.st.Exact))
 		}
 	}

@@ -1,0 +1,92 @@
+//go:build coin
+
+package slo
+
+import (
+	"context"
+	"math/big"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tailbound/tailbound/lp/coin"
+)
+
+// BenchmarkMIPStretches solves the stretches of the 10^4-turn instance of
+// docs/tail-bounds.md (seed 1, its one open component) by CBC, each within
+// a minute, and reports their bound (pairs served, at most) and wall time:
+// "split-R", stretches of R rows at the LP's split; "carried-333",
+// stretches of 333 rows whose shares are those of stretches of 37 rows
+// after at most 30 s of the pure-Go bundle method's steps, summed
+// (mipStretchBound's start). "go-167" solves the first four stretches of
+// split-167 by the pure-Go branch and bound with a budget of 10^6 nodes
+// each and reports how far its answers lie above CBC's (pairs, all four
+// together; 0 when it closes them). A measurement, about 15 minutes:
+//
+//	go test -tags coin ./lp/slo -run '^$' -bench MIPStretches -benchtime 1x -timeout 60m
+func BenchmarkMIPStretches(b *testing.B) {
+	split := func(b *testing.B, span int) (*stretchDecomp, []int64, []float64) {
+		m, P := stretchBenchComponent(b, 1)
+		_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sd := m.newStretchDecomp(span, 1)
+		sd.lpShares(m.rowDuals(P, y))
+		return sd, P, y
+	}
+	solve := func(b *testing.B, sd *stretchDecomp) {
+		sd.mip, sd.mipLimit = coin.CBC{}, mipStretchLimit
+		start := time.Now()
+		v := bound{num: sd.solveAll(context.Background()), S: muBits}.value()
+		exact := 0
+		for _, w := range sd.wins {
+			if w.exact {
+				exact++
+			}
+		}
+		b.ReportMetric(v, "pairs")
+		b.ReportMetric(float64(exact), "closed")
+		b.ReportMetric(time.Since(start).Seconds(), "s")
+	}
+	for _, span := range []int{167, 333} {
+		b.Run("split-"+strconv.Itoa(span), func(b *testing.B) {
+			for b.Loop() {
+				sd, _, _ := split(b, span)
+				solve(b, sd)
+			}
+		})
+	}
+	b.Run("carried-333", func(b *testing.B) {
+		for b.Loop() {
+			m, _ := stretchBenchComponent(b, 1)
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			_, st, ok := m.mipStretchBound(ctx, coin.CBC{}, 333, 0, 0)
+			cancel()
+			if !ok {
+				b.Fatal("no bound")
+			}
+			b.ReportMetric(st.Start, "pairs")
+			b.ReportMetric(float64(st.Exact), "closed")
+			b.ReportMetric(time.Since(start).Seconds(), "s")
+		}
+	})
+	b.Run("go-167", func(b *testing.B) {
+		for b.Loop() {
+			sd, _, _ := split(b, 167)
+			sd.wins = sd.wins[:4]
+			var ws stretchSolver
+			var goSum, cbcSum int64
+			for _, w := range sd.wins {
+				ws.solve(context.Background(), sd, w, 1_000_000)
+				goSum += w.val
+				if !sd.stretchMIP(context.Background(), w, coin.CBC{}, mipStretchLimit) || !w.exact {
+					b.Fatal("CBC did not close a stretch")
+				}
+				cbcSum += w.val
+			}
+			b.ReportMetric(float64(goSum-cbcSum)/(1<<muBits), "excess-pairs")
+		}
+	})
+}

@@ -237,15 +237,16 @@ func (sd *stretchDecomp) solveAllMIP(ctx context.Context) *big.Int {
 }
 
 // startMIPStretches starts, beside the search, mipStretchBound on every
-// component that served leaves below its bound ubComp and that spans at
-// least two stretches of Options.MIPStretchRows rows, when opt's Backend is a MIP
-// solver other than the pure-Go one and ctx has a deadline (the backend's
-// stretches stop by time, so their bound depends on the load; without a
-// time limit the solve stays deterministic). The backend's solves are its
-// own (CBC serializes them), so this takes about one core while the search
-// takes the others. The returned function waits for it, lowers ubComp by
-// its bounds and notes them in r.Detail; it must be called once, before
-// ubComp is read again.
+// component that served leaves below its bound ubComp, that is small
+// enough for the branch and bound (DefaultMaxNonZeros) and that spans at
+// least two stretches of Options.MIPStretchRows rows, when opt's Backend
+// is a MIP solver other than the pure-Go one and ctx has a deadline (the
+// backend's stretches stop by time, so their bound depends on the load;
+// without a time limit the solve stays deterministic). The backend's
+// solves are its own (CBC serializes them), so this takes about one core
+// while the search takes the others. The returned function waits for it,
+// lowers ubComp by its bounds and notes them in r.Detail; it must be
+// called once, before ubComp is read again.
 func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result) func() {
 	span := opt.MIPStretchRows
 	if span == 0 {
@@ -264,7 +265,10 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 	}
 	var jobs []job
 	for c, mem := range members {
-		if len(mem) == 0 || (ubComp[c] >= 0 && cnt[c] >= ubComp[c]) {
+		if len(mem) == 0 || (ubComp[c] >= 0 && cnt[c] >= ubComp[c]) || pr.nonZeros(mem) > DefaultMaxNonZeros {
+			// closed, or too large for the branch and bound, where the
+			// stretches at scale (scalebound.go) use the cores and
+			// CBC's stretches would not all be solved in the time
 			continue
 		}
 		if m := pr.newComponentRows(mem, false); len(m.rowSeg) >= 2*span {

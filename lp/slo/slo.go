@@ -135,7 +135,7 @@ type Options struct {
 	// solves beside the search under a time limit when it is a MIP
 	// solver other than the pure-Go one (stretchmip.go; 0:
 	// DefaultMIPStretchRows, < 0: none). A component with fewer than
-	// two stretches' rows is left to the integer program whole.
+	// four stretches' rows is left to the integer program whole.
 	MIPStretchRows int
 }
 

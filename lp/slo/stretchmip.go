@@ -162,13 +162,20 @@ const (
 	// mipStretchLimit bounds one stretch's solve: a stretch the backend
 	// does not close in it answers the backend's bound.
 	mipStretchLimit = time.Minute
+	// mipStretchMin is the fewest stretches a component must span for
+	// them: the stretches take the time to the limit, and a smaller
+	// component goes to the integer program whole as before, which may
+	// prove it (docs/tail-bounds.md: CBC closes some 4,000-turn
+	// instances, about 1,000 rows, in minutes).
+	mipStretchMin = 4
 )
 
 // mipStretchBound bounds the pairs m serves by its stretches of span rows
 // (stretch.go), each solved by be (stretchMIP): their shares start as
 // mipStretchParts describes, then the bundle method takes up to steps
 // steps on them, stopping early when ctx ends or the bound's floor
-// reaches incumbent. A stretch the backend gives no bound for, or that
+// reaches incumbent; the answer is the least of their bounds and the
+// short stretches'. A stretch the backend gives no bound for, or that
 // ctx leaves unsolved, takes its Lagrangian value (lagrangeValue), which
 // holds for any prices. ok is false when the LP did not finish.
 func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, incumbent, steps int) (b bound, st mipStretchStats, ok bool) {
@@ -182,7 +189,7 @@ func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, in
 	sd.lpShares(m.rowDuals(P, y))
 	wctx, cancel := context.WithTimeout(ctx, mipStretchWarm)
 	var sst stretchStats
-	sd.bundle(wctx, bound{num: sd.solveAll(wctx), S: muBits}, incumbent, stretchIter, &sst, nil)
+	short := sd.bundle(wctx, bound{num: sd.solveAll(wctx), S: muBits}, incumbent, stretchIter, &sst, nil)
 	cancel()
 	var ranges [][2]int32
 	var groups [][]int
@@ -202,6 +209,9 @@ func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, in
 	st.Stretches, st.Start = len(cd.wins), b.value()
 	var bst stretchStats
 	b = cd.bundle(ctx, b, incumbent, steps, &bst, nil)
+	// the short stretches' bound holds too, and is the better one when
+	// the time left too little for CBC to solve the long ones
+	b = minBound(b, short)
 	st.Steps, st.Best = bst.Iterations, b.value()
 	for _, w := range cd.wins {
 		if w.exact {
@@ -239,7 +249,8 @@ func (sd *stretchDecomp) solveAllMIP(ctx context.Context) *big.Int {
 // startMIPStretches starts, beside the search, mipStretchBound on every
 // component that served leaves below its bound ubComp, that is small
 // enough for the branch and bound (DefaultMaxNonZeros) and that spans at
-// least two stretches of Options.MIPStretchRows rows, when opt's Backend
+// least mipStretchMin stretches of Options.MIPStretchRows rows, when
+// opt's Backend
 // is a MIP solver other than the pure-Go one and ctx has a deadline (the
 // backend's stretches stop by time, so their bound depends on the load;
 // without a time limit the solve stays deterministic). The backend's
@@ -271,7 +282,7 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 			// CBC's stretches would not all be solved in the time
 			continue
 		}
-		if m := pr.newComponentRows(mem, false); len(m.rowSeg) >= 2*span {
+		if m := pr.newComponentRows(mem, false); len(m.rowSeg) >= mipStretchMin*span {
 			jobs = append(jobs, job{c, cnt[c], m})
 		}
 	}

@@ -146,10 +146,14 @@ func (lr *lookRun) run(ctx context.Context, next func() (*prefixcache.Req, error
 }
 
 // The kept flags of a held block reference: the interval ending there is
-// kept by its window's restriction (the plain guide), or by a seam.
+// kept by its window's restriction (the plain guide), or by a seam; and
+// whether it is needed (extend).
 const (
 	keptPlain uint8 = 1 << iota
 	keptSeam
+	// refNeeded (not a kept flag) marks a reference whose interval is
+	// needed in the program of the requests before colHz (extend).
+	refNeeded
 )
 
 // lookRun is WindowedLookahead's state: the requests held, [base, read),
@@ -193,6 +197,11 @@ type lookRun struct {
 	blocks     []prefixcache.BlockID
 	prev, next []int32
 	kept       []uint8
+
+	// colHz is the horizon the columns (refNeeded) are extended to; work
+	// is extend's worklist, kept for its capacity.
+	colHz int
+	work  [][2]int32
 
 	bounded, seamed0, replayed int // windows bounded, seams solved (boundaries 1 … seamed0−1 … ), windows replayed
 	restricted                 float64
@@ -485,16 +494,49 @@ func (lr *lookRun) history(s, e int) ([]prefixcache.Req, error) {
 	return out, nil
 }
 
-// columns returns, for the references of the requests [s, hz) (held),
-// whether the interval ending there is a column of the program of the
-// trace's requests before hz (newReplayTrace's col on those requests,
-// without the references before s, which no key of the window at s
-// reads): needed (a positive weight, or a parent interval of a needed one
-// ending before hz) and variable.
+// columns returns, for the references of the requests [s, hz) (held,
+// hz at or past every horizon extended to before), whether the interval
+// ending there is a column of the program of the trace's requests before
+// hz (newReplayTrace's col on those requests): extend's, read off.
 func (lr *lookRun) columns(s, hz int) []bool {
-	base := lr.ref(s, 0)
-	needed := make([]bool, lr.ref(hz, 0)-base)
+	lr.extend(hz)
+	col := make([]bool, lr.ref(hz, 0)-lr.ref(s, 0))
 	for t := s; t < hz; t++ {
+		for d := range lr.chain(t) {
+			col[lr.ref(t, d)-lr.ref(s, 0)] = lr.column(t, d)
+		}
+	}
+	return col
+}
+
+// column reports whether the interval ending at held request t's
+// depth-d reference (t before the horizon the columns were extended to)
+// is a column of the program of the requests before that horizon: needed
+// and variable.
+func (lr *lookRun) column(t, d int) bool {
+	ref := lr.ref(t, d)
+	return lr.kept[ref]&refNeeded != 0 && lr.prev[ref] >= 0 && int32(t)-lr.prev[ref] > 1
+}
+
+// extend extends the columns (the refNeeded flags) from the program of
+// the requests before lr.colHz to that of the requests before hz (held
+// from lr.colHz on): newReplayTrace's needed, a reference needed when its
+// weight is positive or when it is the interval of the parent around a
+// needed variable interval of the next depth, made incremental. Each
+// reference is needed for good once it is (a longer trace only adds
+// intervals), and marks only references of the same or earlier requests,
+// so the needed references of the program before hz are the closure of
+// the positive weights before hz under those marks: the new requests'
+// weights are seeded, and each reference that becomes needed walks its
+// parent's uses back once (a worklist). Only references from base on are
+// held; a reference is marked only from later ones, so the dropped ones
+// decide nothing that is still read.
+func (lr *lookRun) extend(hz int) {
+	if hz <= lr.colHz {
+		return
+	}
+	work := lr.work[:0] // needed references still to walk from: request, depth
+	for t := lr.colHz; t < hz; t++ {
 		ch := lr.chain(t)
 		c := 0
 		for d := range ch {
@@ -508,35 +550,30 @@ func (lr *lookRun) columns(s, hz int) []bool {
 			if lr.prev[lr.ref(t, d)] < 0 {
 				break
 			}
-			needed[lr.ref(t, d)-base] = lr.obj.Cost(lr.in(t), d, lr.block)-lr.obj.Cost(lr.in(t), d+1, lr.block) > 0
-		}
-	}
-	for t := hz - 1; t >= s; t-- {
-		for d := len(lr.chain(t)) - 1; d >= 1; d-- {
-			ref := lr.ref(t, d)
-			pv := lr.prev[ref]
-			if !needed[ref-base] || pv < 0 || int32(t)-pv == 1 {
-				continue
-			}
-			for cur := int32(t); cur > pv && int(cur) >= s; {
-				pr := lr.ref(int(cur), d-1)
-				pp := lr.prev[pr]
-				if cur-pp > 1 {
-					needed[pr-base] = true
-				}
-				cur = pp
+			if lr.obj.Cost(lr.in(t), d, lr.block)-lr.obj.Cost(lr.in(t), d+1, lr.block) > 0 {
+				lr.kept[lr.ref(t, d)] |= refNeeded
+				work = append(work, [2]int32{int32(t), int32(d)})
 			}
 		}
 	}
-	for t := s; t < hz; t++ {
-		for d := range lr.chain(t) {
-			ref := lr.ref(t, d)
-			if pv := lr.prev[ref]; !(pv >= 0 && int32(t)-pv > 1) {
-				needed[ref-base] = false
+	for len(work) > 0 {
+		t, d := int(work[len(work)-1][0]), int(work[len(work)-1][1])
+		work = work[:len(work)-1]
+		pv := lr.prev[lr.ref(t, d)]
+		if d < 1 || pv < 0 || int32(t)-pv == 1 {
+			continue
+		}
+		for cur := int32(t); cur > pv && int(cur) >= lr.base; {
+			pr := lr.ref(int(cur), d-1)
+			pp := lr.prev[pr]
+			if cur-pp > 1 && lr.kept[pr]&refNeeded == 0 {
+				lr.kept[pr] |= refNeeded
+				work = append(work, [2]int32{cur, int32(d - 1)})
 			}
+			cur = pp
 		}
 	}
-	return needed
+	lr.work, lr.colHz = work, hz
 }
 
 // replay serves window w's requests through the plain and the seamed
@@ -551,13 +588,13 @@ func (lr *lookRun) replay(w int) error {
 		_, pe := lr.window(w - 1)
 		from = Lookahead(lr.n, pe, lr.h)
 	}
-	col := lr.columns(s, hz)
+	lr.extend(hz)
 	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {
 		if rp == nil {
 			continue
 		}
 		pol := rp.pol
-		pol.hz, pol.col, pol.colBase = hz, col, lr.ref(s, 0)
+		pol.hz = hz
 		for r := max(from, s); r < hz; r++ {
 			for d, id := range lr.chain(r) {
 				ref := lr.ref(r, d)
@@ -577,7 +614,6 @@ func (lr *lookRun) replay(w int) error {
 				rp.hits = append(rp.hits, k)
 			}
 		}
-		pol.col = nil
 	}
 	return nil
 }
@@ -690,15 +726,13 @@ func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {
 // the blocks used again that stay cached and the count of the others are
 // the same; with hz = n this is rule Guided's replay, hit for hit.
 type lookPolicy struct {
-	lr      *lookRun
-	flags   uint8
-	hz      int
-	col     []bool // per reference from colBase: a column before hz
-	colBase int
-	keys    []prefixcache.Key
-	ids     []prefixcache.BlockID // the block in each slot
-	slot    map[prefixcache.BlockID]int32
-	order   prefixcache.Order
+	lr    *lookRun
+	flags uint8
+	hz    int
+	keys  []prefixcache.Key
+	ids   []prefixcache.BlockID // the block in each slot
+	slot  map[prefixcache.BlockID]int32
+	order prefixcache.Order
 }
 
 // CachedOnly marks the policy as naming blocks by slot.
@@ -734,7 +768,7 @@ func (p *lookPolicy) key(t, d int, id prefixcache.BlockID) prefixcache.Key {
 func (p *lookPolicy) known(nx, d int, id prefixcache.BlockID) prefixcache.Key {
 	lr := p.lr
 	x := 0.0
-	if ref := lr.ref(nx, d); p.col[ref-p.colBase] && lr.kept[ref]&p.flags != 0 {
+	if lr.column(nx, d) && lr.kept[lr.ref(nx, d)]&p.flags != 0 {
 		x = 1
 	}
 	return prefixcache.Key{P: x, T: -int64(nx)<<32 + int64(id)}

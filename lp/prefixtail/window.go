@@ -279,26 +279,11 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 }
 
 // WindowedFlat is Windowed on a trace held as a Flat: the same result
-// (every figure but the wall times), from about 14 bytes per block
-// reference and 16 per request for the whole run, besides one window's
-// (or seam's) problems at a time (package comment, "Streaming").
+// (every figure but the wall times), the engine of WindowedLookahead
+// with the whole trace's lookahead (package comment, "One engine").
 func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
-	n := f.Len()
-	src := &runSource{n: n,
-		slice: func(lo, hi int) ([]prefixcache.Req, error) {
-			if lo < 0 || hi > n || lo > hi {
-				return nil, fmt.Errorf("requests [%d, %d) outside the trace's [0, %d)", lo, hi, n)
-			}
-			return f.reqs(lo, hi), nil
-		},
-		trace: func(a, b int) (*replayTrace, error) {
-			if a != 0 || b != n {
-				return nil, fmt.Errorf("internal: a flat trace bounds every window, not the requests [%d, %d) of %d", a, b, n)
-			}
-			return newReplayTrace(f, block, capacity, obj)
-		},
-		history: func(_, s, e int, tr *replayTrace) ([]prefixcache.Req, error) { return tr.history(s, e), nil }}
-	return windowedRun(ctx, src, block, capacity, obj, windows, 0, windows-1, wo, opt)
+	wb, _, err := windowedLookahead(ctx, FlatSource(f), f.Len(), block, capacity, obj, windows, 0, wo, opt, false)
+	return wb, err
 }
 
 // runSource is what a run of windows reads of the trace (windowedRun):

@@ -44,11 +44,28 @@ func Lookahead(n, e, h int) int { return min(n, e+h) }
 // lookahead ≥ n WindowedFlat's to the last digit. Joins (shards) are not
 // supported. A trace with more or fewer than n requests is an error.
 func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	if lookahead < 1 {
+		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 1 (0 is the whole trace's, WindowedFlat)", lookahead)
+	}
+	if wo.JoinRequests > 0 {
+		return nil, fmt.Errorf("joins (%d requests) are between shards' runs; a bounded replay lookahead is for one process", wo.JoinRequests)
+	}
 	wb, _, err := windowedLookahead(ctx, next, n, block, capacity, obj, windows, lookahead, wo, opt, false)
 	return wb, err
 }
 
-// windowedLookahead is WindowedLookahead; with record it also returns
+// horizon returns the horizon of the replay of the window that ends at
+// request e: Lookahead's, or with the whole trace's lookahead (h = 0)
+// the trace's end.
+func (lr *lookRun) horizon(e int) int {
+	if lr.h == 0 {
+		return lr.n
+	}
+	return Lookahead(lr.n, e, lr.h)
+}
+
+// windowedLookahead is WindowedLookahead, and with lookahead 0 (the
+// whole trace's) WindowedFlat; with record it also returns
 // the hits per request of the plain replay and, with seams, of the seamed
 // one (the tests check them as a schedule).
 func windowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*WindowBounds, [][]int, error) {
@@ -71,17 +88,14 @@ func windowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error
 
 // newLookRun checks WindowedLookahead's arguments and returns its state.
 func newLookRun(n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*lookRun, error) {
-	if lookahead < 1 {
-		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 1 (0 is the whole trace's, WindowedFlat)", lookahead)
+	if lookahead < 0 {
+		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 0 (0: the whole trace's)", lookahead)
 	}
 	if windows < 1 || windows > max(n, 1) {
 		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
 	}
 	if wo.SeamRequests < 0 || wo.JoinRequests < 0 || wo.LowerOverlapRequests < 0 {
 		return nil, fmt.Errorf("seam of %d requests, join of %d, lower overlap of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests, wo.LowerOverlapRequests)
-	}
-	if wo.JoinRequests > 0 {
-		return nil, fmt.Errorf("joins (%d requests) are between shards' runs; a bounded replay lookahead is for one process", wo.JoinRequests)
 	}
 	if err := checkSetting(block, capacity, obj); err != nil {
 		return nil, err
@@ -94,7 +108,7 @@ func newLookRun(n int, block int64, capacity int, obj Objective, windows, lookah
 		lr.leaf, lr.allInput = make([]int32, 0, n), make([]int64, 0, n)
 	}
 	lr.wb = &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests,
-		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo), ReplayLookaheadRequests: lookahead}
+		JoinRequests: JoinRequests(n, windows, wo), LowerOverlapRequests: LowerOverlapRequests(n, windows, wo), ReplayLookaheadRequests: lookahead}
 	if lr.wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {
 		lr.wb.LowerOverlapWeights = wo.LowerOverlapWeights.String()
 	}
@@ -378,7 +392,7 @@ func (lr *lookRun) advance(ctx context.Context) error {
 // requests up to its horizon and the seams of the boundaries before it.
 func (lr *lookRun) readyToReplay(w int) bool {
 	_, e := lr.window(w)
-	hz := Lookahead(lr.n, e, lr.h)
+	hz := lr.horizon(e)
 	return lr.read >= hz && lr.seamed0 >= lr.seamsBefore(hz)
 }
 
@@ -582,11 +596,11 @@ func (lr *lookRun) extend(hz int) {
 // earlier windows' keys said "unknown"), then serves the requests.
 func (lr *lookRun) replay(w int) error {
 	s, e := lr.window(w)
-	hz := Lookahead(lr.n, e, lr.h)
+	hz := lr.horizon(e)
 	from := s // the first request whose references the horizon has just reached
 	if w > 0 {
 		_, pe := lr.window(w - 1)
-		from = Lookahead(lr.n, pe, lr.h)
+		from = lr.horizon(pe)
 	}
 	lr.extend(hz)
 	for _, rp := range []*lookReplay{lr.plain, lr.seamed} {

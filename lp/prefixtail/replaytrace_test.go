@@ -2,17 +2,16 @@ package prefixtail
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
 
-// The whole-trace reference of the windowed run's replay (what the
-// in-memory run replayed on before the engine of window_lookahead.go took
-// it over): the columns and next uses computed in one batch over the
-// trace, and rule Guided on them. TestReplayTraceRapid checks it against
-// the program itself (New, Problem.Replay), and the engine's incremental
-// columns are checked against it (TestLookaheadColumnsRapid).
+// The whole-trace reference of the windowed run's columns (what the
+// in-memory run replayed on before the one engine of window_lookahead.go
+// took it over): the previous and next uses and the columns computed in
+// one batch over the trace. TestReplayTraceRapid checks it against the
+// program itself (New), and the engine's incremental columns are checked
+// against it (TestLookaheadColumnsRapid).
 
 // replayTrace is a run's requests (re-indexed from 0) held for the
 // stitched replay: a Flat with, per block reference, the previous and the
@@ -129,84 +128,3 @@ func newReplayTrace(f *Flat, block int64, capacity int, obj Objective) (*replayT
 // history returns the history requests of window [s, e) of r (HistoryOf's,
 // in trace order, only Input and Blocks set).
 func (r *replayTrace) history(s, e int) []prefixcache.Req { return r.Flat.history(r.prev, s, e) }
-
-// guided is rule Guided on a replayTrace with a guide of one value per
-// reference (the interval ending there kept or not): ranked's key.
-type guided struct {
-	r     *replayTrace
-	guide []bool
-}
-
-// key ranks the block at depth d of request t by its next interval, as
-// ranked.key does under Guided.
-func (g *guided) key(t, d int) prefixcache.Key {
-	r := g.r
-	nx := r.next[r.Off[t]+d]
-	if nx < 0 {
-		return prefixcache.Key{P: math.Inf(-1)}
-	}
-	x := 0.0
-	if ref := r.Off[nx] + d; r.col[ref] {
-		if g.guide[ref] {
-			x = 1
-		}
-	} else if int(nx) == t+1 {
-		return prefixcache.Key{P: math.Inf(1)}
-	}
-	return prefixcache.Key{P: x, T: -int64(nx)}
-}
-
-// runPlan is the reference replay of a whole trace under a guide (rule
-// Guided on Whole from an empty cache).
-type runPlan struct {
-	Whole *replayTrace
-}
-
-// replay serves Whole's requests under guide (one value per block
-// reference: the interval ending there kept) and returns the hits per
-// request and their cost.
-func (rp *runPlan) replay(guide []bool) ([]int, float64, error) {
-	w := rp.Whole
-	if len(guide) != len(w.prev) {
-		return nil, 0, fmt.Errorf("guide of %d values for %d block references", len(guide), len(w.prev))
-	}
-	pol := &guidedPolicy{g: &guided{r: w, guide: guide}}
-	c, err := prefixcache.New(int64(w.capacity)*w.block, w.block, pol)
-	if err != nil {
-		return nil, 0, err
-	}
-	hits := make([]int, w.Len())
-	v := 0.0
-	for t := range w.Len() {
-		q := prefixcache.Req{Index: t, Input: w.Input[t], Blocks: w.chain(t)}
-		if hits[t], err = c.Serve(&q); err != nil {
-			return nil, 0, err
-		}
-		v += w.obj.Cost(w.Input[t], hits[t], w.block)
-	}
-	return hits, v, nil
-}
-
-// guidedPolicy is a cache policy ranking by guided's keys.
-type guidedPolicy struct {
-	g     *guided
-	keys  []prefixcache.Key
-	order prefixcache.Order
-}
-
-func (p *guidedPolicy) Access(q *prefixcache.Req, id prefixcache.BlockID, depth int, _ bool) {
-	if int(id) >= len(p.keys) {
-		p.keys = append(p.keys, make([]prefixcache.Key, int(id)+1-len(p.keys))...)
-	}
-	p.keys[id] = p.g.key(q.Index, depth)
-}
-
-func (p *guidedPolicy) Evictable(id prefixcache.BlockID, on bool) {
-	if on {
-		p.order.Push(id, p.keys[id])
-		return
-	}
-	p.order.Remove(id)
-}
-
-func (p *guidedPolicy) Victim() prefixcache.BlockID { return p.order.Pop() }

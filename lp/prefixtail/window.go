@@ -280,6 +280,13 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	if err != nil {
 		return nil, err
 	}
+	if run, err := sp.slice(lr.lo, lr.b); err == nil {
+		refs := 0
+		for _, q := range run {
+			refs += len(q.Blocks)
+		}
+		lr.reserve(len(run), refs)
+	}
 	t := lr.lo
 	return lr.run(ctx, func() (*prefixcache.Req, error) {
 		if t >= lr.b {
@@ -298,8 +305,12 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 // (every figure but the wall times), the engine of WindowedLookahead
 // with the whole trace's lookahead (package comment, "One engine").
 func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
-	wb, _, err := windowedLookahead(ctx, FlatSource(f), f.Len(), block, capacity, obj, windows, 0, wo, opt, false)
-	return wb, err
+	lr, err := newLookRun(f.Len(), block, capacity, obj, windows, 0, wo, opt, false)
+	if err != nil {
+		return nil, err
+	}
+	lr.holdFlat(f)
+	return lr.run(ctx, FlatSource(f))
 }
 
 // setUpper sets wb's upper end to v, the stitched schedule's figure, and

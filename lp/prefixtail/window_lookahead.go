@@ -42,7 +42,9 @@ func Lookahead(n, e, h int) int { return min(n, e+h) }
 // bound and every window's figures are WindowedFlat's; the upper bound is
 // the replayed cost of the stitched schedule under the bounded rule, with
 // lookahead ≥ n WindowedFlat's to the last digit. Joins (shards) are not
-// supported. A trace with more or fewer than n requests is an error.
+// supported. A trace with more or fewer than n requests is an error. It
+// is the one engine of the windowed runs (package comment, "One
+// engine") with a bounded lookahead.
 func WindowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options) (*WindowBounds, error) {
 	if lookahead < 1 {
 		return nil, fmt.Errorf("replay lookahead of %d requests: want ≥ 1 (0 is the whole trace's, WindowedFlat)", lookahead)
@@ -64,10 +66,10 @@ func (lr *lookRun) horizon(e int) int {
 	return Lookahead(lr.n, e, lr.h)
 }
 
-// windowedLookahead is WindowedLookahead, and with lookahead 0 (the
-// whole trace's) WindowedFlat; with record it also returns
-// the hits per request of the plain replay and, with seams, of the seamed
-// one (the tests check them as a schedule).
+// windowedLookahead is WindowedLookahead (lookahead 0: the whole
+// trace's); with record it also returns the hits per request of the plain
+// replay and, with seams, of the seamed one (the tests check them as a
+// schedule).
 func windowedLookahead(ctx context.Context, next func() (*prefixcache.Req, error), n int, block int64, capacity int, obj Objective, windows, lookahead int, wo WindowOptions, opt Options, record bool) (*WindowBounds, [][]int, error) {
 	lr, err := newLookRun(n, block, capacity, obj, windows, lookahead, wo, opt, record)
 	if err != nil {
@@ -147,7 +149,8 @@ func newRun(n int, block int64, capacity int, obj Objective, windows, first, las
 	switch {
 	case lr.carried:
 		lr.held = make(map[prefixcache.BlockID]int32)
-	case hist == nil:
+	case hist == nil && lookahead > 0: // with the whole run's, every window is bounded before a request is dropped
+		lr.rebuild = true
 		lr.leaf, lr.allInput = make([]int32, 0, n), make([]int64, 0, n)
 	}
 	look := n / windows // the joins rank blocks by their uses up to a window past the join
@@ -258,9 +261,12 @@ type lookRun struct {
 	seams              bool
 
 	// Whole trace, without carried histories: per block its parent (−1:
-	// a root) and last use so far (−1: not seen), per request its chain's
-	// last block (−1: empty) and its input, tokens.
+	// a root) and last use so far (−1: not seen); with rebuild (a bounded
+	// lookahead, which drops requests before their histories are read),
+	// per request its chain's last block (−1: empty) and its input,
+	// tokens.
 	parent, lastUse []int32
+	rebuild         bool
 	leaf            []int32
 	allInput        []int64
 
@@ -280,6 +286,7 @@ type lookRun struct {
 	// held requests" is ever read of it: not constant, and before every
 	// window, seam and horizon still to come).
 	base, read int
+	flat       *Flat // when not nil, the held requests are its (holdFlat)
 	off        []int
 	input      []int64
 	blocks     []prefixcache.BlockID
@@ -295,6 +302,33 @@ type lookRun struct {
 	restricted                  float64
 	plain, seamed               *lookReplay
 	wb                          *WindowBounds
+}
+
+// holdFlat makes f, the whole trace the run reads (FlatSource(f)), its
+// held requests: their chains, offsets and inputs are f's, not copied,
+// and nothing is dropped (f's owner holds it whole anyway); the arrays
+// per reference are allocated once.
+func (lr *lookRun) holdFlat(f *Flat) {
+	n := f.Len()
+	if n == 0 || lr.lo != 0 || lr.b != n {
+		return
+	}
+	lr.flat = f
+	lr.off, lr.input, lr.blocks = f.Off[:n+1], f.Input[:n], f.Blocks[:f.Off[n]]
+	refs := f.Off[n]
+	lr.prev, lr.next, lr.kept = make([]int32, 0, refs), make([]int32, 0, refs), make([]uint8, 0, refs)
+}
+
+// reserve makes room for reqs more requests of refs block references
+// in all, when known (a trace held whole), so that the held arrays are
+// allocated once, not grown.
+func (lr *lookRun) reserve(reqs, refs int) {
+	lr.off = slices.Grow(lr.off, reqs)
+	lr.input = slices.Grow(lr.input, reqs)
+	lr.blocks = slices.Grow(lr.blocks, refs)
+	lr.prev = slices.Grow(lr.prev, refs)
+	lr.next = slices.Grow(lr.next, refs)
+	lr.kept = slices.Grow(lr.kept, refs)
 }
 
 // ref returns the index of request t's depth-d reference (t held).
@@ -353,9 +387,11 @@ func (lr *lookRun) add(q *prefixcache.Req) error {
 		lr.lastUse[id] = int32(t)
 		par = int32(id)
 	}
-	lr.off = append(lr.off, len(lr.blocks))
-	lr.input = append(lr.input, q.Input)
-	if lr.leaf != nil || !lr.carried && lr.spanHist == nil {
+	if lr.flat == nil {
+		lr.off = append(lr.off, len(lr.blocks))
+		lr.input = append(lr.input, q.Input)
+	}
+	if lr.rebuild {
 		lr.leaf = append(lr.leaf, par)
 		lr.allInput = append(lr.allInput, q.Input)
 	}
@@ -378,7 +414,9 @@ func (lr *lookRun) refer(t, d int, id prefixcache.BlockID, p int32) {
 	if p >= int32(lr.base) {
 		lr.next[lr.ref(int(p), d)] = int32(t)
 	}
-	lr.blocks = append(lr.blocks, id)
+	if lr.flat == nil {
+		lr.blocks = append(lr.blocks, id)
+	}
 	lr.prev = append(lr.prev, p)
 	lr.next = append(lr.next, -1)
 	lr.kept = append(lr.kept, 0)
@@ -539,9 +577,9 @@ func (lr *lookRun) seam(ctx context.Context, w int) error {
 	return nil
 }
 
-// mark sets flag on the references whose interval a replay keeps, as
-// replayTrace.mark does but without the column test (made when the flag is
-// read, at the reader's horizon): hits[i] are the hits of request lo+i in
+// mark sets flag on the references whose interval a replay keeps, as a
+// guide on the program's columns is marked, but without the column test
+// (made when the flag is read, at the reader's horizon): hits[i] are the hits of request lo+i in
 // a replay of the requests lo, lo+1, … from an empty cache; the interval
 // ending at a hit is marked when it ends at or after from, is variable,
 // starts at or after lo and, when cross ≥ 0, starts before cross.
@@ -602,6 +640,13 @@ func (lr *lookRun) history(w, s, e int) ([]prefixcache.Req, error) {
 	ts = slices.Compact(ts)
 	out := make([]prefixcache.Req, len(ts))
 	for i, u := range ts {
+		if !lr.rebuild { // held: the chain itself
+			if u < lr.base {
+				return nil, fmt.Errorf("internal: history request %d dropped (held from %d)", u, lr.base)
+			}
+			out[i] = prefixcache.Req{Index: u, Input: lr.in(u), Blocks: lr.chain(u)}
+			continue
+		}
 		var chain []prefixcache.BlockID
 		for id := lr.leaf[u]; id >= 0; id = lr.parent[id] {
 			chain = append(chain, prefixcache.BlockID(id))
@@ -768,6 +813,9 @@ func (lr *lookRun) replay(w int) error {
 // the next window to replay (its replay's first request), to bound (its
 // lower overlap), and the next seam (its first half).
 func (lr *lookRun) drop() {
+	if lr.flat != nil {
+		return
+	}
 	keep := lr.b
 	if lr.replayed <= lr.last {
 		keep, _ = lr.replayRange(lr.replayed)
@@ -894,12 +942,12 @@ func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {
 // the blocks used again that stay cached and the count of the others are
 // the same; with hz = n this is rule Guided's replay, hit for hit.
 //
-// A shard's run adds its joins (runPlan's rules, package comment,
-// "Joins"): over the replay's first startN requests a block accessed
+// A shard's run adds its joins (package comment, "Joins" and "One
+// engine"): over the replay's first startN requests a block accessed
 // ranks by the start join's rule on its problem (its key (P, T) as
 // (P, T'·2³² + id), T' = T − a when T = −nx is a next use numbered from
 // the join's first request a, else 0, so that it ranks among rule
-// Guided's keys as runPlan's did, with ties by id); while the end
+// Guided's keys as before the one engine, with ties by id); while the end
 // join's replay (sigma) holds a block, the block ranks above every other
 // (pinned), and evicting it is an error (broken).
 type lookPolicy struct {

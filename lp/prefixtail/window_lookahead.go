@@ -897,7 +897,10 @@ type lookReplay struct {
 }
 
 func (lr *lookRun) newReplay(flags uint8) (*lookReplay, error) {
-	pol := &lookPolicy{lr: lr, flags: flags}
+	pol := &lookPolicy{lr: lr, flags: flags, slots: lr.h > 0 || lr.end != nil}
+	if pol.slots {
+		pol.slot = make(map[prefixcache.BlockID]int32)
+	}
 	if lr.start != nil {
 		pol.start = &ranked{p: lr.start, rule: lr.startRule}
 	}
@@ -959,8 +962,11 @@ type lookPolicy struct {
 	broken bool
 	keys   []prefixcache.Key
 	ids    []prefixcache.BlockID // the block in each slot
-	slot   map[prefixcache.BlockID]int32
-	order  prefixcache.Order
+	// slot finds a cached block's slot, kept (slots) only when a block is
+	// re-ranked by id: by reveal (a bounded lookahead) or the end join.
+	slots bool
+	slot  map[prefixcache.BlockID]int32
+	order prefixcache.Order
 }
 
 // CachedOnly marks the policy as naming blocks by slot.
@@ -972,10 +978,10 @@ func (p *lookPolicy) Access(q *prefixcache.Req, slot prefixcache.BlockID, depth 
 		p.ids = append(p.ids, make([]prefixcache.BlockID, int(slot)+1-len(p.ids))...)
 	}
 	id := q.Blocks[depth]
-	if p.slot == nil {
-		p.slot = make(map[prefixcache.BlockID]int32)
+	p.ids[slot] = id
+	if p.slots {
+		p.slot[id] = slot
 	}
-	p.ids[slot], p.slot[id] = id, slot
 	p.keys[slot] = p.key(q.Index, depth, id)
 }
 

@@ -2,6 +2,7 @@ package prefixtail
 
 import (
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/tailbound/tailbound/models/prefixcache"
@@ -119,4 +120,20 @@ func (f *Flat) Span(windows, first, last int, wo WindowOptions) (*Span, error) {
 		sp.History = append(sp.History, f.history(prev, w*n/windows, (w+1)*n/windows))
 	}
 	return sp, nil
+}
+
+// FlatSource returns the requests of f in order, as WindowedLookahead
+// reads them (io.EOF after the last): a trace held whole (standard input,
+// whose requests are counted only when it ends).
+func FlatSource(f *Flat) func() (*prefixcache.Req, error) {
+	t := 0
+	var q prefixcache.Req
+	return func() (*prefixcache.Req, error) {
+		if t >= f.Len() {
+			return nil, io.EOF
+		}
+		q = prefixcache.Req{Index: t, Input: f.Input[t], Blocks: f.chain(t)}
+		t++
+		return &q, nil
+	}
 }

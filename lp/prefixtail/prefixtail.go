@@ -362,14 +362,17 @@
 // window, not the trace's largest id; the bounds do not change, since a
 // problem reads an id only to tell blocks apart and to order them (ties,
 // parents before children), which an increasing renumbering keeps
-// (TestRenumberRapid). The stitched replay runs on a replayTrace: per
-// reference its previous and next use (4 + 4 bytes) and three flags (the
-// interval ending there has a column; kept by the plain guide; by the
-// seamed one), computed as newProblem computes next, endCol ≥ 0 and the
-// columns' starts, without the program (TestReplayTraceRapid checks them
-// and the replay against Problem.Replay). So the process holds about 14
-// bytes per reference (15 with seams) and 16 per request of the trace,
-// and the replay's key per block id. It does not follow the window, and
+// (TestRenumberRapid). The stitched replay runs in the one engine ("One
+// engine" below) over the Flat in place: per reference its previous and
+// next use (4 + 4 bytes) and one byte of flags (kept by the plain guide;
+// by the seamed one; needed, for the columns), the columns computed as
+// newProblem computes endCol ≥ 0 and the columns' starts, without the
+// program (TestLookaheadColumnsRapid checks them against the batch
+// reference newReplayTrace, which TestReplayTraceRapid checks, and its
+// replay, against the program and Problem.Replay); per block its parent
+// and last use (two int32). So the process holds about 13 bytes per
+// reference, 16 per request and 8 per distinct block of the trace, and
+// the replay's key per cached block. It does not follow the window, and
 // cannot without changing the upper bound: rule Guided ranks a block accessed at t by
 // its next use (ties, and every interval no guide keeps, by furthest next
 // use; a block never used again lowest), so which of two cached blocks the
@@ -450,8 +453,58 @@
 // use (two int32) and per request its chain's last block and its input
 // (12 bytes), the histories' sources ("Streaming"), and the interner's
 // table; with carried histories (next section) none of these but the
-// reader's interner. Joins (shards) are refused: a shard's run replays
-// with the run's whole lookahead (WindowedSpan).
+// reader's interner. Joins (shards) are refused: a shard's run goes
+// through the same engine with the run's whole lookahead (WindowedSpan).
+//
+// # One engine (lookRun, window_lookahead.go)
+//
+// Every windowed run at block level goes through one loop, lookRun: in
+// one process with the whole trace's lookahead (WindowedFlat, Windowed:
+// lookahead 0, the horizon the run's end for every window), with a
+// bounded one (WindowedLookahead, streamed), and as a shard's run of the
+// windows first … last (WindowedSpan, WindowedRange: the run's whole
+// lookahead). It reads the run's requests in order, from the first any
+// step reads (the start join's first, or the first relaxation's when its
+// lower overlap reaches further back) to the replay's end b (the end
+// join's last request; the trace's end for the last run); it bounds a
+// window when the window's last request is read, a seam when the seam's
+// last is, and replays a window when the requests up to its horizon and
+// the seams before the horizon are in. The replay serves the requests
+// [a, b) (a: the start join's first request, or the run's) from an empty
+// cache, a use before a being no previous use (the run's own trace, as
+// "Joins" has it), ranks the start join's requests by the join's rule
+// and shadows the end join's replay over the last requests (runPlan's
+// rules, "Joins"; the shadow's two checks made as before), and counts
+// from the start join's end. The histories are read from the Span (a
+// shard), or rebuilt from the held requests: with the whole lookahead
+// every window is bounded before a request is dropped, so a history
+// request's chain is read in place; with a bounded one from a parent per
+// block and a last block per request ("Streaming"). The columns are
+// extended as the horizon advances (extend: the needed intervals of the
+// program before the horizon only grow with it, and a reference is
+// marked needed only from references of the same or later requests, so
+// a worklist over the newly needed ones reaches newReplayTrace's fixed
+// point on the references still held), one pass over the run whatever
+// the horizons.
+//
+// With the whole run's lookahead the result is that of the loop the
+// engine replaced (a replay over the run's replayTrace by rule Guided,
+// runPlan), to the last digit. A block with no next use in the run ranks
+// (−∞, id), rule Guided's order (a bounded lookahead ranks them least
+// recently accessed first, which decides no hit, above). The start
+// join's keys (P, T) enter the slot-keyed order as (P, T'·2³² + id), T'
+// the next use T = −nx renumbered from the join's first request to the
+// run's (T' = T − a; T' = 0 when T = 0), so that they interleave with
+// rule Guided's keys as before, ties by id. A differential rapid test
+// against the replaced loop before its deletion (20,000 random cases:
+// runs, seams, joins, overlaps of both weightings, carried histories,
+// histories from the span or rebuilt, two lower-bound solvers) found
+// every figure equal, and the command-line runs of branch h50unify's
+// report gave byte-identical output. Shards still refuse carried
+// histories: a shard's carried history would be built from its span's
+// last-use histories (chainSet), so it would hold no less than they do,
+// and no merged output has been compared with a one-process run's for
+// them.
 //
 // # Carried histories (WindowOptions.CarriedHistory, window_carried.go)
 //

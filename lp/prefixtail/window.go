@@ -3,9 +3,9 @@ package prefixtail
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/tailbound/tailbound/models/prefixcache"
 )
@@ -248,7 +248,9 @@ func (sp *Span) slice(lo, hi int) ([]prefixcache.Req, error) {
 
 // WindowedSpan is WindowedRange on the part of the trace sp holds, which
 // must cover SpanRange's requests (and, with History nil, be the whole
-// trace). Its result is WindowedRange's on the whole trace.
+// trace). Its result is WindowedRange's on the whole trace. It is the
+// engine of WindowedFlat over the run (package comment, "One engine"):
+// the whole trace's run is WindowedFlat's on the span's requests.
 func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
 	n := sp.Requests
 	if sp.History == nil && (sp.First != 0 || len(sp.Reqs) != n) {
@@ -257,215 +259,58 @@ func WindowedSpan(ctx context.Context, sp *Span, block int64, capacity int, obj 
 	if sp.History != nil && first <= last && len(sp.History) != last-first+1 {
 		return nil, fmt.Errorf("%d histories for the %d windows %d … %d", len(sp.History), last-first+1, first, last)
 	}
-	src := &runSource{n: n, slice: sp.slice,
-		trace: func(a, b int) (*replayTrace, error) {
-			run, err := sp.slice(a, b)
-			if err != nil {
-				return nil, err
-			}
-			return newReplayTrace(FlatOf(run), block, capacity, obj)
-		},
-		history: func(k, s, e int, _ *replayTrace) ([]prefixcache.Req, error) {
-			if sp.History != nil {
-				return sp.History[k], nil
-			}
-			var hist []prefixcache.Req
-			for _, t := range HistoryOf(sp.Reqs, s, e) {
-				hist = append(hist, sp.Reqs[t])
-			}
-			return hist, nil
-		}}
-	return windowedRun(ctx, src, block, capacity, obj, windows, first, last, wo, opt)
-}
-
-// WindowedFlat is Windowed on a trace held as a Flat: the same result
-// (every figure but the wall times), from about 14 bytes per block
-// reference and 16 per request for the whole run, besides one window's
-// (or seam's) problems at a time (package comment, "Streaming").
-func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
-	n := f.Len()
-	src := &runSource{n: n,
-		slice: func(lo, hi int) ([]prefixcache.Req, error) {
-			if lo < 0 || hi > n || lo > hi {
-				return nil, fmt.Errorf("requests [%d, %d) outside the trace's [0, %d)", lo, hi, n)
-			}
-			return f.reqs(lo, hi), nil
-		},
-		trace: func(a, b int) (*replayTrace, error) {
-			if a != 0 || b != n {
-				return nil, fmt.Errorf("internal: a flat trace bounds every window, not the requests [%d, %d) of %d", a, b, n)
-			}
-			return newReplayTrace(f, block, capacity, obj)
-		},
-		history: func(_, s, e int, tr *replayTrace) ([]prefixcache.Req, error) { return tr.history(s, e), nil }}
-	return windowedRun(ctx, src, block, capacity, obj, windows, 0, windows-1, wo, opt)
-}
-
-// runSource is what a run of windows reads of the trace (windowedRun):
-// its requests by range, the run's replay trace and each window's
-// history.
-type runSource struct {
-	// n is the number of requests of the whole trace.
-	n int
-	// slice returns the trace's requests [lo, hi) (only their Input and
-	// Blocks are read).
-	slice func(lo, hi int) ([]prefixcache.Req, error)
-	// trace returns the run's requests [a, b), re-indexed, for the
-	// stitched replay.
-	trace func(a, b int) (*replayTrace, error)
-	// history returns the history requests of the run's k-th window
-	// [s, e) (HistoryOf's, in trace order); tr is the run's trace.
-	history func(k, s, e int, tr *replayTrace) ([]prefixcache.Req, error)
-}
-
-// windowedRun is WindowedSpan and WindowedFlat: the windows first … last
-// of windows windows of the trace src reads.
-func windowedRun(ctx context.Context, src *runSource, block int64, capacity int, obj Objective, windows, first, last int, wo WindowOptions, opt Options) (*WindowBounds, error) {
-	n := src.n
-	if windows < 1 || windows > max(n, 1) {
-		return nil, fmt.Errorf("windows %d: want 1 … %d (the number of requests)", windows, max(n, 1))
+	if err := checkRun(n, windows, first, last, wo); err != nil {
+		return nil, err
 	}
-	if first < 0 || last >= windows || first > last {
-		return nil, fmt.Errorf("windows %d … %d: want a run within 0 … %d", first, last, windows-1)
+	hist := sp.History
+	if hist == nil {
+		if first == 0 && last == windows-1 {
+			return WindowedFlat(ctx, FlatOf(sp.Reqs), block, capacity, obj, windows, wo, opt)
+		}
+		for w := first; w <= last; w++ {
+			rlo, rhi := RelaxationRange(n, windows, w, wo)
+			var h []prefixcache.Req
+			for _, t := range HistoryOf(sp.Reqs, rlo, rhi) {
+				h = append(h, sp.Reqs[t])
+			}
+			hist = append(hist, h)
+		}
 	}
-	if wo.SeamRequests < 0 || wo.JoinRequests < 0 || wo.LowerOverlapRequests < 0 {
-		return nil, fmt.Errorf("seam of %d requests, join of %d, lower overlap of %d: want ≥ 0", wo.SeamRequests, wo.JoinRequests, wo.LowerOverlapRequests)
-	}
-	s0, e0 := first*n/windows, (last+1)*n/windows
-	hj := JoinRequests(n, windows, wo)
-	a, b := s0, e0
-	if first > 0 {
-		a = s0 - hj
-	}
-	if last < windows-1 {
-		b = e0 + hj
-	}
-	whole, err := src.trace(a, b)
+	lr, err := newRun(n, block, capacity, obj, windows, first, last, 0, wo, opt, hist, sp.slice, false)
 	if err != nil {
 		return nil, err
 	}
-	plan := &runPlan{Whole: whole, A: a}
-	look := n / windows // the joins rank blocks by their uses up to a window past the join
-	if first > 0 && hj > 0 {
-		if plan.Start, plan.StartRule, err = joinRule(src, s0-hj, s0+hj, look, block, capacity, obj); err != nil {
-			return nil, fmt.Errorf("join at request %d: %w", s0, err)
+	if run, err := sp.slice(lr.lo, lr.b); err == nil {
+		refs := 0
+		for _, q := range run {
+			refs += len(q.Blocks)
 		}
-		plan.StartN, plan.Count = 2*hj, 2*hj
+		lr.reserve(len(run), refs)
 	}
-	if last < windows-1 && hj > 0 {
-		if plan.End, plan.EndRule, err = joinRule(src, e0-hj, e0+hj, look, block, capacity, obj); err != nil {
-			return nil, fmt.Errorf("join at request %d: %w", e0, err)
+	t := lr.lo
+	return lr.run(ctx, func() (*prefixcache.Req, error) {
+		if t >= lr.b {
+			return nil, io.EOF
 		}
-		plan.EndN = 2 * hj
-	}
-	wb := &WindowBounds{Objective: obj.Kind.String(), Windows: windows, Requests: n, SeamRequests: wo.SeamRequests, JoinRequests: hj,
-		LowerOverlapRequests: LowerOverlapRequests(n, windows, wo)}
-	if wb.LowerOverlapRequests > 0 && wo.LowerOverlapWeights != RampWeights {
-		wb.LowerOverlapWeights = wo.LowerOverlapWeights.String()
-	}
-	guide := make([]bool, len(whole.prev))
-	restricted := 0.0
-	for w := first; w <= last; w++ {
-		start := time.Now()
-		s, e := w*n/windows, (w+1)*n/windows
-		win, err := src.slice(s, e)
+		q, err := sp.slice(t, t+1)
 		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", w, err)
+			return nil, err
 		}
-		// The relaxation is the window widened back by the lower overlap
-		// (RelaxationRange), its requests weighted (overlapWeights), after
-		// the widened window's history; its blocks renumbered together.
-		rlo, rhi := RelaxationRange(n, windows, w, wo)
-		wide, err := src.slice(rlo, rhi)
-		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", w, err)
-		}
-		hist, err := src.history(w-first, rlo, rhi, whole)
-		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", w, err)
-		}
-		if wo.CarriedHistory {
-			set := chainSet(hist) // every block a history chain holds was used before rlo, and every one used before is in one
-			var before []prefixcache.BlockID
-			if rlo > 0 {
-				q, err := src.slice(rlo-1, rlo)
-				if err != nil {
-					return nil, fmt.Errorf("window %d: %w", w, err)
-				}
-				before = q[0].Blocks
-			}
-			if hist, err = CarriedHistory(wide, before, block, func(id prefixcache.BlockID) bool { return set[id] }); err != nil {
-				return nil, fmt.Errorf("window %d: %w", w, err)
-			}
-		}
-		both := renumber(slices.Concat(hist, wide))
-		rel, err := NewRelaxationWeighted(both[:len(hist)], both[len(hist):], overlapWeights(n, windows, w, wo), block, capacity, obj)
-		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", w, err)
-		}
-		lo, err := rel.Bound(ctx, opt)
-		if err != nil {
-			return nil, fmt.Errorf("window %d, relaxation: %w", w, err)
-		}
-		res, err := New(renumber(restriction(win, 0, len(win))), block, capacity, obj)
-		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", w, err)
-		}
-		up, err := res.Bound(ctx, opt)
-		if err != nil {
-			return nil, fmt.Errorf("window %d, restriction: %w", w, err)
-		}
-		whole.mark(guide, up.hits, s-a, s-a, -1)
-		wb.Lower += lo.Lower
-		restricted += up.Upper
-		wb.PerWindow = append(wb.PerWindow, WindowFigure{First: s, Requests: e - s, History: rel.free,
-			Lower: lo.Lower, Restricted: up.Upper, Seconds: time.Since(start).Seconds()})
-	}
-	_, v, err := plan.replay(guide)
+		t++
+		return &q[0], nil
+	})
+}
+
+// WindowedFlat is Windowed on a trace held as a Flat: the same result
+// (every figure but the wall times), the engine of WindowedLookahead
+// with the whole trace's lookahead (package comment, "One engine").
+func WindowedFlat(ctx context.Context, f *Flat, block int64, capacity int, obj Objective, windows int, wo WindowOptions, opt Options) (*WindowBounds, error) {
+	lr, err := newLookRun(f.Len(), block, capacity, obj, windows, 0, wo, opt, false)
 	if err != nil {
-		return nil, fmt.Errorf("stitched schedule: %w", err)
+		return nil, err
 	}
-	if plan.Start == nil && plan.End == nil && v > restricted+tol*max(1, math.Abs(restricted)) {
-		return nil, fmt.Errorf("the stitched schedule replays to %v, above the windows' restrictions' %v", v, restricted)
-	}
-	wb.UpperNoSeams = v
-	if h := wo.SeamRequests; h > 0 && last > first {
-		seamed := slices.Clone(guide)
-		for w := first + 1; w <= last; w++ {
-			s := w * n / windows
-			lo, hi := max(s-h, s0), min(s+h, e0)
-			seam, err := src.slice(lo, hi)
-			if err != nil {
-				return nil, fmt.Errorf("seam at request %d: %w", s, err)
-			}
-			sq, err := New(renumber(restriction(seam, 0, len(seam))), block, capacity, obj)
-			if err != nil {
-				return nil, fmt.Errorf("seam at request %d: %w", s, err)
-			}
-			sb, err := sq.Bound(ctx, opt)
-			if err != nil {
-				return nil, fmt.Errorf("seam at request %d: %w", s, err)
-			}
-			whole.mark(seamed, sb.hits, lo-a, s-a, s-a)
-		}
-		_, vs, err := plan.replay(seamed)
-		if err != nil {
-			return nil, fmt.Errorf("stitched schedule with seams: %w", err)
-		}
-		v = min(v, vs)
-	}
-	if first == 0 && last == windows-1 {
-		wb.Lower = TotalLower(obj.Kind, wb.LowerOverlapRequests, wb.Lower)
-	}
-	// (A run's lower bound with an overlap also counts the run before's
-	// last requests, weighted, which its upper bound does not: only the
-	// whole trace's is checked.)
-	all := wb.LowerOverlapRequests == 0 || first == 0 && last == windows-1
-	if wb.Lower > v+tol*max(1, math.Abs(v)) && plan.Start == nil && plan.End == nil && all {
-		return nil, fmt.Errorf("windowed lower bound %v above the stitched schedule's %v", wb.Lower, v)
-	}
-	wb.setUpper(v)
-	return wb, nil
+	lr.holdFlat(f)
+	return lr.run(ctx, FlatSource(f))
 }
 
 // setUpper sets wb's upper end to v, the stitched schedule's figure, and

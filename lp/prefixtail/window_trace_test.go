@@ -17,7 +17,8 @@ import (
 // of up to 80 requests with shared prefixes, both objectives: the next
 // use of every reference, which references end a column (endCol ≥ 0) and
 // the column's start (its previous use); and, under random guides (each
-// column kept or not), the stitched replay (runPlan.replay) against
+// column kept or not), the one engine's stitched replay with the whole
+// trace's lookahead (lookRun.replay, engineReplay) against
 // Problem.Replay under rule Guided with the same guide on the columns:
 // the same hits at every request and the same cost.
 func TestReplayTraceRapid(t *testing.T) {
@@ -59,7 +60,7 @@ func TestReplayTraceRapid(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			hits, v, err := (&runPlan{Whole: tr}).replay(gb)
+			hits, v, err := engineReplay(reqs, block, capacity, obj, gb)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -249,4 +250,29 @@ func TestRenumberRapid(t *testing.T) {
 			rt.Fatalf("bound [%v, %v] hits %v, renumbered [%v, %v] hits %v", out[0].Lower, out[0].Upper, out[0].hits, out[1].Lower, out[1].Upper, out[1].hits)
 		}
 	})
+}
+
+// engineReplay replays reqs through the one engine (one window, the whole
+// trace's lookahead) under guide (per block reference: the interval
+// ending there kept), its columns the engine's own, and returns the hits
+// per request and their cost.
+func engineReplay(reqs []prefixcache.Req, block int64, capacity int, obj Objective, guide []bool) ([]int, float64, error) {
+	lr, err := newLookRun(len(reqs), block, capacity, obj, 1, 0, WindowOptions{}, Options{}, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range reqs {
+		if err := lr.add(&reqs[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	for ref, kept := range guide {
+		if kept {
+			lr.kept[ref] |= keptPlain
+		}
+	}
+	if err := lr.replay(0); err != nil {
+		return nil, 0, err
+	}
+	return lr.plain.hits, lr.plain.v, nil
 }

@@ -51,14 +51,7 @@ func BenchmarkWriteProgram(b *testing.B) {
 					b.Fatal(err)
 				}
 				pr := reduce(in, 1900)
-				members := pr.members()
-				big0 := 0
-				for c := range members {
-					if len(members[c]) > len(members[big0]) {
-						big0 = c
-					}
-				}
-				m := pr.newComponent(members[big0])
+				m := pr.newComponent(pr.largestMembers())
 				f := programFile{D: m.d, Lo: m.lo, Hi: m.hi, SegCap: m.segCap, RowSeg: m.rowSeg,
 					X: make([]int, len(m.members)), Lower: r.Lower, Upper: r.Upper}
 				for i, c := range m.members {

@@ -34,8 +34,14 @@ func paperInstance(b testing.TB, turns int, seed uint64) *lp.Instance {
 // instance of docs/tail-bounds.md with the given seed (C = 131,072
 // tokens, B = 16, SLO 1,900 tokens), with unit profits.
 func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
-	in := paperInstance(b, 10_000, seed)
-	pr := reduce(in, 1900)
+	pr := reduce(paperInstance(b, 10_000, seed), 1900)
+	m := pr.newComponent(pr.largestMembers())
+	P := wholeShares(len(m.members))
+	return m, P
+}
+
+// largestMembers is the members of pr's component with the most.
+func (pr *problem) largestMembers() []int {
 	members := pr.members()
 	big0 := 0
 	for c := range members {
@@ -43,9 +49,7 @@ func stretchBenchComponent(b testing.TB, seed uint64) (*component, []int64) {
 			big0 = c
 		}
 	}
-	m := pr.newComponent(members[big0])
-	P := wholeShares(len(m.members))
-	return m, P
+	return members[big0]
 }
 
 // BenchmarkStretchBound runs the stretches' bound (span 25, and 40 with

@@ -4,7 +4,6 @@ package slo
 
 import (
 	"context"
-	"math/big"
 	"strconv"
 	"testing"
 	"time"
@@ -25,15 +24,9 @@ import (
 //
 //	go test -tags coin ./lp/slo -run '^$' -bench MIPStretches -benchtime 1x -timeout 60m
 func BenchmarkMIPStretches(b *testing.B) {
-	split := func(b *testing.B, span int) (*stretchDecomp, []int64, []float64) {
-		m, P := stretchBenchComponent(b, 1)
-		_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sd := m.newStretchDecomp(span, 1)
-		sd.lpShares(m.rowDuals(P, y))
-		return sd, P, y
+	split := func(b *testing.B, span int) *stretchDecomp {
+		m, _ := stretchBenchComponent(b, 1)
+		return lpSplit(b, m, span)
 	}
 	solve := func(b *testing.B, sd *stretchDecomp) {
 		sd.mip, sd.mipLimit = coin.CBC{}, mipStretchLimit
@@ -52,7 +45,7 @@ func BenchmarkMIPStretches(b *testing.B) {
 	for _, span := range []int{167, 333} {
 		b.Run("split-"+strconv.Itoa(span), func(b *testing.B) {
 			for b.Loop() {
-				sd, _, _ := split(b, span)
+				sd := split(b, span)
 				solve(b, sd)
 			}
 		})
@@ -74,7 +67,7 @@ func BenchmarkMIPStretches(b *testing.B) {
 	})
 	b.Run("go-167", func(b *testing.B) {
 		for b.Loop() {
-			sd, _, _ := split(b, 167)
+			sd := split(b, 167)
 			sd.wins = sd.wins[:4]
 			var ws stretchSolver
 			var goSum, cbcSum int64

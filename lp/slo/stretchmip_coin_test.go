@@ -32,13 +32,7 @@ func TestMIPStretchesWithCBC(t *testing.T) {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			P := wholeShares(len(mem))
-			_, y, err := m.flowBound(ctx, P, newBig(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sd := m.newStretchDecomp(1+i%3, 1)
-			sd.lpShares(m.rowDuals(P, y))
+			sd := lpSplit(t, m, 1+i%3)
 			var ws stretchSolver
 			for _, w := range sd.wins {
 				ws.solve(ctx, sd, w, 1<<30)

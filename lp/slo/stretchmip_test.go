@@ -95,13 +95,7 @@ func TestStretchMIPMatchesStretchSolver(t *testing.T) {
 			if len(m.rowSeg) == 0 || len(mem) > 20 {
 				continue
 			}
-			P := wholeShares(len(mem))
-			_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sd := m.newStretchDecomp(1+i%3, 1)
-			sd.lpShares(m.rowDuals(P, y))
+			sd := lpSplit(t, m, 1+i%3)
 			var ws stretchSolver
 			for _, w := range sd.wins {
 				ws.solve(context.Background(), sd, w, 1<<30)
@@ -172,7 +166,19 @@ func (noBound) Solve(context.Context, *lp.Problem, lp.Options) (lp.Solution, err
 	return lp.Solution{Status: lp.TimeLimit}, nil
 }
 
-func newBig() *big.Int { return new(big.Int) }
+// lpSplit is m cut into stretches of span rows (one layer) at the LP's
+// split, not yet solved.
+func lpSplit(t testing.TB, m *component, span int) *stretchDecomp {
+	t.Helper()
+	P := wholeShares(len(m.members))
+	_, y, err := m.flowBound(context.Background(), P, new(big.Int), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := m.newStretchDecomp(span, 1)
+	sd.lpShares(m.rowDuals(P, y))
+	return sd
+}
 
 // containsStretches reports whether a solve's Detail notes the MIP
 // stretches (startMIPStretches).

@@ -82,35 +82,6 @@ type wideStats struct {
 	RCFixed int
 }
 
-// dominates reports whether a dominates b in m (see wideSolver).
-func (m *component) dominates(a, b int) bool {
-	if a == b || m.d[a] > m.d[b] || m.lo[a] < m.lo[b] || m.hi[a] > m.hi[b] {
-		return false
-	}
-	if m.d[a] < m.d[b] || m.lo[a] > m.lo[b] || m.hi[a] < m.hi[b] {
-		return true
-	}
-	return a < b
-}
-
-// dominance returns, per member, the members it dominates and those
-// dominating it, and the number of relations.
-func (m *component) dominance() (dominate, domBy [][]int32, n int) {
-	k := len(m.d)
-	dominate = make([][]int32, k)
-	domBy = make([][]int32, k)
-	for a := 0; a < k; a++ {
-		for b := 0; b < k; b++ {
-			if m.dominates(a, b) {
-				dominate[a] = append(dominate[a], int32(b))
-				domBy[b] = append(domBy[b], int32(a))
-				n++
-			}
-		}
-	}
-	return dominate, domBy, n
-}
-
 // wideOptions set a wide window's solve.
 type wideOptions struct {
 	// nodeLimit bounds the branch and bound's nodes (0: no limit).

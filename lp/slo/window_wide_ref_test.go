@@ -83,7 +83,11 @@ func TestWideWindowReference(t *testing.T) {
 			t.Fatalf("window %d: the current choice does not fit", s0)
 		}
 		cur := count(pick)
-		for _, cfg := range []wideOptions{{nodeLimit: nodes, dom: true, rcFix: true}, {nodeLimit: nodes, rcFix: true}, {nodeLimit: nodes, dom: true}, {nodeLimit: nodes, dom: true, rcFix: true, rootIter: 100}} {
+		cfgs := []wideOptions{{nodeLimit: nodes, dom: true, rcFix: true}, {nodeLimit: nodes, rcFix: true}, {nodeLimit: nodes, dom: true}, {nodeLimit: nodes, dom: true, rcFix: true, rootIter: 100}}
+		if os.Getenv("TAILBOUND_WIDE_ONE") != "" {
+			cfgs = cfgs[:1]
+		}
+		for _, cfg := range cfgs {
 			p := append([]bool(nil), pick...)
 			start := time.Now()
 			st, err := m.solveWide(context.Background(), p, cfg)
@@ -106,4 +110,59 @@ func splitComma(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestWideSweepReference is a measuring tool: with TAILBOUND_WIDE_SWEEP
+// set (size,nodes,seed,turns[,limit,sweepLimit]), it runs Violations
+// (under limit seconds, if given) on the paper instance of that seed and
+// turns, then sweeps wide windows over
+// its schedule and logs the violations before and after and the time.
+func TestWideSweepReference(t *testing.T) {
+	spec := os.Getenv("TAILBOUND_WIDE_SWEEP")
+	if spec == "" {
+		t.Skip("measuring tool: set TAILBOUND_WIDE_SWEEP=size,nodes,seed,turns[,limit s,sweep limit s]")
+	}
+	f := splitComma(spec)
+	size, _ := strconv.Atoi(f[0])
+	nodes, _ := strconv.Atoi(f[1])
+	seed, _ := strconv.Atoi(f[2])
+	turns, _ := strconv.Atoi(f[3])
+	in := paperInstance(t, turns, uint64(seed))
+	start := time.Now()
+	var limit, sweepLimit time.Duration
+	if len(f) > 5 {
+		a, _ := strconv.Atoi(f[4])
+		b, _ := strconv.Atoi(f[5])
+		limit, sweepLimit = time.Duration(a)*time.Second, time.Duration(b)*time.Second
+	}
+	r, err := Violations(context.Background(), in, 1900, Options{TimeLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Violations: [%d, %d] in %.1fs", r.Lower, r.Upper, time.Since(start).Seconds())
+	pr := reduce(in, 1900)
+	served := pr.fromSchedule(r.Schedule)
+	base := in.K() - pr.always
+	t.Logf("start: %d violations", base-count(served))
+	ctx := context.Background()
+	if sweepLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, sweepLimit)
+		defer cancel()
+	}
+	for pass := 0; pass < 4; pass++ {
+		start = time.Now()
+		sw, err := pr.sweepWide(ctx, served, size, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := pr.schedule(served)
+		if err := in.CheckSchedule(x); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("pass %d: %+v -> %d violations (Count %d), %.1fs", pass, sw, base-count(served), Count(in, x, 1900), time.Since(start).Seconds())
+		if sw.Gained == 0 {
+			break
+		}
+	}
 }

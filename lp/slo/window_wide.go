@@ -50,12 +50,15 @@ type wideSolver struct {
 	P   []int64  // profits ·2^muBits (whole shares, less the cuts' multipliers)
 	muR *big.Int // Σ μ_c r_c ·2^muBits
 
-	dom      bool
-	rcFix    bool      // reduced-cost fixing at every node
-	fixed    int       // members fixed by reduced costs, in all
-	noRound  bool      // take only integral LP points (tests: the tree alone must find the optimum)
-	dominate [][]int32 // dominate[a]: the pairs a dominates
-	domBy    [][]int32 // domBy[b]: the pairs dominating b
+	dom   bool
+	rcFix bool // reduced-cost fixing at every node
+	// branchHigh branches on the free member of the largest fractional
+	// value (in first), not the most fractional
+	branchHigh bool
+	fixed      int       // members fixed by reduced costs, in all
+	noRound    bool      // take only integral LP points (tests: the tree alone must find the optimum)
+	dominate   [][]int32 // dominate[a]: the pairs a dominates
+	domBy      [][]int32 // domBy[b]: the pairs dominating b
 
 	fix   []int8
 	trail []int32
@@ -93,6 +96,9 @@ type wideOptions struct {
 	rootIter int
 	// rcFix fixes members by their reduced costs at every node.
 	rcFix bool
+	// branchHigh branches on the largest fractional value first, a dive
+	// towards serving more, rather than on the most fractional.
+	branchHigh bool
 	// noRound takes only integral LP points as schedules, not the
 	// rounding of every node's point (for tests of the tree alone).
 	noRound bool
@@ -106,7 +112,7 @@ func (m *component) solveWide(ctx context.Context, pick []bool, opt wideOptions)
 	var st wideStats
 	n := len(m.members)
 	dom, rootIter := opt.dom, opt.rootIter
-	ws := &wideSolver{m: m, dom: dom, nodeLimit: opt.nodeLimit, noRound: opt.noRound, rcFix: opt.rcFix,
+	ws := &wideSolver{m: m, dom: dom, nodeLimit: opt.nodeLimit, noRound: opt.noRound, rcFix: opt.rcFix, branchHigh: opt.branchHigh,
 		fix: make([]int8, n), pick: make([]bool, n), best: slices.Clone(pick)}
 	ws.inc = count(pick)
 	ws.P, ws.muR = wholeShares(n), new(big.Int)
@@ -256,7 +262,11 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 	br, frac := -1, 2.0
 	for i, v := range y {
 		if ws.fix[i] == 0 && v > 1e-9 && v < 1-1e-9 {
-			if f := math.Abs(v - 0.5); f < frac {
+			f := math.Abs(v - 0.5)
+			if ws.branchHigh {
+				f = 1 - v
+			}
+			if f < frac {
 				br, frac = i, f
 			}
 		}

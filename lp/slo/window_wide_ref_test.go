@@ -5,14 +5,64 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
+// componentDump is one component's program in the reference scripts'
+// form: demands (blocks), spans lo..hi−1 in segments, each segment's
+// capacity (blocks), the rows (segments that bind), and the served set x.
+type componentDump struct {
+	D      []int64 `json:"d"`
+	Lo     []int64 `json:"lo"`
+	Hi     []int64 `json:"hi"`
+	SegCap []int64 `json:"segCap"`
+	RowSeg []int32 `json:"rowSeg"`
+	Ends   []int   `json:"ends"`
+	X      []int   `json:"x"`
+}
+
+// paperDump builds the dump of spec "paper:TURNS:SEED": the largest
+// component of paperInstance(TURNS, SEED) at SLO 1,900 tokens with the
+// served set of Violations without a time limit (deterministic).
+func paperDump(t *testing.T, spec string) componentDump {
+	f := strings.Split(spec, ":")
+	turns, _ := strconv.Atoi(f[1])
+	seed, _ := strconv.Atoi(f[2])
+	in := paperInstance(t, turns, uint64(seed))
+	r, err := Violations(context.Background(), in, 1900, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	served := pr.fromSchedule(r.Schedule)
+	members := pr.members()
+	big0 := 0
+	for k := range members {
+		if len(members[k]) > len(members[big0]) {
+			big0 = k
+		}
+	}
+	m := pr.newComponent(members[big0])
+	c := componentDump{D: m.d, SegCap: m.segCap, RowSeg: m.rowSeg, Ends: m.ends}
+	for k, i := range m.members {
+		c.Lo = append(c.Lo, int64(m.lo[k]))
+		c.Hi = append(c.Hi, int64(m.hi[k]))
+		x := 0
+		if served[i] {
+			x = 1
+		}
+		c.X = append(c.X, x)
+	}
+	return c
+}
+
 // TestWideWindowReference is a measuring tool, not a check: with
 // TAILBOUND_WIDE_COMPONENT naming a component dump (JSON with d, lo, hi,
 // segCap and x, the served set; the coordinator's reference windows of
-// issue 32) it builds the wide window of segments [s0, s0+W) exactly as
+// issue 32), or "paper:TURNS:SEED" to build it (paperDump; written to
+// TAILBOUND_WIDE_DUMP when set, for an outside solver), it builds the wide window of segments [s0, s0+W) exactly as
 // the HiGHS reference script does — every pair intersecting it freed, the
 // others kept at x — and logs the wide-window solver's nodes, time and
 // result. TAILBOUND_WIDE_WINDOWS lists s0 values (default 450), W from
@@ -22,16 +72,26 @@ func TestWideWindowReference(t *testing.T) {
 	if path == "" {
 		t.Skip("measuring tool: set TAILBOUND_WIDE_COMPONENT")
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c struct {
-		D, Lo, Hi, SegCap []int64
-		X                 []int
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
-		t.Fatal(err)
+	var c componentDump
+	if strings.HasPrefix(path, "paper:") {
+		c = paperDump(t, path)
+		if out := os.Getenv("TAILBOUND_WIDE_DUMP"); out != "" {
+			raw, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(out, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	} else {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
 	}
 	W := 300
 	if s := os.Getenv("TAILBOUND_WIDE_W"); s != "" {
@@ -49,12 +109,15 @@ func TestWideWindowReference(t *testing.T) {
 	if s := os.Getenv("TAILBOUND_WIDE_NODES"); s != "" {
 		nodes, _ = strconv.Atoi(s)
 	}
+	// TAILBOUND_WIDE_LONG=L frees the pairs spanning at least L segments
+	// instead (the long-pairs neighbourhood; the window is then unused).
+	longL, _ := strconv.ParseInt(os.Getenv("TAILBOUND_WIDE_LONG"), 10, 64)
 	for _, s0 := range starts {
 		s1 := s0 + W
 		var free []int
 		load := make([]int64, len(c.SegCap)+1)
 		for i := range c.D {
-			if c.Lo[i] < int64(s1) && c.Hi[i] > int64(s0) {
+			if longL > 0 && c.Hi[i]-c.Lo[i] >= longL || longL == 0 && c.Lo[i] < int64(s1) && c.Hi[i] > int64(s0) {
 				free = append(free, i)
 			} else if c.X[i] == 1 {
 				load[c.Lo[i]] += c.D[i]
@@ -87,6 +150,15 @@ func TestWideWindowReference(t *testing.T) {
 		if os.Getenv("TAILBOUND_WIDE_ONE") != "" {
 			cfgs = cfgs[:1]
 		}
+		if os.Getenv("TAILBOUND_WIDE_HIGH") != "" {
+			cfgs = []wideOptions{{nodeLimit: nodes, dom: true, rcFix: true, branchHigh: true}}
+		}
+		if r := os.Getenv("TAILBOUND_WIDE_ROOT"); r != "" {
+			it, _ := strconv.Atoi(r)
+			for k := range cfgs {
+				cfgs[k].rootIter = it
+			}
+		}
 		for _, cfg := range cfgs {
 			p := append([]bool(nil), pick...)
 			start := time.Now()
@@ -94,8 +166,8 @@ func TestWideWindowReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("window %d: %d free, %d rows, cur %d -> %d; dom %v rcFix %v rootIter %d: root %.2f, %d nodes, exact %v, %d relations, %d rc-fixed, %.2fs",
-				s0, len(free), len(m.rowSeg), cur, count(p), cfg.dom, cfg.rcFix, cfg.rootIter, st.Root, st.Nodes, st.Exact, st.Relations, st.RCFixed, time.Since(start).Seconds())
+			t.Logf("window %d: %d free, %d rows, cur %d -> %d; dom %v rcFix %v high %v rootIter %d: root %.2f, %d nodes, exact %v, %d relations, %d rc-fixed, %.2fs",
+				s0, len(free), len(m.rowSeg), cur, count(p), cfg.dom, cfg.rcFix, cfg.branchHigh, cfg.rootIter, st.Root, st.Nodes, st.Exact, st.Relations, st.RCFixed, time.Since(start).Seconds())
 		}
 	}
 }
@@ -152,7 +224,8 @@ func TestWideSweepReference(t *testing.T) {
 	}
 	for pass := 0; pass < 4; pass++ {
 		start = time.Now()
-		sw, err := pr.sweepWide(ctx, served, size, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true})
+		rootIter, _ := strconv.Atoi(os.Getenv("TAILBOUND_WIDE_ROOT"))
+		sw, err := pr.sweepWide(ctx, served, size, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, rootIter: rootIter, branchHigh: os.Getenv("TAILBOUND_WIDE_HIGH") != ""})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,8 @@ func TestWideWindowMatchesEnumeration(t *testing.T) {
 		start := count(pick)
 		noRound := rapid.Bool().Draw(t, "noRound")
 		rcFix := rapid.Bool().Draw(t, "rcFix")
-		st, err := m.solveWide(context.Background(), pick, wideOptions{dom: dom, rootIter: iter, noRound: noRound, rcFix: rcFix})
+		high := rapid.Bool().Draw(t, "branchHigh")
+		st, err := m.solveWide(context.Background(), pick, wideOptions{dom: dom, rootIter: iter, noRound: noRound, rcFix: rcFix, branchHigh: high})
 		if err != nil {
 			t.Fatal(err)
 		}

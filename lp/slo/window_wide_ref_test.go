@@ -26,7 +26,7 @@ type componentDump struct {
 // paperDump builds the dump of spec "paper:TURNS:SEED": the largest
 // component of paperInstance(TURNS, SEED) at SLO 1,900 tokens with the
 // served set of Violations without a time limit (deterministic).
-func paperDump(t *testing.T, spec string) componentDump {
+func paperDump(t testing.TB, spec string) componentDump {
 	f := strings.Split(spec, ":")
 	turns, _ := strconv.Atoi(f[1])
 	seed, _ := strconv.Atoi(f[2])
@@ -113,38 +113,11 @@ func TestWideWindowReference(t *testing.T) {
 	// instead (the long-pairs neighbourhood; the window is then unused).
 	longL, _ := strconv.ParseInt(os.Getenv("TAILBOUND_WIDE_LONG"), 10, 64)
 	for _, s0 := range starts {
-		s1 := s0 + W
-		var free []int
-		load := make([]int64, len(c.SegCap)+1)
-		for i := range c.D {
-			if longL > 0 && c.Hi[i]-c.Lo[i] >= longL || longL == 0 && c.Lo[i] < int64(s1) && c.Hi[i] > int64(s0) {
-				free = append(free, i)
-			} else if c.X[i] == 1 {
-				load[c.Lo[i]] += c.D[i]
-				load[c.Hi[i]] -= c.D[i]
-			}
-		}
-		resid := make([]int64, len(c.SegCap))
-		var run int64
-		for s := range resid {
-			run += load[s]
-			resid[s] = c.SegCap[s] - run
-		}
-		a, e, d := make([]int, len(free)), make([]int, len(free)), make([]int64, len(free))
-		pick := make([]bool, len(free))
-		for k, i := range free {
-			a[k], e[k], d[k], pick[k] = int(c.Lo[i]), int(c.Hi[i]), c.D[i], c.X[i] == 1
-		}
-		m := windowComponent(a, e, d, func(lo, hi int) int64 {
-			r := resid[lo]
-			for s := lo; s <= hi; s++ {
-				r = min(r, resid[s])
-			}
-			return r
-		})
+		m, pick := c.windowLong(s0, W, longL)
 		if !m.fits(pick) {
 			t.Fatalf("window %d: the current choice does not fit", s0)
 		}
+		free := pick // for its length
 		cur := count(pick)
 		cfgs := []wideOptions{{nodeLimit: nodes, dom: true, rcFix: true}, {nodeLimit: nodes, rcFix: true}, {nodeLimit: nodes, dom: true}, {nodeLimit: nodes, dom: true, rcFix: true, rootIter: 100}}
 		if os.Getenv("TAILBOUND_WIDE_ONE") != "" {
@@ -238,4 +211,78 @@ func TestWideSweepReference(t *testing.T) {
 			break
 		}
 	}
+}
+
+// BenchmarkWideWindow solves the wide window of segments 600..899 of the
+// 10^4-turn seed-1 component (333 free pairs, the search's deterministic
+// schedule elsewhere; one pair to gain, HiGHS closes it at its root) by
+// each device set, reporting nodes per solve beside the time: the
+// baseline is the plain flow-LP bound.
+func BenchmarkWideWindow(b *testing.B) {
+	c := paperDump(b, "paper:10000:1")
+	m, pick := c.window(600, 300)
+	for _, bc := range []struct {
+		name string
+		opt  wideOptions
+	}{
+		{"plain", wideOptions{nodeLimit: 3000}},
+		{"dominance", wideOptions{nodeLimit: 3000, dom: true}},
+		{"rcfix", wideOptions{nodeLimit: 3000, rcFix: true}},
+		{"both", wideOptions{nodeLimit: 3000, dom: true, rcFix: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var nodes, got int
+			for b.Loop() {
+				p := append([]bool(nil), pick...)
+				st, err := m.solveWide(context.Background(), p, bc.opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nodes, got = st.Nodes, count(p)
+			}
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(float64(got), "served")
+		})
+	}
+}
+
+// window builds the wide window of segments [s0, s0+W) of c as the HiGHS
+// reference script does: every pair intersecting it freed (or, with
+// longL > 0, every pair spanning at least longL segments), the others kept
+// at x; it returns the window's program and the current choice.
+func (c componentDump) window(s0, W int) (*component, []bool) {
+	return c.windowLong(s0, W, 0)
+}
+
+func (c componentDump) windowLong(s0, W int, longL int64) (*component, []bool) {
+	s1 := s0 + W
+	var free []int
+	load := make([]int64, len(c.SegCap)+1)
+	for i := range c.D {
+		if longL > 0 && c.Hi[i]-c.Lo[i] >= longL || longL == 0 && c.Lo[i] < int64(s1) && c.Hi[i] > int64(s0) {
+			free = append(free, i)
+		} else if c.X[i] == 1 {
+			load[c.Lo[i]] += c.D[i]
+			load[c.Hi[i]] -= c.D[i]
+		}
+	}
+	resid := make([]int64, len(c.SegCap))
+	var run int64
+	for s := range resid {
+		run += load[s]
+		resid[s] = c.SegCap[s] - run
+	}
+	a, e, d := make([]int, len(free)), make([]int, len(free)), make([]int64, len(free))
+	pick := make([]bool, len(free))
+	for k, i := range free {
+		a[k], e[k], d[k], pick[k] = int(c.Lo[i]), int(c.Hi[i]), c.D[i], c.X[i] == 1
+	}
+	m := windowComponent(a, e, d, func(lo, hi int) int64 {
+		r := resid[lo]
+		for s := lo; s <= hi; s++ {
+			r = min(r, resid[s])
+		}
+		return r
+	})
+	return m, pick
 }

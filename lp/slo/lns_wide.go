@@ -71,7 +71,8 @@ func (pr *problem) solveWideWindow(ctx context.Context, st *segtree.Max, served 
 	return gain, ws, err
 }
 
-// sweepWide improves served (feasible) in place by wide windows of size
+// sweepWide (a measuring tool: Violations does not call it, see
+// window_wide.go) improves served (feasible) in place by wide windows of size
 // candidates each, their starts half a window apart along the line,
 // passing over the line again while a pass gains, until ctx is done or
 // maxSweeps passes (0: no limit). With every window exact and nothing

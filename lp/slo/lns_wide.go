@@ -3,6 +3,7 @@ package slo
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tailbound/tailbound/internal/segtree"
 )
@@ -13,25 +14,6 @@ type wideSweep struct {
 	// the pairs gained in all, Nodes the branch-and-bound nodes in all,
 	// Sweeps the passes over the line.
 	Windows, Exact, Gained, Nodes, Sweeps int
-}
-
-// wideAround returns in out[:0] the candidates spanning a step of
-// t0..t1−1 for the least t1 > t0 at which there are at least size of them
-// (or the end of the line), and t1.
-func (pr *problem) wideAround(idx *spanIndex, t0, size int, out []int) ([]int, int) {
-	K := pr.in.K()
-	lo, hi := t0+1, K // find the least t1 in lo..hi with ≥ size candidates
-	for lo < hi {
-		mid := (lo + hi) / 2
-		out = idx.spanning(t0, mid-1, out)
-		if len(out) >= size {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	out = idx.spanning(t0, lo-1, out)
-	return out, lo
 }
 
 // solveWideWindow frees the candidates free (every other candidate kept as
@@ -72,29 +54,42 @@ func (pr *problem) solveWideWindow(ctx context.Context, st *segtree.Max, served 
 }
 
 // sweepWide (a measuring tool: Violations does not call it, see
-// window_wide.go) improves served (feasible) in place by wide windows of size
-// candidates each, their starts half a window apart along the line,
-// passing over the line again while a pass gains, until ctx is done or
-// maxSweeps passes (0: no limit). With every window exact and nothing
-// gained, no schedule differing from served only inside one window serves
-// more.
-func (pr *problem) sweepWide(ctx context.Context, served []bool, size, maxSweeps int, opt wideOptions) (wideSweep, error) {
+// window_wide.go) improves served (feasible) in place by wide windows:
+// with ends the distinct endpoints of the candidates' spans, window j
+// frees every candidate spanning a step of ends[s]..ends[s+W]−1 for
+// s = j·stride (W segments between endpoints, as the reference script's
+// windows of a component's segments), each solved with the
+// largest-fraction rule and, when that gains nothing, the most-fractional
+// one (opt.branchHigh is ignored), passing over the line again while a
+// pass gains, until ctx is done or maxSweeps passes (0: no limit).
+func (pr *problem) sweepWide(ctx context.Context, served []bool, W, stride, maxSweeps int, opt wideOptions) (wideSweep, error) {
 	var sw wideSweep
 	if len(pr.cands) == 0 {
 		return sw, nil
 	}
 	st := pr.slackOf(served)
 	idx := pr.newSpanIndex()
-	K := pr.in.K()
+	var ends []int
+	for _, c := range pr.cands {
+		ends = append(ends, c.a, c.n)
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	W, stride = max(W, 1), max(stride, 1)
 	var free []int
 	for ctx.Err() == nil && (maxSweeps <= 0 || sw.Sweeps < maxSweeps) {
 		sw.Sweeps++
 		gained := 0
-		for t0 := 0; t0 < K && ctx.Err() == nil; {
-			var t1 int
-			free, t1 = pr.wideAround(idx, t0, size, free)
-			if len(free) > 0 {
-				g, ws, err := pr.solveWideWindow(ctx, st, served, free, opt)
+		for s := 0; (s == 0 || s+W/2 < len(ends)-1) && ctx.Err() == nil; s += stride {
+			e := min(s+W, len(ends)-1)
+			free = idx.spanning(ends[s], ends[e]-1, free)
+			if len(free) == 0 {
+				continue
+			}
+			for _, high := range []bool{true, false} {
+				o := opt
+				o.branchHigh = high
+				g, ws, err := pr.solveWideWindow(ctx, st, served, free, o)
 				if err != nil {
 					return sw, err
 				}
@@ -104,11 +99,10 @@ func (pr *problem) sweepWide(ctx context.Context, served []bool, size, maxSweeps
 					sw.Exact++
 				}
 				gained += g
+				if g > 0 || ws.Exact {
+					break // gained, or proven nothing to gain
+				}
 			}
-			if t1 >= K {
-				break
-			}
-			t0 = max(t0+1, (t0+t1)/2)
 		}
 		sw.Gained += gained
 		if gained == 0 {

@@ -23,18 +23,27 @@ type componentDump struct {
 	X      []int   `json:"x"`
 }
 
-// paperDump builds the dump of spec "paper:TURNS:SEED": the largest
-// component of paperInstance(TURNS, SEED) at SLO 1,900 tokens with the
-// served set of Violations without a time limit (deterministic).
+// paperDump builds the dump of spec "paper:TURNS:SEED[:LIMIT]": the
+// largest component of paperInstance(TURNS, SEED) at SLO 1,900 tokens with
+// the served set of Violations without a time limit (deterministic), or
+// under LIMIT seconds.
 func paperDump(t testing.TB, spec string) componentDump {
 	f := strings.Split(spec, ":")
 	turns, _ := strconv.Atoi(f[1])
 	seed, _ := strconv.Atoi(f[2])
 	in := paperInstance(t, turns, uint64(seed))
-	r, err := Violations(context.Background(), in, 1900, Options{})
+	var opt Options
+	if len(f) > 3 {
+		// paper:TURNS:SEED:LIMIT: the schedule of Violations under a time
+		// limit of LIMIT seconds (not deterministic)
+		sec, _ := strconv.Atoi(f[3])
+		opt.TimeLimit = time.Duration(sec) * time.Second
+	}
+	r, err := Violations(context.Background(), in, 1900, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("paper instance %d turns, seed %d: Violations [%d, %d]", turns, seed, r.Lower, r.Upper)
 	pr := reduce(in, 1900)
 	served := pr.fromSchedule(r.Schedule)
 	members := pr.members()
@@ -158,17 +167,17 @@ func splitComma(s string) []string {
 }
 
 // TestWideSweepReference is a measuring tool: with TAILBOUND_WIDE_SWEEP
-// set (size,nodes,seed,turns[,limit,sweepLimit]), it runs Violations
+// set (W,nodes,seed,turns[,limit,sweepLimit]), it runs Violations
 // (under limit seconds, if given) on the paper instance of that seed and
-// turns, then sweeps wide windows over
-// its schedule and logs the violations before and after and the time.
+// turns, then sweeps windows of W segments over its schedule (sweepWide,
+// stride W/2) and logs the violations before and after and the time.
 func TestWideSweepReference(t *testing.T) {
 	spec := os.Getenv("TAILBOUND_WIDE_SWEEP")
 	if spec == "" {
-		t.Skip("measuring tool: set TAILBOUND_WIDE_SWEEP=size,nodes,seed,turns[,limit s,sweep limit s]")
+		t.Skip("measuring tool: set TAILBOUND_WIDE_SWEEP=W,nodes,seed,turns[,limit s,sweep limit s]")
 	}
 	f := splitComma(spec)
-	size, _ := strconv.Atoi(f[0])
+	size, _ := strconv.Atoi(f[0]) // W, segments
 	nodes, _ := strconv.Atoi(f[1])
 	seed, _ := strconv.Atoi(f[2])
 	turns, _ := strconv.Atoi(f[3])
@@ -198,7 +207,7 @@ func TestWideSweepReference(t *testing.T) {
 	for pass := 0; pass < 4; pass++ {
 		start = time.Now()
 		rootIter, _ := strconv.Atoi(os.Getenv("TAILBOUND_WIDE_ROOT"))
-		sw, err := pr.sweepWide(ctx, served, size, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, rootIter: rootIter, branchHigh: os.Getenv("TAILBOUND_WIDE_HIGH") != ""})
+		sw, err := pr.sweepWide(ctx, served, size, size/2, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, rootIter: rootIter})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,4 +294,89 @@ func (c componentDump) windowLong(s0, W int, longL int64) (*component, []bool) {
 		return r
 	})
 	return m, pick
+}
+
+// TestWideComponentSweepReference is a measuring tool: with
+// TAILBOUND_WIDE_CSWEEP=W,stride,nodes and TAILBOUND_WIDE_COMPONENT (as
+// TestWideWindowReference) it sweeps windows of W segments of the
+// component, stride apart, as the HiGHS reference script does, each
+// solved with the largest-fraction rule and then, when that gained
+// nothing, the most-fractional rule (nodes each), passing again while a
+// pass gains; it logs the served count after each window that gains.
+func TestWideComponentSweepReference(t *testing.T) {
+	spec, path := os.Getenv("TAILBOUND_WIDE_CSWEEP"), os.Getenv("TAILBOUND_WIDE_COMPONENT")
+	if spec == "" || path == "" {
+		t.Skip("measuring tool: set TAILBOUND_WIDE_CSWEEP=W,stride,nodes and TAILBOUND_WIDE_COMPONENT")
+	}
+	f := splitComma(spec)
+	W, _ := strconv.Atoi(f[0])
+	stride, _ := strconv.Atoi(f[1])
+	nodes, _ := strconv.Atoi(f[2])
+	var c componentDump
+	if strings.HasPrefix(path, "paper:") {
+		c = paperDump(t, path)
+	} else {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	served := 0
+	for _, x := range c.X {
+		served += x
+	}
+	start := time.Now()
+	t.Logf("start: %d served", served)
+	for pass := 0; pass < 3; pass++ {
+		gained := 0
+		for s0 := 0; s0 < len(c.SegCap)-W/2; s0 += stride {
+			m, pick := c.window(s0, W)
+			cur := count(pick)
+			for _, high := range []bool{true, false} {
+				p := append([]bool(nil), pick...)
+				if _, err := m.solveWide(context.Background(), p, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, branchHigh: high}); err != nil {
+					t.Fatal(err)
+				}
+				if got := count(p); got > cur {
+					// write the window's point back into c.X
+					k := 0
+					for i := range c.D {
+						if c.Lo[i] < int64(s0+W) && c.Hi[i] > int64(s0) {
+							c.X[i] = 0
+							if p[k] {
+								c.X[i] = 1
+							}
+							k++
+						}
+					}
+					gained += got - cur
+					served += got - cur
+					t.Logf("pass %d window %d: %d -> %d (high %v), %d served, %.1fs", pass, s0, cur, got, high, served, time.Since(start).Seconds())
+					break
+				}
+			}
+		}
+		t.Logf("pass %d: gained %d, %d served, %.1fs", pass, gained, served, time.Since(start).Seconds())
+		if gained == 0 {
+			break
+		}
+	}
+	// the final set must fit every segment
+	load := make([]int64, len(c.SegCap)+1)
+	for i, x := range c.X {
+		if x == 1 {
+			load[c.Lo[i]] += c.D[i]
+			load[c.Hi[i]] -= c.D[i]
+		}
+	}
+	var run int64
+	for s, cp := range c.SegCap {
+		run += load[s]
+		if run > cp {
+			t.Fatalf("segment %d over capacity", s)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/tailbound/tailbound/lp/exhaustive"
 	"pgregory.net/rapid"
@@ -65,4 +66,25 @@ func TestWideSweepWholeIsExhaustive(t *testing.T) {
 			t.Fatalf("%v s=%d %+v: %d violations, exhaustive optimum %d", c, s, opt, got, want)
 		}
 	}
+}
+
+// The wide stage of a time-limited search never serves fewer than its
+// start and keeps every step within capacity (loads recomputed here).
+func TestWideStageNeverWorse(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		served := make([]bool, len(pr.cands))
+		pr.improve(context.Background(), served)
+		before := count(served)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		pr.wideStage(ctx, served, nil)
+		if count(served) < before {
+			rt.Fatalf("served %d < %d at the start", count(served), before)
+		}
+		if msg := overCapacity(pr, in.K(), served); msg != "" {
+			rt.Fatal(msg)
+		}
+	})
 }

@@ -13,11 +13,8 @@ import (
 
 // Wide windows: an exact subproblem of the large-neighbourhood search at a
 // few hundred freed pairs (issue 32; docs/tail-bounds.md, "Wide windows
-// solved exactly"). Status: a measuring tool (sweepWide, the reference
-// tests and BenchmarkWideWindow), not a stage of Violations: measured on
-// the 10^4-turn instance, 40 s of today's search and 20 s of wide sweeps
-// end where 60 s of the search alone does (415), so the search is
-// unchanged.
+// solved exactly"). Used by Violations under a time limit only (the wide
+// stage, lns_wide.go), so its output without one is unchanged.
 //
 // Shape. A wide window frees every unpinned candidate whose span
 // INTERSECTS a range of steps [t0, t1) — long ones included — and keeps
@@ -110,6 +107,9 @@ type wideOptions struct {
 	// branchHigh branches on the largest fractional value first, a dive
 	// towards serving more, rather than on the most fractional.
 	branchHigh bool
+	// oneRule makes sweepWide try only branchHigh's rule (it tries the
+	// largest fraction, then the most fractional, by default).
+	oneRule bool
 	// noRound takes only integral LP points as schedules, not the
 	// rounding of every node's point (for tests of the tree alone).
 	noRound bool

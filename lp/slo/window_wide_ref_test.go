@@ -207,7 +207,8 @@ func TestWideSweepReference(t *testing.T) {
 	for pass := 0; pass < 4; pass++ {
 		start = time.Now()
 		rootIter, _ := strconv.Atoi(os.Getenv("TAILBOUND_WIDE_ROOT"))
-		sw, err := pr.sweepWide(ctx, served, size, size/2, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, rootIter: rootIter})
+		one := os.Getenv("TAILBOUND_WIDE_HIGH") != ""
+		sw, err := pr.sweepWide(ctx, served, size, size/2, 1, wideOptions{nodeLimit: nodes, dom: true, rcFix: true, rootIter: rootIter, oneRule: one, branchHigh: one})
 		if err != nil {
 			t.Fatal(err)
 		}

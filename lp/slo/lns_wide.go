@@ -125,7 +125,8 @@ func (pr *problem) sweepWide(ctx context.Context, served []bool, W, stride, maxS
 // solved exactly"): the budget's 417 violations, then one pass to 414 in
 // 48 s on one core, where the narrow search alone ends at 415 in 60 s
 // and took ten minutes to reach 414; paired runs of `solve --time-limit
-// 60` (load 8–11) ended at 415, 415 with the stage and 417, 416 without.
+// 60` ended at 415, 415, 415 with the stage and 417, 416, 415 without
+// (load 8–11, 8–11, 5).
 const (
 	wideMinCandidates = parallelMinCandidates
 	wideSegments      = 300

@@ -160,7 +160,7 @@ func TestDefaultOrder(t *testing.T) {
 		slo-ip slo-bounds slo-monotone slo-tel slo-fnu-b1
 		block-tail-ip-tel block-tail-order-tel block-tail-hit-optimal-tel block-tail-policies-tel
 		block-tail-ip-slo block-tail-order-slo block-tail-hit-optimal-slo block-tail-policies-slo
-		slo-cut-cardinality slo-cut-cover slo-search slo-decomp-valid slo-stretch-valid
+		slo-cut-cardinality slo-cut-cover slo-dominance slo-search slo-decomp-valid slo-stretch-valid
 		slo-lns slo-stretch-reshape-valid`)
 	var got []string
 	for _, c := range All() {

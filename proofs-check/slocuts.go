@@ -19,7 +19,7 @@ import (
 
 // sloCutClaims are the claims on lp/slo's cuts and branch and bound.
 func sloCutClaims(Sizes) []claim.Claim {
-	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloSearchClaim(), sloDecompClaim(), sloStretchClaim()}
+	return []claim.Claim{sloCutClaim("cardinality"), sloCutClaim("cover"), sloDominanceClaim(), sloSearchClaim(), sloDecompClaim(), sloStretchClaim()}
 }
 
 // drawContestedSLO draws a tiny instance (2–6 turns over up to 3
@@ -148,6 +148,72 @@ func sloCutClaim(family string) claim.Claim {
 			return true, "", nil
 		},
 	}
+}
+
+// sloDominanceClaim checks the dominance order of lp/slo's wide windows
+// (pair a dominates pair b when d_a ≤ d_b and a's span lies inside b's,
+// ties by index): among the admissible schedules in which the free turns
+// meet the SLO and which meet it at a whenever at b, for every relation,
+// the best meets it on as many turns as the exhaustive optimum — so
+// imposing them never removes every optimum.
+func sloDominanceClaim() claim.Claim {
+	return claim.Claim{
+		Name: "slo-dominance",
+		Statement: "Issue 32: imposing lp/slo's dominance relations (a pair of no larger demand whose span lies inside another's is served whenever that one is) keeps an optimal schedule " +
+			"(exhaustive search over all schedules), B = 1–4, optional and forced caching",
+		Generate: drawDominatedSLO,
+		Check: func(i claim.Instance) (bool, string, error) {
+			inst := i.(*SLOInstance)
+			in, err := lpInstance(inst.TraceInstance)
+			if err != nil {
+				return false, "", err
+			}
+			free, rel := slo.EnumerateDominance(in, inst.S)
+			best := -1
+			exhaustive.AllUncached(inst.Trace(), inst.Params, func(b []int64) {
+				for _, n := range free {
+					if b[n] > inst.S {
+						return
+					}
+				}
+				for _, r := range rel {
+					if b[r.B] <= inst.S && b[r.A] > inst.S {
+						return
+					}
+				}
+				meet := 0
+				for _, v := range b {
+					if v <= inst.S {
+						meet++
+					}
+				}
+				best = max(best, meet)
+			})
+			if want := exhaustive.MaxMeeting(inst.Trace(), inst.Params, inst.S); best != want {
+				return false, fmt.Sprintf("the best schedule respecting %d dominance relations %v meets the SLO on %d turns, the optimum on %d (%s)", len(rel), rel, best, want, params(inst.TraceInstance)), nil
+			}
+			return true, "", nil
+		},
+	}
+}
+
+// drawDominatedSLO draws drawContestedSLO's instances until one has a
+// dominance relation (up to 16 draws; about one in eight has one), so that
+// slo-dominance checks relations rather than instances without any.
+func drawDominatedSLO(r *rand.Rand) claim.Instance {
+	var inst claim.Instance
+	for try := 0; try < 16; try++ {
+		inst = drawContestedSLO(r)
+		s := inst.(*SLOInstance)
+		in, err := lpInstance(s.TraceInstance)
+		if err != nil {
+			panic(err) // RandomInstance draws valid instances
+		}
+		if _, rel := slo.EnumerateDominance(in, s.S); len(rel) > 0 {
+			break
+		}
+	}
+	return inst
 }
 
 // sloSearchClaim checks that the pure-Go branch and bound proves every

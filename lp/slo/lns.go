@@ -343,7 +343,7 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	if opt.LNSWindows > 0 {
 		lo.windows, lo.stall = opt.LNSWindows, max(opt.LNSWindows/4, 1)
 	}
-	restart := false
+	restart, wide := false, false
 	if dl, ok := ctx.Deadline(); ok {
 		// Under a time limit, search until 3/4 of the time left is used
 		// (the integer programs get the rest) or until 4 windows per
@@ -353,7 +353,9 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 		// schedule with another seed until the time is used: on `gen
 		// birth-death --turns 1500 --seed 3` at 32,768 tokens it stalled
 		// at 64 violations after 8 s of 60, where other seeds reach 63
-		// (CBC's best; docs/tail-bounds.md, branch h46up).
+		// (CBC's best; docs/tail-bounds.md, branch h46up). On problems of
+		// wideMinCandidates or more, the wide stage (lns_wide.go) runs
+		// first within the same share.
 		share := time.Until(dl) * 3 / 4
 		if !pr.integerStageFollows(served, ub, opt) {
 			share = time.Until(dl) * 99 / 100
@@ -363,12 +365,16 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 		ctx, cancel = context.WithTimeout(ctx, share)
 		defer cancel()
 		lo.stall, lo.windows = max(lo.stall, 4*len(pr.cands)), 0
+		wide = opt.StopAt == 0 && len(pr.cands) >= wideMinCandidates
 	}
 	if opt.StopAt > 0 {
 		// served pairs needed for at most StopAt violations
 		lo.target = pr.in.K() - pr.always - opt.StopAt
 	}
 	var st lnsStats
+	if wide {
+		st.add(pr.wideStage(ctx, served, ub))
+	}
 	for {
 		var s lnsStats
 		if w := pr.lnsWorkers(ctx, lo); w > 1 {

@@ -33,12 +33,26 @@ import (
 // the residual capacities resid(lo, hi) (least over steps lo..hi, blocks),
 // as newComponent does under the full capacities.
 func (pr *problem) slabProgram(free []int, resid func(lo, hi int) int64) *component {
-	m := &component{members: free, d: make([]int64, len(free)),
-		lo: make([]int32, len(free)), hi: make([]int32, len(free))}
-	for i, c := range free {
+	a, n, d := make([]int, len(free)), make([]int, len(free)), make([]int64, len(free))
+	for k, c := range free {
 		p := pr.cands[c]
-		m.ends = append(m.ends, p.a, p.n)
-		m.d[i] = p.d
+		a[k], n[k], d[k] = p.a, p.n, p.d
+	}
+	m := windowComponent(a, n, d, resid)
+	m.members = free
+	return m
+}
+
+// windowComponent builds the component of items k spanning steps
+// a[k]..n[k]−1 with demands d[k] (blocks) under the capacities resid(lo,
+// hi) (least over steps lo..hi, blocks; negative ones read as 0), with its
+// rows and their items; members are the local indices 0..len(d)−1.
+func windowComponent(a, n []int, d []int64, resid func(lo, hi int) int64) *component {
+	m := &component{members: make([]int, len(d)), d: slices.Clone(d),
+		lo: make([]int32, len(d)), hi: make([]int32, len(d))}
+	for k := range d {
+		m.members[k] = k
+		m.ends = append(m.ends, a[k], n[k])
 	}
 	slices.Sort(m.ends)
 	m.ends = slices.Compact(m.ends)
@@ -47,13 +61,12 @@ func (pr *problem) slabProgram(free []int, resid func(lo, hi int) int64) *compon
 		m.segCap[j] = max(resid(m.ends[j], m.ends[j+1]-1), 0)
 	}
 	dem := make([]int64, len(m.ends))
-	for i, c := range free {
-		p := pr.cands[c]
-		l, _ := slices.BinarySearch(m.ends, p.a)
-		h, _ := slices.BinarySearch(m.ends, p.n)
-		m.lo[i], m.hi[i] = int32(l), int32(h)
-		dem[l] += p.d
-		dem[h] -= p.d
+	for k := range d {
+		l, _ := slices.BinarySearch(m.ends, a[k])
+		h, _ := slices.BinarySearch(m.ends, n[k])
+		m.lo[k], m.hi[k] = int32(l), int32(h)
+		dem[l] += d[k]
+		dem[h] -= d[k]
 	}
 	// A segment is a row when its members' demands exceed its capacity.
 	var run int64
@@ -64,10 +77,10 @@ func (pr *problem) slabProgram(free []int, resid func(lo, hi int) int64) *compon
 		}
 	}
 	m.rowItems = make([][]int32, len(m.rowSeg))
-	for i := range free {
-		r0, _ := slices.BinarySearch(m.rowSeg, m.lo[i])
-		for r := r0; r < len(m.rowSeg) && m.rowSeg[r] < m.hi[i]; r++ {
-			m.rowItems[r] = append(m.rowItems[r], int32(i))
+	for k := range d {
+		r0, _ := slices.BinarySearch(m.rowSeg, m.lo[k])
+		for r := r0; r < len(m.rowSeg) && m.rowSeg[r] < m.hi[k]; r++ {
+			m.rowItems[r] = append(m.rowItems[r], int32(k))
 		}
 	}
 	return m

@@ -21,19 +21,7 @@ type wideSweep struct {
 // their program by solveWide and writes its point into served and st when
 // it serves more. The point is checked against the residual capacities.
 func (pr *problem) solveWideWindow(ctx context.Context, st *segtree.Max, served []bool, free []int, opt wideOptions) (gain int, ws wideStats, err error) {
-	cur := 0
-	for _, i := range free {
-		if served[i] {
-			c := pr.cands[i]
-			st.Add(c.a, c.n-1, -c.d)
-			cur++
-		}
-	}
-	m := pr.slabProgram(free, func(lo, hi int) int64 { return -st.Max(lo, hi) })
-	pick := make([]bool, len(free))
-	for k, i := range free {
-		pick[k] = served[i]
-	}
+	m, pick, cur := pr.releaseWindow(st, served, free)
 	if !m.fits(pick) {
 		err = fmt.Errorf("slo: internal error: the served set does not fit a wide window's residual capacities")
 	} else if ws, err = m.solveWide(ctx, pick, opt); err == nil {

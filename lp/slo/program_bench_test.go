@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,21 +10,49 @@ import (
 )
 
 // programFile is the JSON form of a component's 0/1 program written by
-// BenchmarkWriteProgram, read by scripts/highs-reference: members serve
-// when chosen, member i holds d[i] blocks over the segments lo[i] ..
-// hi[i]−1, segment j has capacity segCap[j] blocks, and rowSeg lists the
+// BenchmarkWriteProgram, read by scripts/highs-reference and by
+// TestWideWindowReference: members serve when chosen, member i holds d[i]
+// blocks over the segments lo[i] .. hi[i]−1, segment j (steps ends[j] ..
+// ends[j+1]−1) has capacity segCap[j] blocks, and rowSeg lists the
 // segments whose members can exceed it (the others never bind). x marks
-// the members the search's schedule serves (Violations, default options:
-// deterministic).
+// the members the search's schedule serves; lower and upper are that
+// solve's interval on violations.
 type programFile struct {
 	D      []int64 `json:"d"`
-	Lo     []int32 `json:"lo"`
-	Hi     []int32 `json:"hi"`
+	Lo     []int64 `json:"lo"`
+	Hi     []int64 `json:"hi"`
 	SegCap []int64 `json:"segCap"`
 	RowSeg []int32 `json:"rowSeg"`
+	Ends   []int   `json:"ends"`
 	X      []int   `json:"x"`
 	Lower  int     `json:"lower"`
 	Upper  int     `json:"upper"`
+}
+
+// largestProgram is the largest component of paperInstance(turns, seed)
+// at SLO 1,900 tokens as a programFile, with the served set of Violations
+// under opt (deterministic without a time limit).
+func largestProgram(t testing.TB, turns int, seed uint64, opt Options) programFile {
+	t.Helper()
+	in := paperInstance(t, turns, seed)
+	r, err := Violations(context.Background(), in, 1900, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	served := pr.fromSchedule(r.Schedule)
+	m := pr.newComponent(pr.largestMembers())
+	f := programFile{D: m.d, SegCap: m.segCap, RowSeg: m.rowSeg, Ends: m.ends, Lower: r.Lower, Upper: r.Upper}
+	for k, i := range m.members {
+		f.Lo = append(f.Lo, int64(m.lo[k]))
+		f.Hi = append(f.Hi, int64(m.hi[k]))
+		x := 0
+		if served[i] {
+			x = 1
+		}
+		f.X = append(f.X, x)
+	}
+	return f
 }
 
 // BenchmarkWriteProgram writes the largest component of `gen birth-death
@@ -45,20 +74,7 @@ func BenchmarkWriteProgram(b *testing.B) {
 	for b.Loop() {
 		for _, turns := range []int{4000, 10_000} {
 			for seed := uint64(1); seed <= 5; seed++ {
-				in := paperInstance(b, turns, seed)
-				r, err := Violations(b.Context(), in, 1900, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				pr := reduce(in, 1900)
-				m := pr.newComponent(pr.largestMembers())
-				f := programFile{D: m.d, Lo: m.lo, Hi: m.hi, SegCap: m.segCap, RowSeg: m.rowSeg,
-					X: make([]int, len(m.members)), Lower: r.Lower, Upper: r.Upper}
-				for i, c := range m.members {
-					if p := pr.cands[c]; r.Schedule[p.n] >= p.d*in.BlockSize {
-						f.X[i] = 1
-					}
-				}
+				f := largestProgram(b, turns, seed, Options{})
 				out, err := json.Marshal(f)
 				if err != nil {
 					b.Fatal(err)

@@ -94,13 +94,11 @@ type slabResult struct {
 	refused bool // the solver's point did not fit (never expected; not taken)
 }
 
-// solveSlab solves the program of the freed candidates free (every other
-// candidate fixed as served says; st is the lns slack tree of load −
-// capacity per step) exactly within nodeLimit nodes and writes its point
-// into served and st when it serves more.
-func (pr *problem) solveSlab(ctx context.Context, ss *stretchSolver, st *segtree.Max, served []bool, free []int, nodeLimit int) slabResult {
-	var res slabResult
-	cur := 0
+// releaseWindow takes the served candidates of free out of st (the lns
+// slack tree of load − capacity per step) and returns free's program on
+// the residual capacities the others leave (slabProgram), the served set
+// on it, and how many of free are served.
+func (pr *problem) releaseWindow(st *segtree.Max, served []bool, free []int) (m *component, pick []bool, cur int) {
 	for _, i := range free {
 		if served[i] {
 			c := pr.cands[i]
@@ -108,11 +106,21 @@ func (pr *problem) solveSlab(ctx context.Context, ss *stretchSolver, st *segtree
 			cur++
 		}
 	}
-	m := pr.slabProgram(free, func(lo, hi int) int64 { return -st.Max(lo, hi) })
-	pick := make([]bool, len(free))
+	m = pr.slabProgram(free, func(lo, hi int) int64 { return -st.Max(lo, hi) })
+	pick = make([]bool, len(free))
 	for k, i := range free {
 		pick[k] = served[i]
 	}
+	return m, pick, cur
+}
+
+// solveSlab solves the program of the freed candidates free (every other
+// candidate fixed as served says; st is the lns slack tree of load −
+// capacity per step) exactly within nodeLimit nodes and writes its point
+// into served and st when it serves more.
+func (pr *problem) solveSlab(ctx context.Context, ss *stretchSolver, st *segtree.Max, served []bool, free []int, nodeLimit int) slabResult {
+	var res slabResult
+	m, pick, cur := pr.releaseWindow(st, served, free)
 	if len(m.rowSeg) == 0 {
 		// nothing binds: every freed candidate fits beside the others
 		for k := range pick {

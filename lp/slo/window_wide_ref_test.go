@@ -10,28 +10,14 @@ import (
 	"time"
 )
 
-// componentDump is one component's program in the reference scripts'
-// form: demands (blocks), spans lo..hi−1 in segments, each segment's
-// capacity (blocks), the rows (segments that bind), and the served set x.
-type componentDump struct {
-	D      []int64 `json:"d"`
-	Lo     []int64 `json:"lo"`
-	Hi     []int64 `json:"hi"`
-	SegCap []int64 `json:"segCap"`
-	RowSeg []int32 `json:"rowSeg"`
-	Ends   []int   `json:"ends"`
-	X      []int   `json:"x"`
-}
-
 // paperDump builds the dump of spec "paper:TURNS:SEED[:LIMIT]": the
 // largest component of paperInstance(TURNS, SEED) at SLO 1,900 tokens with
 // the served set of Violations without a time limit (deterministic), or
 // under LIMIT seconds.
-func paperDump(t testing.TB, spec string) componentDump {
+func paperDump(t testing.TB, spec string) programFile {
 	f := strings.Split(spec, ":")
 	turns, _ := strconv.Atoi(f[1])
 	seed, _ := strconv.Atoi(f[2])
-	in := paperInstance(t, turns, uint64(seed))
 	var opt Options
 	if len(f) > 3 {
 		// paper:TURNS:SEED:LIMIT: the schedule of Violations under a time
@@ -39,31 +25,8 @@ func paperDump(t testing.TB, spec string) componentDump {
 		sec, _ := strconv.Atoi(f[3])
 		opt.TimeLimit = time.Duration(sec) * time.Second
 	}
-	r, err := Violations(context.Background(), in, 1900, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("paper instance %d turns, seed %d: Violations [%d, %d]", turns, seed, r.Lower, r.Upper)
-	pr := reduce(in, 1900)
-	served := pr.fromSchedule(r.Schedule)
-	members := pr.members()
-	big0 := 0
-	for k := range members {
-		if len(members[k]) > len(members[big0]) {
-			big0 = k
-		}
-	}
-	m := pr.newComponent(members[big0])
-	c := componentDump{D: m.d, SegCap: m.segCap, RowSeg: m.rowSeg, Ends: m.ends}
-	for k, i := range m.members {
-		c.Lo = append(c.Lo, int64(m.lo[k]))
-		c.Hi = append(c.Hi, int64(m.hi[k]))
-		x := 0
-		if served[i] {
-			x = 1
-		}
-		c.X = append(c.X, x)
-	}
+	c := largestProgram(t, turns, uint64(seed), opt)
+	t.Logf("paper instance %d turns, seed %d: Violations [%d, %d]", turns, seed, c.Lower, c.Upper)
 	return c
 }
 
@@ -81,7 +44,7 @@ func TestWideWindowReference(t *testing.T) {
 	if path == "" {
 		t.Skip("measuring tool: set TAILBOUND_WIDE_COMPONENT")
 	}
-	var c componentDump
+	var c programFile
 	if strings.HasPrefix(path, "paper:") {
 		c = paperDump(t, path)
 		if out := os.Getenv("TAILBOUND_WIDE_DUMP"); out != "" {
@@ -260,11 +223,11 @@ func BenchmarkWideWindow(b *testing.B) {
 // reference script does: every pair intersecting it freed (or, with
 // longL > 0, every pair spanning at least longL segments), the others kept
 // at x; it returns the window's program and the current choice.
-func (c componentDump) window(s0, W int) (*component, []bool) {
+func (c programFile) window(s0, W int) (*component, []bool) {
 	return c.windowLong(s0, W, 0)
 }
 
-func (c componentDump) windowLong(s0, W int, longL int64) (*component, []bool) {
+func (c programFile) windowLong(s0, W int, longL int64) (*component, []bool) {
 	s1 := s0 + W
 	var free []int
 	load := make([]int64, len(c.SegCap)+1)
@@ -313,7 +276,7 @@ func TestWideComponentSweepReference(t *testing.T) {
 	W, _ := strconv.Atoi(f[0])
 	stride, _ := strconv.Atoi(f[1])
 	nodes, _ := strconv.Atoi(f[2])
-	var c componentDump
+	var c programFile
 	if strings.HasPrefix(path, "paper:") {
 		c = paperDump(t, path)
 	} else {

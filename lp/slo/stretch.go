@@ -343,7 +343,8 @@ func projectSimplex(v []float64) []float64 {
 }
 
 // solveAll solves every stretch (on every core; each solve is
-// deterministic, so the result does not depend on the scheduling) and
+// deterministic, so the result does not depend on the scheduling; with
+// sd.mip set, by the backend one at a time: solveAllMIP) and
 // returns |N_0|·2^muBits + Σ_w val_w, an upper bound on the pairs served
 // in 2^−muBits units.
 func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {

@@ -133,12 +133,13 @@ func (sd *stretchDecomp) stretchFits(w *stretch, z []bool) bool {
 }
 
 // DefaultMIPStretchRows is Options.MIPStretchRows's default: the span, in
-// rows, of the stretches a MIP backend solves (mipStretchBound). On the 10^4-turn instance of docs/
-// tail-bounds.md (3,993 rows), at the LP's split, stretches of 167 rows
-// solved exactly bound the served pairs by 3,070.4 and stretches of 333
-// rows by 3,068.5, against 3,071.3–3,071.9 for every span the pure-Go
-// branch and bound closes; CBC solves most stretches of 333 rows in
-// seconds.
+// rows, of the stretches a MIP backend solves (mipStretchBound). On the
+// 10^4-turn instance of docs/tail-bounds.md (3,993 rows), at the LP's
+// split, stretches of 167 rows solved exactly bound the served pairs by
+// 3,070.3 and stretches of 333 rows by 3,068.5 (scripts/highs-reference
+// stretches), against 3,071.3–3,071.9 for every span the pure-Go branch
+// and bound closes; CBC closes most stretches of 333 rows within its
+// minute (BenchmarkMIPStretches).
 const DefaultMIPStretchRows = 333
 
 // mipStretchStats is what mipStretchBound did.
@@ -153,10 +154,9 @@ const (
 	// mipStretchParts: the shares start from stretches of a ninth of the
 	// span, moved by the pure-Go stretches' steps (their bundle method)
 	// for at most mipStretchWarm, then summed into the long stretches
-	// (carry, layer.go). On the 10^4-turn instance CBC closes stretches
-	// of 333 rows at those shares in about a quarter of the time it takes
-	// at the LP's split (132 s against 550–690 s at load 4–7), for the
-	// same bound (3,068.65 against 3,068.37–3,069.53).
+	// (carry, layer.go). CBC closes the long stretches at those shares
+	// several times faster than at the LP's split, for about the same
+	// bound (BenchmarkMIPStretches, carried-333 against split-333).
 	mipStretchParts = 9
 	mipStretchWarm  = 30 * time.Second
 	// mipStretchLimit bounds one stretch's solve: a stretch the backend
@@ -165,7 +165,7 @@ const (
 	// mipStretchMin is the fewest stretches a component must span for
 	// them: the stretches take the time to the limit, and a smaller
 	// component goes to the integer program whole as before, which may
-	// prove it (docs/tail-bounds.md: CBC closes some 4,000-turn
+	// prove it (docs/tail-bounds.md: HiGHS proves the 4,000-turn
 	// instances, about 1,000 rows, in minutes).
 	mipStretchMin = 4
 )
@@ -210,7 +210,7 @@ func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, in
 	var bst stretchStats
 	b = cd.bundle(ctx, b, incumbent, steps, &bst, nil)
 	// the short stretches' bound holds too, and is the better one when
-	// the time left too little for CBC to solve the long ones
+	// too little time is left for CBC to solve the long ones
 	b = minBound(b, short)
 	st.Steps, st.Best = bst.Iterations, b.value()
 	for _, w := range cd.wins {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 
 	"github.com/tailbound/tailbound/lp/mcf"
 )
@@ -70,6 +71,47 @@ func (b bound) value() float64 {
 // errInfeasible says a node of the branch and bound has no feasible point.
 var errInfeasible = errors.New("slo: no feasible point")
 
+// residualCaps is each segment's capacity less the demands of the members
+// fix marks 1 (fixed in; nil: none), blocks; errInfeasible when a segment
+// goes below zero.
+func (m *component) residualCaps(fix []int8) ([]int64, error) {
+	caps := slices.Clone(m.segCap)
+	if fix == nil {
+		return caps, nil
+	}
+	diff := make([]int64, len(caps)+1)
+	for i, f := range fix {
+		if f == 1 {
+			diff[m.lo[i]] += m.d[i]
+			diff[m.hi[i]] -= m.d[i]
+		}
+	}
+	var load int64
+	for j := range caps {
+		load += diff[j]
+		caps[j] -= load
+		if caps[j] < 0 {
+			return nil, errInfeasible
+		}
+	}
+	return caps, nil
+}
+
+// lineNetwork is the flow LP's line: node j per segment boundary, the
+// capacity of segment j as the flow along arc j → j+1 (supplies carry its
+// changes), to which each member adds its own arc.
+func lineNetwork(caps []int64) *mcf.Network {
+	g := mcf.NewNetwork(len(caps) + 1)
+	var prev int64
+	for j, c := range caps {
+		g.AddSupply(j, c-prev)
+		prev = c
+		g.AddArc(j, j+1, c, 0)
+	}
+	g.AddSupply(len(caps), -prev)
+	return g
+}
+
 // flowBound bounds Σ_c μ_c r_c + Σ_{fixed in} p_n + max Σ_{free} p_n y_n
 // over the LP relaxation of the component with members fixed in
 // (fix = 1) carried and those fixed out (fix = −1) not; P holds
@@ -78,43 +120,25 @@ var errInfeasible = errors.New("slo: no feasible point")
 // when the fixed-in members break a row.
 func (m *component) flowBound(ctx context.Context, P []int64, muR *big.Int, fix []int8) (bound, []float64, error) {
 	nseg := len(m.segCap)
-	caps := make([]int64, nseg)
-	copy(caps, m.segCap)
-	fixedIn := new(big.Int).Set(muR)
-	if fix != nil {
-		diff := make([]int64, nseg+1)
-		var in int64
-		for i, f := range fix {
-			if f == 1 {
-				diff[m.lo[i]] += m.d[i]
-				diff[m.hi[i]] -= m.d[i]
-				in += P[i]
-			}
-		}
-		var load int64
-		for j := range caps {
-			load += diff[j]
-			caps[j] -= load
-			if caps[j] < 0 {
-				return bound{}, nil, errInfeasible
-			}
-		}
-		fixedIn.Add(fixedIn, big.NewInt(in))
+	caps, err := m.residualCaps(fix)
+	if err != nil {
+		return bound{}, nil, err
 	}
+	fixedIn := new(big.Int).Set(muR)
+	var in int64
+	for i, f := range fix {
+		if f == 1 {
+			in += P[i]
+		}
+	}
+	fixedIn.Add(fixedIn, big.NewInt(in))
 	// S: costs up to 2^S per block on arcs of at most d blocks; path
 	// sums and the total stay below 2^62 when 2^S·(nodes + members) does.
 	S := uint(36)
 	if b := uint(bits.Len(uint(len(m.ends) + len(m.members) + 1))); S+b > 60 {
 		S = 60 - b
 	}
-	g := mcf.NewNetwork(nseg + 1)
-	var prev int64
-	for j, c := range caps {
-		g.AddSupply(j, c-prev)
-		prev = c
-		g.AddArc(j, j+1, c, 0)
-	}
-	g.AddSupply(nseg, -prev)
+	g := lineNetwork(caps)
 	var arcs []int32
 	var w []int64
 	var sumD int64

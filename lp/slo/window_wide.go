@@ -327,32 +327,17 @@ func (ws *wideSolver) wideLP(ctx context.Context) (num int64, y []float64, rc []
 	m, fix := ws.m, ws.fix
 	const S = wideScale
 	nseg := len(m.segCap)
-	caps := slices.Clone(m.segCap)
-	diff := make([]int64, nseg+1)
 	num = ws.muR.Int64() << (S - muBits)
 	for i, f := range fix {
 		if f == 1 {
-			diff[m.lo[i]] += m.d[i]
-			diff[m.hi[i]] -= m.d[i]
 			num += ws.P[i] << (S - muBits)
 		}
 	}
-	var load int64
-	for j := range caps {
-		load += diff[j]
-		caps[j] -= load
-		if caps[j] < 0 {
-			return 0, nil, nil, errInfeasible
-		}
+	caps, err := m.residualCaps(fix)
+	if err != nil {
+		return 0, nil, nil, err
 	}
-	g := mcf.NewNetwork(nseg + 1)
-	var prev int64
-	for j, c := range caps {
-		g.AddSupply(j, c-prev)
-		prev = c
-		g.AddArc(j, j+1, c, 0)
-	}
-	g.AddSupply(nseg, -prev)
+	g := lineNetwork(caps)
 	n := len(m.members)
 	y = make([]float64, n)
 	rc = make([]int64, n)

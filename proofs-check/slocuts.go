@@ -114,18 +114,10 @@ func sloCutClaim(family string) claim.Claim {
 				if broken != "" {
 					return
 				}
-				for _, n := range cs.Free {
-					if b[n] > inst.S {
-						return
-					}
+				if !allMeet(b, cs.Free, inst.S) {
+					return
 				}
-				meet := 0
-				for _, v := range b {
-					if v <= inst.S {
-						meet++
-					}
-				}
-				best = max(best, meet)
+				best = max(best, meeting(b, inst.S))
 				for _, c := range cuts {
 					got := 0
 					for _, n := range c.Turns {
@@ -171,23 +163,15 @@ func sloDominanceClaim() claim.Claim {
 			free, rel := slo.EnumerateDominance(in, inst.S)
 			best := -1
 			exhaustive.AllUncached(inst.Trace(), inst.Params, func(b []int64) {
-				for _, n := range free {
-					if b[n] > inst.S {
-						return
-					}
+				if !allMeet(b, free, inst.S) {
+					return
 				}
 				for _, r := range rel {
 					if b[r.B] <= inst.S && b[r.A] > inst.S {
 						return
 					}
 				}
-				meet := 0
-				for _, v := range b {
-					if v <= inst.S {
-						meet++
-					}
-				}
-				best = max(best, meet)
+				best = max(best, meeting(b, inst.S))
 			})
 			if want := exhaustive.MaxMeeting(inst.Trace(), inst.Params, inst.S); best != want {
 				return false, fmt.Sprintf("the best schedule respecting %d dominance relations %v meets the SLO on %d turns, the optimum on %d (%s)", len(rel), rel, best, want, params(inst.TraceInstance)), nil
@@ -317,4 +301,26 @@ func stretchBoundsHold(inst *SLOInstance, maxSpan int, what string, opts func(sp
 		}
 	}
 	return true, "", nil
+}
+
+// allMeet reports whether every turn of turns has at most s uncached
+// tokens in b (tokens per turn).
+func allMeet(b []int64, turns []int, s int64) bool {
+	for _, n := range turns {
+		if b[n] > s {
+			return false
+		}
+	}
+	return true
+}
+
+// meeting is the number of turns with at most s uncached tokens in b.
+func meeting(b []int64, s int64) int {
+	n := 0
+	for _, v := range b {
+		if v <= s {
+			n++
+		}
+	}
+	return n
 }

@@ -13,11 +13,18 @@ import (
 // argument.
 
 // dominates reports whether a dominates b in m (see wideSolver).
-func (m *component) dominates(a, b int) bool {
-	if a == b || m.d[a] > m.d[b] || m.lo[a] < m.lo[b] || m.hi[a] > m.hi[b] {
+func (m *component) dominates(a, b int) bool { return m.dominatesBy(nil, a, b) }
+
+// dominatesBy is dominates where member i is worth P[i] (nil: all worth
+// the same): a dominates b when, besides demand and span, P[a] ≥ P[b],
+// ties in all three broken by the lower index. Serving a in place of b
+// then never lowers the value either, so the exchange argument of
+// wideSolver holds for the weighted program (stretchflow.go) as it is.
+func (m *component) dominatesBy(P []int64, a, b int) bool {
+	if a == b || m.d[a] > m.d[b] || m.lo[a] < m.lo[b] || m.hi[a] > m.hi[b] || P != nil && P[a] < P[b] {
 		return false
 	}
-	if m.d[a] < m.d[b] || m.lo[a] > m.lo[b] || m.hi[a] < m.hi[b] {
+	if m.d[a] < m.d[b] || m.lo[a] > m.lo[b] || m.hi[a] < m.hi[b] || P != nil && P[a] > P[b] {
 		return true
 	}
 	return a < b
@@ -25,13 +32,16 @@ func (m *component) dominates(a, b int) bool {
 
 // dominance returns, per member, the members it dominates and those
 // dominating it, and the number of relations.
-func (m *component) dominance() (dominate, domBy [][]int32, n int) {
+func (m *component) dominance() (dominate, domBy [][]int32, n int) { return m.dominanceBy(nil) }
+
+// dominanceBy is dominance by dominatesBy(P, ·, ·).
+func (m *component) dominanceBy(P []int64) (dominate, domBy [][]int32, n int) {
 	k := len(m.d)
 	dominate = make([][]int32, k)
 	domBy = make([][]int32, k)
 	for a := 0; a < k; a++ {
 		for b := 0; b < k; b++ {
-			if m.dominates(a, b) {
+			if m.dominatesBy(P, a, b) {
 				dominate[a] = append(dominate[a], int32(b))
 				domBy[b] = append(domBy[b], int32(a))
 				n++

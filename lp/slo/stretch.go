@@ -130,6 +130,12 @@ type stretchDecomp struct {
 	// bound, one at a time, each within at most mipLimit (stretchmip.go)
 	mip      lp.Backend
 	mipLimit time.Duration
+	// flow, when set, solves the stretches by the flow LP's branch and
+	// bound (stretchflow.go) on every core, each within nodeLimit nodes
+	// and mipLimit
+	flow bool
+	// flowStrong is stretchFlow's strong-branching candidates
+	flowStrong int
 }
 
 // servedShare is the fraction of a member's stretches, oc (its entries of
@@ -350,6 +356,9 @@ func projectSimplex(v []float64) []float64 {
 func (sd *stretchDecomp) solveAll(ctx context.Context) *big.Int {
 	if sd.mip != nil {
 		return sd.solveAllMIP(ctx)
+	}
+	if sd.flow {
+		return sd.solveAllFlow(ctx)
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if len(sd.wins) < 2*workers {

@@ -205,6 +205,9 @@ func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, in
 	cd := m.newStretchDecompRanges(ranges, 1)
 	cd.carry(sd, groups)
 	cd.mip, cd.mipLimit = be, mipStretchLimit
+	if be == nil {
+		cd.mip, cd.flow, cd.flowStrong = nil, true, flowStrong
+	}
 	b = bound{num: cd.solveAll(ctx), S: muBits}
 	st.Stretches, st.Start = len(cd.wins), b.value()
 	var bst stretchStats
@@ -263,8 +266,13 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 	if span == 0 {
 		span = DefaultMIPStretchRows
 	}
-	if opt.Backend == nil || opt.Backend.Name() == "gonum" || opt.NoSearch || span < 0 {
+	if opt.NoSearch || span < 0 {
 		return func() {}
+	}
+	var be lp.Backend // nil: the flow LP's branch and bound (stretchflow.go)
+	name := "the flow branch and bound"
+	if opt.Backend != nil && opt.Backend.Name() != "gonum" {
+		be, name = opt.Backend, opt.Backend.Name()
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		return func() {}
@@ -299,7 +307,7 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 	go func() {
 		defer close(done)
 		for k, j := range jobs {
-			b, st, ok := j.m.mipStretchBound(ctx, opt.Backend, span, j.served, math.MaxInt)
+			b, st, ok := j.m.mipStretchBound(ctx, be, span, j.served, math.MaxInt)
 			out[k] = result{b.floor(len(j.m.members)), st, ok}
 		}
 	}()
@@ -314,7 +322,7 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 				ubComp[j.c] = o.ub
 			}
 			r.Detail = joinDetail(r.Detail, fmt.Sprintf("%d stretches of %d rows by %s: %.2f pairs served at most, %.2f after %d steps (%d closed in the last)",
-				o.st.Stretches, span, opt.Backend.Name(), o.st.Start, o.st.Best, o.st.Steps, o.st.Exact))
+				o.st.Stretches, span, name, o.st.Start, o.st.Best, o.st.Steps, o.st.Exact))
 		}
 	}
 }

@@ -20,7 +20,9 @@ import (
 // (mipStretchBound's start). "go-167" solves the first four stretches of
 // split-167 by the pure-Go branch and bound with a budget of 10^6 nodes
 // each and reports how far its answers lie above CBC's (pairs, all four
-// together; 0 when it closes them). A measurement, about 15 minutes:
+// together; 0 when it closes them). "flow-R" solves the stretches of
+// split-R by the pure-Go flow LP's branch and bound (stretchflow.go) on
+// every core, without a limit. A measurement, about 20 minutes:
 //
 //	go test -tags coin ./lp/slo -run '^$' -bench MIPStretches -benchtime 1x -timeout 60m
 func BenchmarkMIPStretches(b *testing.B) {
@@ -47,6 +49,25 @@ func BenchmarkMIPStretches(b *testing.B) {
 			for b.Loop() {
 				sd := split(b, span)
 				solve(b, sd)
+			}
+		})
+	}
+	for _, span := range []int{167, 333} {
+		b.Run("flow-"+strconv.Itoa(span), func(b *testing.B) {
+			for b.Loop() {
+				sd := split(b, span)
+				sd.flow, sd.flowStrong = true, flowStrong
+				start := time.Now()
+				v := bound{num: sd.solveAll(context.Background()), S: muBits}.value()
+				exact := 0
+				for _, w := range sd.wins {
+					if w.exact {
+						exact++
+					}
+				}
+				b.ReportMetric(v, "pairs")
+				b.ReportMetric(float64(exact), "closed")
+				b.ReportMetric(time.Since(start).Seconds(), "s")
 			}
 		})
 	}

@@ -64,3 +64,32 @@ func TestMIPStretchesWithCBC(t *testing.T) {
 		t.Fatalf("too few cases: %d stretches, %d solves with stretches", checked, ran)
 	}
 }
+
+// TestStretchFlowAgainstCBC: on the first six stretches of 167 rows of the
+// 10^4-turn instance of docs/tail-bounds.md (seed 1, at the LP's split),
+// the pure-Go flow branch and bound (solveFlow) and CBC both close every
+// stretch, at the same value.
+func TestStretchFlowAgainstCBC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the 10^4-turn instance")
+	}
+	m, _ := stretchBenchComponent(t, 1)
+	sd := lpSplit(t, m, 167)
+	sd.flowStrong = flowStrong
+	for k, w := range sd.wins[:6] {
+		start := time.Now()
+		if !sd.solveFlow(context.Background(), w, 0) || !w.exact {
+			t.Fatalf("stretch %d: the flow branch and bound did not close it", k)
+		}
+		flow, flowTime := w.val, time.Since(start)
+		start = time.Now()
+		w.fresh = false
+		if !sd.stretchMIP(context.Background(), w, coin.CBC{}, time.Minute) || !w.exact {
+			t.Fatalf("stretch %d: CBC did not close it", k)
+		}
+		if w.val != flow {
+			t.Fatalf("stretch %d: flow %d, CBC %d (2^-16 pairs)", k, flow, w.val)
+		}
+		t.Logf("stretch %d: %.4f pairs, flow %v, CBC %v", k, float64(flow)/(1<<muBits), flowTime, time.Since(start))
+	}
+}

@@ -124,7 +124,8 @@ func TestStretchMIPMatchesStretchSolver(t *testing.T) {
 // stretch solved by a backend never falls below the most pairs a
 // component serves (every subset tried), for spans of 1–3 rows, with
 // either backend answer: exact (enumBackend), or none at all (every
-// stretch then takes its Lagrangian value).
+// stretch then takes its Lagrangian value), and with the pure-Go flow
+// branch and bound in place of a backend (nil).
 func TestMIPStretchBoundHoldsTheOptimum(t *testing.T) {
 	r := rand.New(rand.NewPCG(50, 2))
 	tight := 0
@@ -137,7 +138,7 @@ func TestMIPStretchBoundHoldsTheOptimum(t *testing.T) {
 				continue
 			}
 			want := mostServed(m)
-			for _, be := range []lp.Backend{enumBackend{}, noBound{}} {
+			for _, be := range []lp.Backend{enumBackend{}, noBound{}, nil} {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				b, st, ok := m.mipStretchBound(ctx, be, 1+i%3, 0, 3)
 				cancel()
@@ -145,7 +146,7 @@ func TestMIPStretchBoundHoldsTheOptimum(t *testing.T) {
 					t.Fatalf("draw %d: no bound", i)
 				}
 				if got := b.floor(len(mem)); got < want {
-					t.Fatalf("draw %d (%v, s=%d), %s: bound %d (%.3f), but %d pairs fit", i, c, s, be.Name(), got, st.Best, want)
+					t.Fatalf("draw %d (%v, s=%d), %v: bound %d (%.3f), but %d pairs fit", i, c, s, be, got, st.Best, want)
 				} else if got == want {
 					tight++
 				}

@@ -76,6 +76,9 @@ type wideSolver struct {
 
 	nodes, nodeLimit int
 	aborted          bool
+
+	// scale is S of wideLP (0: wideScale)
+	scale uint
 }
 
 // wideStats reports one wide window's solve.
@@ -324,8 +327,17 @@ const wideScale = 30
 // loses when k is forced to the other bound (reduced-cost fixing), 0
 // otherwise.
 func (ws *wideSolver) wideLP(ctx context.Context) (num int64, y []float64, rc []int64, err error) {
+	return ws.flowLP(ctx, true)
+}
+
+// flowLP is wideLP, with the reduced costs only when withRC is set (rc
+// is nil otherwise): a bound alone needs no potentials.
+func (ws *wideSolver) flowLP(ctx context.Context, withRC bool) (num int64, y []float64, rc []int64, err error) {
 	m, fix := ws.m, ws.fix
-	const S = wideScale
+	S := uint(wideScale)
+	if ws.scale > 0 {
+		S = ws.scale
+	}
 	nseg := len(m.segCap)
 	num = ws.muR.Int64() << (S - muBits)
 	for i, f := range fix {
@@ -366,6 +378,15 @@ func (ws *wideSolver) wideLP(ctx context.Context) (num int64, y []float64, rc []
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("slo: wide window flow: %w", err)
 	}
+	for i, e := range arc {
+		if e >= 0 {
+			num += w[i] * flow[e]
+			y[i] = float64(flow[e]) / float64(m.d[i])
+		}
+	}
+	if !withRC {
+		return num, y, nil, nil
+	}
 	// Potentials with every residual arc's reduced cost ≥ 0: shortest
 	// distances over the residual network from a source at every node
 	// (Bellman–Ford; the flow is optimal, so there is no negative cycle).
@@ -383,8 +404,6 @@ func (ws *wideSolver) wideLP(ctx context.Context) (num int64, y []float64, rc []
 			continue
 		}
 		f := flow[e]
-		num += w[i] * f
-		y[i] = float64(f) / float64(m.d[i])
 		if f < m.d[i] {
 			res = append(res, rarc{m.lo[i], m.hi[i], -w[i]})
 		}

@@ -46,10 +46,18 @@ import (
 // flowNode is one node of stretchFlow's tree: its fixings are its
 // parent's and its own.
 type flowNode struct {
-	bound  int64   // the parent's LP bound, 2^−muBits units (a bound on the node's points)
+	bound  int64   // a bound on the node's points (its parent's LP, or its own), 2^−muBits units
 	parent int32   // −1: the root
 	depth  int32   // nodes above it
 	fixes  []int32 // i+1: item i in; −(i+1): out
+	// the branching that made it: item fixed in (dir 0) or out (1), by
+	// how much that moved it from the parent's LP point, the parent's LP
+	// bound, and whether strong branching already solved its LP
+	item     int32
+	dir      int8
+	frac     float64
+	parentUB int64
+	strong   bool
 }
 
 // stretchFlow is the scratch of one stretch's solve.
@@ -65,6 +73,10 @@ type stretchFlow struct {
 	// strong is the most fractional items whose two children's LPs are
 	// solved to choose the branching item (0: the most fractional item)
 	strong int
+	// pseudo-costs: per direction (in, out) and item, the sum of the
+	// bound's falls per unit of change and their number
+	pcSum [2][]float64
+	pcN   [2][]int32
 }
 
 // flowScale is S of the stretches' flow LP: costs ⌊β_n·2^(S−muBits)/d_n⌋
@@ -88,6 +100,11 @@ const (
 // candidates that stretch took 768, 593 and 593 nodes (1.1–1.4 s), and
 // with 8 all 12 closed (BenchmarkMIPStretches, flow-333).
 const flowStrong = 8
+
+// flowNodeLimit bounds one stretch's nodes in a solve: its open nodes
+// hold their fixings (a few hundred bytes each), and the hardest of the
+// 333-row stretches above takes about 55,000.
+const flowNodeLimit = 1_000_000
 
 // stretchComponent returns stretch w of sd as a component of its own: its
 // members are w's items of positive share (cols: their positions in
@@ -133,6 +150,9 @@ func (sd *stretchDecomp) solveFlow(ctx context.Context, w *stretch, limit int) (
 		return false
 	}
 	sf := &stretchFlow{strong: sd.flowStrong, P: P, best: make([]bool, len(cols)), pick: make([]bool, len(cols))}
+	for k := range 2 {
+		sf.pcSum[k], sf.pcN[k] = make([]float64, len(cols)), make([]int32, len(cols))
+	}
 	sf.ws = &wideSolver{m: c, P: P, scale: flowScale, dom: true, fix: make([]int8, len(cols))}
 	sf.ws.muR = new(big.Int)
 	sf.ws.dominate, sf.ws.domBy, _ = c.dominanceBy(P)
@@ -180,7 +200,7 @@ func (sf *stretchFlow) value(pick []bool) int64 {
 // (exact), limit nodes were solved or ctx ends; the open nodes are left
 // in sf.open.
 func (sf *stretchFlow) search(ctx context.Context, limit int) (exact bool, nodes int) {
-	sf.nodes = append(sf.nodes[:0], flowNode{bound: math.MaxInt64, parent: -1})
+	sf.nodes = append(sf.nodes[:0], flowNode{bound: math.MaxInt64, parent: -1, item: -1})
 	sf.open = append(sf.open[:0], 0)
 	for len(sf.open) > 0 {
 		if limit > 0 && nodes >= limit || ctx.Err() != nil {
@@ -229,6 +249,9 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 	}
 	const shift = flowScale - muBits
 	ub := num >> shift
+	if nd := &sf.nodes[id]; nd.item >= 0 && !nd.strong {
+		sf.learn(int(nd.item), int(nd.dir), nd.parentUB-ub, nd.frac)
+	}
 	if ub <= sf.inc {
 		return nil
 	}
@@ -265,31 +288,12 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 		}
 	}
 	childUB := [2]int64{ub, ub}
-	if sf.strong > 0 && len(cands) > 1 {
-		slices.SortFunc(cands, func(a, b int) int { return cmp.Compare(math.Abs(y[a]-0.5), math.Abs(y[b]-0.5)) })
-		cands = cands[:min(len(cands), sf.strong)]
-		bestScore := -1.0
-		for _, c := range cands {
-			var cu [2]int64
-			for k, v := range [2]int8{1, -1} {
-				before := len(ws.trail)
-				cu[k] = math.MinInt64
-				if ws.set(int32(c), v) {
-					n2, _, _, err := ws.flowLP(ctx, false)
-					if err == nil {
-						cu[k] = n2 >> shift
-					} else if !errors.Is(err, errInfeasible) {
-						ws.undo(before)
-						return err
-					}
-				}
-				ws.undo(before)
-			}
-			g1, g0 := float64(max(ub-cu[0], 1)), float64(max(ub-cu[1], 1))
-			if sc := g1 * g0; sc > bestScore {
-				bestScore, br = sc, c
-				childUB = cu
-			}
+	strong := false
+	if len(cands) > 1 {
+		var err error
+		br, childUB, strong, err = sf.choose(ctx, y, ub, cands)
+		if err != nil {
+			return err
 		}
 	}
 	if br < 0 {
@@ -327,7 +331,12 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 					fixes = append(fixes, -i-1)
 				}
 			}
-			sf.nodes = append(sf.nodes, flowNode{bound: cub, parent: id, depth: depth, fixes: fixes})
+			dir, f := 0, 1-y[br]
+			if v < 0 {
+				dir, f = 1, y[br]
+			}
+			sf.nodes = append(sf.nodes, flowNode{bound: cub, parent: id, depth: depth, fixes: fixes,
+				item: int32(br), dir: int8(dir), frac: f, parentUB: ub, strong: strong})
 			sf.push(int32(len(sf.nodes) - 1))
 		}
 		ws.undo(before)
@@ -434,4 +443,92 @@ func (sd *stretchDecomp) solveAllFlow(ctx context.Context) *big.Int {
 		sd.nodes += w.nodes
 	}
 	return sd.total()
+}
+
+// flowReliable is how many observed falls make an item's pseudo-cost in
+// a direction reliable: until both directions have as many, the item is
+// strong-branched on (reliability branching).
+const flowReliable = 2
+
+// learn records a fall of the bound by gain when item i moved by frac in
+// direction dir (0: in, 1: out).
+func (sf *stretchFlow) learn(i, dir int, gain int64, frac float64) {
+	if frac < 1e-9 {
+		return
+	}
+	sf.pcSum[dir][i] += float64(max(gain, 0)) / frac
+	sf.pcN[dir][i]++
+}
+
+// estimate is item i's pseudo-cost in direction dir: its own mean when it
+// has one, else the mean over all items (1 when there is none).
+func (sf *stretchFlow) estimate(i, dir int) float64 {
+	if n := sf.pcN[dir][i]; n > 0 {
+		return sf.pcSum[dir][i] / float64(n)
+	}
+	var s float64
+	var n int32
+	for k, c := range sf.pcN[dir] {
+		s, n = s+sf.pcSum[dir][k], n+c
+	}
+	if n == 0 {
+		return 1
+	}
+	return s / float64(n)
+}
+
+// choose picks the branching item among cands (fractional, free) at a node
+// of LP point y and bound ub: the largest product of the two children's
+// falls, solved by their LPs for up to sf.strong unreliable items (most
+// fractional first) and estimated by pseudo-costs for the others.
+// childUB holds the chosen item's children's bounds (in, out) when they
+// were solved (strong), ub otherwise.
+func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands []int) (br int, childUB [2]int64, strong bool, err error) {
+	ws := sf.ws
+	const shift = flowScale - muBits
+	slices.SortFunc(cands, func(a, b int) int { return cmp.Compare(math.Abs(y[a]-0.5), math.Abs(y[b]-0.5)) })
+	left := sf.strong
+	best := -1.0
+	br, childUB = cands[0], [2]int64{ub, ub}
+	for _, c := range cands {
+		f := [2]float64{1 - y[c], y[c]}
+		var g [2]float64
+		solved := false
+		var cu [2]int64
+		if left > 0 && (sf.pcN[0][c] < flowReliable || sf.pcN[1][c] < flowReliable) {
+			left--
+			solved = true
+			for k, v := range [2]int8{1, -1} {
+				before := len(ws.trail)
+				cu[k] = math.MinInt64
+				if ws.set(int32(c), v) {
+					n2, _, _, err := ws.flowLP(ctx, false)
+					if err == nil {
+						cu[k] = n2 >> shift
+					} else if !errors.Is(err, errInfeasible) {
+						ws.undo(before)
+						return 0, childUB, false, err
+					}
+				}
+				ws.undo(before)
+				g[k] = math.MaxFloat32 // no point: the best of falls
+				if cu[k] != math.MinInt64 {
+					sf.learn(c, k, ub-cu[k], f[k])
+					g[k] = float64(max(ub-cu[k], 1))
+				}
+			}
+		} else {
+			for k := range 2 {
+				g[k] = max(sf.estimate(c, k)*f[k], 1)
+			}
+		}
+		if sc := g[0] * g[1]; sc > best {
+			best, br, strong = sc, c, solved
+			childUB = [2]int64{ub, ub}
+			if solved {
+				childUB = cu
+			}
+		}
+	}
+	return br, childUB, strong, nil
 }

@@ -148,6 +148,9 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 		// the deadline stops the stretches' runs (each takes half the
 		// time left) and the schedules' probes
 		so.maxFails, so.stretchIter = percentileFailsDeadline, stretchIter
+		// and the stretches are the long ones of the flow branch and
+		// bound, as the SLO's under a time limit in pure Go
+		so.flow = true
 	}
 	var progress func(lo, hi int64, probes int)
 	if opt.Progress != nil {

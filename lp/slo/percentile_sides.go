@@ -112,6 +112,9 @@ type sideOptions struct {
 	// stretchIter bounds the steps of each stretch run without a
 	// deadline (with one, the run stops at its share of the time).
 	stretchIter int
+	// flow solves the stretches by the flow LP's branch and bound
+	// (StretchOptions.Flow)
+	flow bool
 	// windows is the first schedule probe's budget of windows; a probe
 	// that does not decide doubles it, up to maxFails failures in a row.
 	windows, maxFails int
@@ -449,7 +452,7 @@ func stretchSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so s
 			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
 			defer cancel()
 		}
-		b, err := StretchBoundWith(sctx, in, tau, StretchOptions{Iterations: so.stretchIter})
+		b, err := StretchBoundWith(sctx, in, tau, StretchOptions{Iterations: so.stretchIter, Flow: so.flow})
 		if err != nil {
 			if sctx.Err() != nil {
 				// stopped inside its LP: no bound

@@ -118,6 +118,12 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 		sr.sd.nodeLimit = cfg.nodes
 	}
 	sr.sd.depthFirst = cfg.depthFirst
+	if cfg.flow {
+		// no deepening: the flow branch and bound's open bound falls as
+		// it goes, and each stretch has its share of the time
+		sr.sd.flow, sr.sd.flowStrong, cfg.nodes = true, flowStrong, flowNodeLimit
+		sr.sd.nodeLimit = cfg.nodes
+	}
 	sr.st.Stretches = len(sr.sd.wins)
 	if len(sr.sd.wins) == 0 {
 		sr.best = bound{num: big.NewInt(int64(len(m.members)) << muBits), S: muBits}
@@ -126,6 +132,9 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 	sr.sd.lpShares(pi)
 	full := sr.sd.nodeLimit
 	first := max(1, full/10)
+	if cfg.flow {
+		first = full
+	}
 	sr.sd.nodeLimit = first
 	sr.best = bound{num: sr.sd.solveAllBy(ctx), S: muBits}
 	// deepen: the stretches left open, again with ten times the nodes,
@@ -239,6 +248,9 @@ func (sr *scaleRun) count() int {
 const (
 	scaleSpan  = 60
 	scaleNodes = 200_000
+	// scaleFlowSpan is the span under a time limit, where the flow
+	// branch and bound solves the stretches
+	scaleFlowSpan = 167
 )
 
 // scaleComponent is one large component's stretches in progress.
@@ -251,7 +263,7 @@ type scaleComponent struct {
 // (candidate indices) from the LP's prices pr.prices within ctx; nil when
 // it could not run (no LP prices, no rows, a capacity above maxWindowCap
 // blocks).
-func (pr *problem) scaleBound(ctx context.Context, members []int, span int) *scaleRun {
+func (pr *problem) scaleBound(ctx context.Context, members []int, span int, flow bool) *scaleRun {
 	if pr.prices == nil || ctx.Err() != nil {
 		return nil
 	}
@@ -261,6 +273,7 @@ func (pr *problem) scaleBound(ctx context.Context, members []int, span int) *sca
 	}
 	pi := pr.segmentPrices(m, pr.prices)
 	cfg := StretchOptions{Span: span, MinSpan: -1, Nodes: scaleNodes}.config()
+	cfg.flow = flow
 	return m.stretchSplit(ctx, pi, cfg)
 }
 
@@ -293,6 +306,11 @@ func (pr *problem) scaleStageOn(ctx context.Context, served []bool, ubComp []int
 	}
 	dl, limited := ctx.Deadline()
 	share := time.Duration(float64(time.Until(dl)) * scaleStretchShare)
+	if limited && span == scaleSpan {
+		// under a time limit the stretches are longer and solved by the
+		// flow LP's branch and bound (stretchflow.go)
+		span = scaleFlowSpan
+	}
 	var runs []scaleComponent
 	for _, members := range bigs {
 		sc := scaleComponent{c: pr.comp[members[0]], size: len(members)}
@@ -300,7 +318,7 @@ func (pr *problem) scaleStageOn(ctx context.Context, served []bool, ubComp []int
 		if limited {
 			sctx, cancel = context.WithTimeout(ctx, share*time.Duration(len(members))/time.Duration(total))
 		}
-		sc.run = pr.scaleBound(sctx, members, span)
+		sc.run = pr.scaleBound(sctx, members, span, limited)
 		cancel()
 		if sc.run == nil {
 			continue
@@ -344,6 +362,9 @@ func (pr *problem) lowerUB(ubComp []int, c, ub int) {
 // of seconds of CPU. Such a stretch keeps its point (feasible) and is
 // marked neither exact nor fresh, so the next solve solves it.
 func (sd *stretchDecomp) solveAllBy(ctx context.Context) *big.Int {
+	if sd.flow {
+		return sd.solveAllFlow(ctx)
+	}
 	var skipped []*stretch
 	todo := make(chan *stretch, len(sd.wins))
 	for _, w := range sd.wins {

@@ -188,7 +188,7 @@ func TestScaleStretchExhaustive(t *testing.T) {
 		// one stretch per component, no time limit
 		lower, exact := in.K()-pr.always, true
 		for _, mem := range members(pr) {
-			run := pr.scaleBound(context.Background(), mem, scaleSpan)
+			run := pr.scaleBound(context.Background(), mem, scaleSpan, false)
 			if run == nil || run.st.Inexact > 0 || run.st.Stretches != 1 {
 				exact = false
 				break

@@ -738,6 +738,7 @@ type stretchConfig struct {
 	addLayer     bool                        // a second layer when the shares first stall (layer.go)
 	roundStall   int                         // steps without gain that end a round (0: stretchRoundStall)
 	trace        func(it int, pairs float64) // called after each step (tests)
+	flow         bool                        // solve by the flow LP's branch and bound (stretchflow.go)
 }
 
 // stretchRun runs the decomposition of m as cfg says from the LP's split
@@ -994,6 +995,11 @@ type StretchOptions struct {
 	// after which the stretches coarsen or gain their second layer
 	// (default 15).
 	StallSteps int
+	// Flow solves each stretch by the flow LP's branch and bound
+	// (stretchflow.go) from the LP's split, one layer, Span rows
+	// (default DefaultMIPStretchRows), then at most Iterations steps of
+	// the bundle method; the other fields are ignored.
+	Flow bool
 }
 
 // config is o with its defaults filled in.
@@ -1047,6 +1053,21 @@ func StretchBoundWith(ctx context.Context, in *lp.Instance, s int64, o StretchOp
 	pr := reduce(in, s)
 	members := pr.members()
 	served := 0
+	if o.Flow {
+		span := o.Span
+		if span == 0 {
+			span = DefaultMIPStretchRows
+		}
+		for _, mem := range members {
+			m := pr.newComponentRows(mem, false)
+			b, _, ok := m.mipStretchBound(ctx, nil, span, 0, o.Iterations)
+			if !ok {
+				return 0, fmt.Errorf("slo: stretches: the LP did not finish: %w", context.Cause(ctx))
+			}
+			served += b.floor(len(mem))
+		}
+		return in.K() - pr.always - served, nil
+	}
 	for _, mem := range members {
 		m := pr.newComponent(mem)
 		P := wholeShares(len(mem))

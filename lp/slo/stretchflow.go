@@ -255,12 +255,26 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 	if ub <= sf.inc {
 		return nil
 	}
-	m.roundFill(y, ws.fix, sf.pick)
-	if v := sf.value(sf.pick); v > sf.inc && m.fits(sf.pick) {
-		sf.inc = v
-		copy(sf.best, sf.pick)
-		if ub <= sf.inc {
-			return nil
+	// The LP point rounded into a point of the stretch: at every fourth
+	// level (the rounding is a tenth of a node's time, and the bound, not
+	// the point, is what a stretch is solved for), and always when the
+	// point is integral (it is then the node's best point, up to the
+	// bound's rounding).
+	integral := true
+	for i, v := range y {
+		if ws.fix[i] == 0 && v > 1e-9 && v < 1-1e-9 {
+			integral = false
+			break
+		}
+	}
+	if integral || sf.nodes[id].depth%4 == 0 {
+		m.roundFill(y, ws.fix, sf.pick)
+		if v := sf.value(sf.pick); v > sf.inc && m.fits(sf.pick) {
+			sf.inc = v
+			copy(sf.best, sf.pick)
+			if ub <= sf.inc {
+				return nil
+			}
 		}
 	}
 	// reduced-cost fixing, for the whole subtree

@@ -25,7 +25,7 @@ import (
 // and the LP lies 0.2–0.7 pairs above V_w. The stretches' own branch and
 // bound (stretchSolver) bounds its nodes by a Lagrangian of the rows at
 // one set of multipliers, far weaker at 167 rows: it leaves such a
-// stretch open at 200,000 nodes within 0.01 pair of the LP, where CBC
+// stretch open at 200,000 nodes 0–0.21 pair below the LP, where CBC
 // closes it in 0.03–0.7 s and this solver in 0.01–0.4 s
 // (TestStretchFlowAgainstCBC logs both; BenchmarkMIPStretches compares
 // whole decompositions).

@@ -93,12 +93,15 @@ const (
 
 // flowStrong is stretchFlow's strong-branching candidates: the most
 // fractional items whose two children's LPs choose the branching item
-// (product of the two bounds' falls). On the 333-row stretches of the
-// 10^4-turn instance at the LP's split (2026-11-30, a harness not kept),
-// branching on the most fractional item alone took 82,000 nodes (20 s)
-// on one stretch and left 4 of 12 open at 200,000 nodes; with 4, 8 or 16
-// candidates that stretch took 768, 593 and 593 nodes (1.1–1.4 s), and
-// with 8 all 12 closed (BenchmarkMIPStretches, flow-333).
+// (product of the two bounds' falls) while they are unreliable (fewer
+// than flowReliable observed falls either way; pseudo-costs choose
+// among the others). On the 333-row stretches of the 10^4-turn instance
+// at the LP's split (2026-11-30, a harness not kept; docs/
+// tail-bounds.md, "Long stretches solved in pure Go"), branching on the
+// most fractional item alone left 4 of 12 open at 200,000 nodes; strong
+// branching on 8 at every node closed all 12 in 105 s of one core, and
+// with reliability in about 28 s (BenchmarkMIPStretches, flow-333, on
+// both cores).
 const flowStrong = 8
 
 // flowNodeLimit bounds one stretch's nodes in a solve: its open nodes
@@ -212,7 +215,9 @@ func (sf *stretchFlow) search(ctx context.Context, limit int) (exact bool, nodes
 		}
 		nodes++
 		if err := sf.expand(ctx, id); err != nil {
-			// the LP failed (ctx ended inside it): the node stays open
+			// the LP failed (ctx ended inside it, or the flow solver
+			// failed): the node stays open, its bound its parent's, and
+			// the search ends with the bound it has
 			sf.push(id)
 			return false, nodes
 		}

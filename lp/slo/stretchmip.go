@@ -269,15 +269,15 @@ func (sd *stretchDecomp) solveAllMIP(ctx context.Context) *big.Int {
 // startMIPStretches starts, beside the search, mipStretchBound on every
 // component that served leaves below its bound ubComp, that is small
 // enough for the branch and bound (DefaultMaxNonZeros) and that spans at
-// least mipStretchMin stretches of Options.MIPStretchRows rows, when
-// opt's Backend
-// is a MIP solver other than the pure-Go one and ctx has a deadline (the
-// backend's stretches stop by time, so their bound depends on the load;
-// without a time limit the solve stays deterministic). The backend's
-// solves are its own (CBC serializes them), so this takes about one core
-// while the search takes the others. The returned function waits for it,
-// lowers ubComp by its bounds and notes them in r.Detail; it must be
-// called once, before ubComp is read again.
+// least mipStretchMin stretches of Options.MIPStretchRows rows, when ctx
+// has a deadline (the stretches stop by time, so their bound depends on
+// the load; without a time limit the solve stays deterministic). The
+// stretches are solved by opt's Backend when it is a MIP solver other
+// than the pure-Go one (CBC serializes its solves, so this takes about
+// one core), else by the flow LP's branch and bound (stretchflow.go) on
+// every core. The returned function waits for it, lowers ubComp by its
+// bounds and notes them in r.Detail; it must be called once, before
+// ubComp is read again.
 func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result) func() {
 	span := opt.MIPStretchRows
 	if span == 0 {

@@ -317,20 +317,12 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 	}
 	if br < 0 {
 		// an integral LP point above the incumbent only by the bound's
-		// rounding: branch on a free member, a served one first
-		for i, v := range y {
-			if ws.fix[i] == 0 && (br < 0 || v == 1 && y[br] != 1) {
-				br = i
-			}
-		}
-		if br < 0 {
+		// rounding
+		if br = freeMember(y, ws.fix); br < 0 {
 			return nil
 		}
 	}
-	first := int8(1)
-	if y[br] < 0.5 {
-		first = -1
-	}
+	first := firstSide(y[br])
 	depth := sf.nodes[id].depth + 1
 	for _, v := range [2]int8{first, -first} {
 		before := len(ws.trail)

@@ -287,20 +287,12 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 	}
 	if br < 0 {
 		// integral LP point above the incumbent only through the cuts'
-		// terms: branch on a free member, a served one first
-		for i, v := range y {
-			if ws.fix[i] == 0 && (br < 0 || v == 1 && y[br] != 1) {
-				br = i
-			}
-		}
-		if br < 0 {
+		// terms
+		if br = freeMember(y, ws.fix); br < 0 {
 			return nil
 		}
 	}
-	first := int8(1)
-	if y[br] < 0.5 {
-		first = -1
-	}
+	first := firstSide(y[br])
 	for _, v := range [2]int8{first, -first} {
 		mark := len(ws.trail)
 		if ws.set(int32(br), v) {
@@ -311,6 +303,28 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 		ws.undo(mark)
 	}
 	return nil
+}
+
+// freeMember is the member to branch on at a node whose LP point y has no
+// free fractional member: a free one (fix 0), a served one first; −1 when
+// none is free.
+func freeMember(y []float64, fix []int8) int {
+	br := -1
+	for i, v := range y {
+		if fix[i] == 0 && (br < 0 || v == 1 && y[br] != 1) {
+			br = i
+		}
+	}
+	return br
+}
+
+// firstSide is the child a branch on a member of LP value v explores
+// first: in (1) from v ≥ ½, out (−1) below.
+func firstSide(v float64) int8 {
+	if v < 0.5 {
+		return -1
+	}
+	return 1
 }
 
 // wideScale is S of the wide windows' flow LP: costs ⌊P_i·2^(S−muBits)/d_i⌋

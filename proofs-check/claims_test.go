@@ -161,7 +161,7 @@ func TestDefaultOrder(t *testing.T) {
 		block-tail-ip-tel block-tail-order-tel block-tail-hit-optimal-tel block-tail-policies-tel
 		block-tail-ip-slo block-tail-order-slo block-tail-hit-optimal-slo block-tail-policies-slo
 		slo-cut-cardinality slo-cut-cover slo-dominance slo-search slo-decomp-valid slo-stretch-valid
-		slo-lns slo-stretch-reshape-valid`)
+		slo-lns slo-stretch-reshape-valid slo-stretch-flow-exact`)
 	var got []string
 	for _, c := range All() {
 		got = append(got, c.Name)

@@ -2,10 +2,7 @@ package slo
 
 import (
 	"context"
-	"fmt"
 	"slices"
-
-	"github.com/tailbound/tailbound/internal/segtree"
 )
 
 // wideSweep is what a sweep of wide windows did.
@@ -16,31 +13,6 @@ type wideSweep struct {
 	Windows, Exact, Gained, Nodes, Sweeps int
 }
 
-// solveWideWindow frees the candidates free (every other candidate kept as
-// served says; st the slack tree of load − capacity per step), solves
-// their program by solveWide and writes its point into served and st when
-// it serves more. The point is checked against the residual capacities.
-func (pr *problem) solveWideWindow(ctx context.Context, st *segtree.Max, served []bool, free []int, opt wideOptions) (gain int, ws wideStats, err error) {
-	m, pick, cur := pr.releaseWindow(st, served, free)
-	if !m.fits(pick) {
-		err = fmt.Errorf("slo: internal error: the served set does not fit a wide window's residual capacities")
-	} else if ws, err = m.solveWide(ctx, pick, opt); err == nil {
-		if got := count(pick); got > cur {
-			gain = got - cur
-			for k, i := range free {
-				served[i] = pick[k]
-			}
-		}
-	}
-	for _, i := range free {
-		if served[i] {
-			c := pr.cands[i]
-			st.Add(c.a, c.n-1, c.d)
-		}
-	}
-	return gain, ws, err
-}
-
 // sweepWide improves served (feasible) in place by wide windows:
 // with ends the distinct endpoints of the candidates' spans, window j
 // frees every candidate spanning a step of ends[s]..ends[s+W]−1 for
@@ -48,59 +20,10 @@ func (pr *problem) solveWideWindow(ctx context.Context, st *segtree.Max, served 
 // windows of a component's segments), each solved with the
 // largest-fraction rule and, when that gains nothing, the most-fractional
 // one (or only opt.branchHigh's rule with opt.oneRule), passing over the line again while a
-// pass gains, until ctx is done or maxSweeps passes (0: no limit).
+// pass gains, until ctx is done or maxSweeps passes (0: no limit). It is
+// sweepWidePar (lns_wide_par.go) on one worker, windows left to right.
 func (pr *problem) sweepWide(ctx context.Context, served []bool, W, stride, maxSweeps int, opt wideOptions) (wideSweep, error) {
-	var sw wideSweep
-	if len(pr.cands) == 0 {
-		return sw, nil
-	}
-	st := pr.slackOf(served)
-	idx := pr.newSpanIndex()
-	var ends []int
-	for _, c := range pr.cands {
-		ends = append(ends, c.a, c.n)
-	}
-	slices.Sort(ends)
-	ends = slices.Compact(ends)
-	W, stride = max(W, 1), max(stride, 1)
-	var free []int
-	for ctx.Err() == nil && (maxSweeps <= 0 || sw.Sweeps < maxSweeps) {
-		sw.Sweeps++
-		gained := 0
-		for s := 0; (s == 0 || s+W/2 < len(ends)-1) && ctx.Err() == nil; s += stride {
-			e := min(s+W, len(ends)-1)
-			free = idx.spanning(ends[s], ends[e]-1, free)
-			if len(free) == 0 {
-				continue
-			}
-			rules := []bool{true, false}
-			if opt.oneRule {
-				rules = []bool{opt.branchHigh}
-			}
-			for _, high := range rules {
-				o := opt
-				o.branchHigh = high
-				g, ws, err := pr.solveWideWindow(ctx, st, served, free, o)
-				if err != nil {
-					return sw, err
-				}
-				sw.Windows++
-				sw.Nodes += ws.Nodes
-				if ws.Exact {
-					sw.Exact++
-				}
-				gained += g
-				if g > 0 || ws.Exact {
-					break // gained, or proven nothing to gain
-				}
-			}
-		}
-		sw.Gained += gained
-		if gained == 0 {
-			break
-		}
-	}
-	return sw, nil
+	return pr.sweepWidePar(ctx, served, W, stride, maxSweeps, opt, wideParallel{workers: 1, chains: 1})
 }
 
 // The wide stage of a time-limited search (improveLNS): on problems of at

@@ -1,0 +1,111 @@
+package slo
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tailbound/tailbound/lp/exhaustive"
+	"pgregory.net/rapid"
+)
+
+// The sweep on two or three workers, or on one taking the latest ready
+// window, ends at exactly the schedule of the sweep on one worker over the
+// same order (windows that run side by side or out of order have disjoint
+// extents, so each window sees the state of the sequential pass), and so never serves fewer than its start; both keep every step
+// within capacity (loads recomputed here) and give admissible schedules
+// with the violations they count. Small windows (W of 1..6 segments)
+// make most windows of a pass far apart, so that some do run side by
+// side.
+func TestWideParallelEqualsSequential(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		start := make([]bool, len(pr.cands))
+		if rapid.Bool().Draw(rt, "greedy") {
+			pr.improve(context.Background(), start)
+		}
+		W := rapid.IntRange(1, 6).Draw(rt, "W")
+		chains := rapid.IntRange(1, 5).Draw(rt, "chains")
+		opt := wideOptions{nodeLimit: rapid.IntRange(1, 300).Draw(rt, "nodes"), dom: rapid.Bool().Draw(rt, "dom"),
+			rcFix: rapid.Bool().Draw(rt, "rcFix"), oneRule: rapid.Bool().Draw(rt, "oneRule"), branchHigh: rapid.Bool().Draw(rt, "high")}
+		seq := slices.Clone(start)
+		sws, err := pr.sweepWidePar(context.Background(), seq, W, max(W/2, 1), 0, opt, wideParallel{workers: 1, chains: chains})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for _, p := range []wideParallel{{workers: 1, latest: true}, {workers: 2}, {workers: 3}, {workers: 2, latest: true}} {
+			p.chains = chains
+			par := slices.Clone(start)
+			swp, err := pr.sweepWidePar(context.Background(), par, W, max(W/2, 1), 0, opt, p)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if !slices.Equal(par, seq) || swp != sws {
+				rt.Fatalf("%+v: %+v serving %d, one worker: %+v serving %d", p, swp, count(par), sws, count(seq))
+			}
+		}
+		if count(seq) < count(start) {
+			rt.Fatalf("served %d < %d at the start", count(seq), count(start))
+		}
+		if msg := overCapacity(pr, in.K(), seq); msg != "" {
+			rt.Fatal(msg)
+		}
+		x := pr.schedule(seq)
+		if err := in.CheckSchedule(x); err != nil {
+			rt.Fatal(err)
+		}
+		if got, want := Count(in, x, s), in.K()-pr.always-count(seq); got != want {
+			rt.Fatalf("schedule has %d violations, the sweep counts %d", got, want)
+		}
+	})
+}
+
+// One window over the whole line solved on several workers is the
+// exhaustive optimum (lp/exhaustive), from nothing served.
+func TestWideParallelWholeIsExhaustive(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 4))
+	for i := 0; i < testInstances/4; i++ {
+		c := randomTiny(r, 11, i%2 == 1)
+		in := mustInstance(t, c)
+		s := randomSLO(r, in)
+		want := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
+		pr := reduce(in, s)
+		served := make([]bool, len(pr.cands))
+		opt := wideOptions{dom: i%3 != 0, rcFix: i%4 != 0}
+		if _, err := pr.sweepWidePar(context.Background(), served, 2*in.K()+2, 1, 1, opt, wideParallel{workers: 2, chains: 2}); err != nil {
+			t.Fatal(err)
+		}
+		x := pr.schedule(served)
+		if err := in.CheckSchedule(x); err != nil {
+			t.Fatalf("%v s=%d: %v", c, s, err)
+		}
+		if got := Count(in, x, s); got != want {
+			t.Fatalf("%v s=%d %+v: %d violations, exhaustive optimum %d", c, s, opt, got, want)
+		}
+	}
+}
+
+// wideOrder is a permutation of the windows for every chain count and
+// shift, left to right within each arc, and with one chain the
+// sequential order.
+func TestWideOrder(t *testing.T) {
+	for _, tc := range []struct {
+		n, chains, shift int
+		want             []int
+	}{
+		{5, 1, 0, []int{0, 1, 2, 3, 4}},
+		{5, 1, 3, []int{0, 1, 2, 3, 4}},
+		{6, 2, 0, []int{0, 3, 1, 4, 2, 5}},
+		{6, 2, 1, []int{3, 0, 4, 1, 5, 2}},
+		{7, 3, 0, []int{0, 2, 4, 1, 3, 5, 6}},
+		{2, 4, 0, []int{0, 1}},
+		{0, 2, 0, []int{}},
+	} {
+		got := wideOrder(tc.n, tc.chains, tc.shift)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("wideOrder(%d, %d, %d) = %v, want %v", tc.n, tc.chains, tc.shift, got, tc.want)
+		}
+	}
+}

@@ -127,31 +127,101 @@ type wideWindowLog struct {
 // workers in the order of par.chains arcs: passes over the line while a
 // pass gains, until ctx is done or maxSweeps passes (0: no limit), served
 // (feasible) improved in place. Each pass moves the arcs' first arc by
-// one. Without a deadline the result depends on par.chains but not on
-// par.workers.
+// one, and solves only the windows not clean (wideSweeper). Without a
+// deadline the result depends on par.chains but not on par.workers.
 func (pr *problem) sweepWidePar(ctx context.Context, served []bool, W, stride, maxSweeps int, opt wideOptions, par wideParallel) (wideSweep, error) {
-	var sw wideSweep
+	return pr.newWideSweeper(W, stride, opt, par).sweep(ctx, ctx, served, maxSweeps)
+}
+
+// wideSweeper sweeps wide windows over the line again and again, keeping
+// between sweeps which windows are clean: solved to the end (exact, or at
+// its node limit without gain; not cut by a deadline) with nothing in
+// their extent changed since. The solve is deterministic, so a clean
+// window would do again what it did, nothing; a sweep skips it.
+type wideSweeper struct {
+	pr     *problem
+	wins   []wideWindow
+	nbr    [][]int32 // the windows whose extents meet each one's, itself included
+	clean  []bool
+	stamp  []int // the pass each window was last solved in (0: never)
+	opt    wideOptions
+	par    wideParallel
+	sweeps int // passes so far (the order's shift)
+}
+
+// newWideSweeper returns a sweeper of the windows of W segments, stride
+// apart (wideWindowsOf), none of them clean.
+func (pr *problem) newWideSweeper(W, stride int, opt wideOptions, par wideParallel) *wideSweeper {
 	wins := pr.wideWindowsOf(W, stride)
-	if len(wins) == 0 {
-		return sw, nil
+	sw := &wideSweeper{pr: pr, wins: wins, nbr: make([][]int32, len(wins)), clean: make([]bool, len(wins)), stamp: make([]int, len(wins)), opt: opt, par: par}
+	for i := range wins {
+		for j := range wins {
+			if wins[i].meets(&wins[j]) {
+				sw.nbr[i] = append(sw.nbr[i], int32(j))
+			}
+		}
 	}
-	st := pr.slackOf(served)
-	for ctx.Err() == nil && (maxSweeps <= 0 || sw.Sweeps < maxSweeps) {
-		ord := wideOrder(len(wins), par.chains, sw.Sweeps)
-		sw.Sweeps++
-		ps, err := pr.widePass(ctx, st, served, wins, ord, opt, par)
-		sw.Windows += ps.Windows
-		sw.Exact += ps.Exact
-		sw.Nodes += ps.Nodes
-		sw.Gained += ps.Gained
+	return sw
+}
+
+// sweep passes over the windows not clean, those solved longest ago
+// first, while a pass gains, until ctx
+// or soft is done or maxSweeps passes (0: no limit), improving served
+// (feasible) in place. Once soft is done no window starts, and the
+// windows running finish (within ctx).
+func (sw *wideSweeper) sweep(ctx, soft context.Context, served []bool, maxSweeps int) (wideSweep, error) {
+	var res wideSweep
+	if len(sw.wins) == 0 {
+		return res, nil
+	}
+	st := sw.pr.slackOf(served)
+	for ctx.Err() == nil && soft.Err() == nil && (maxSweeps <= 0 || res.Sweeps < maxSweeps) {
+		// the arcs' order, the windows solved longest ago first (a sweep
+		// cut short goes on where it stopped)
+		ord := wideOrder(len(sw.wins), sw.par.chains, sw.sweeps)
+		slices.SortStableFunc(ord, func(i, j int) int { return sw.stamp[i] - sw.stamp[j] })
+		sw.sweeps++
+		res.Sweeps++
+		ps, err := sw.pass(ctx, soft, st, served, ord)
+		res.Windows += ps.Windows
+		res.Exact += ps.Exact
+		res.Nodes += ps.Nodes
+		res.Gained += ps.Gained
 		if err != nil {
-			return sw, err
+			return res, err
 		}
 		if ps.Gained == 0 {
 			break
 		}
 	}
-	return sw, nil
+	return res, nil
+}
+
+// touch marks dirty every window whose extent meets the span of a
+// candidate served differs on between before and after (a change made
+// outside the sweep, by the narrow search).
+func (sw *wideSweeper) touch(before, after []bool) {
+	for i, b := range before {
+		if b == after[i] {
+			continue
+		}
+		c := sw.pr.cands[i]
+		for j := range sw.wins {
+			if w := &sw.wins[j]; w.lo < c.n && c.a < w.hi {
+				sw.clean[j] = false
+			}
+		}
+	}
+}
+
+// allClean reports whether every window is clean.
+func (sw *wideSweeper) allClean() bool {
+	for _, c := range sw.clean {
+		if !c {
+			return false
+		}
+	}
+	return true
 }
 
 // readyHeap is a min-heap of positions in a pass's order.
@@ -168,13 +238,16 @@ func (h *readyHeap) Pop() any {
 	return x
 }
 
-// widePass solves the windows wins in the order ord once, on par.workers
-// workers, window ord[k] starting only when every ord[j], j < k, whose
-// extent meets it is done; st is the slack tree of served (load − capacity
-// per step), both updated in place under one lock. A window solved is
-// counted in Windows (both rules' solves, when tried, each count).
-func (pr *problem) widePass(ctx context.Context, st *segtree.Max, served []bool, wins []wideWindow, ord []int, opt wideOptions, par wideParallel) (wideSweep, error) {
+// pass solves the windows not clean once in the order ord, on
+// par.workers workers, window ord[k] starting only when every ord[j],
+// j < k, whose extent meets it is done; st is the slack tree of served
+// (load − capacity per step), both updated in place under one lock; no
+// window starts once soft is done. A
+// window solved is counted in Windows (both rules' solves, when tried,
+// each count).
+func (sw *wideSweeper) pass(ctx, soft context.Context, st *segtree.Max, served []bool, ord []int) (wideSweep, error) {
 	var ps wideSweep
+	pr, wins, opt, par := sw.pr, sw.wins, sw.opt, sw.par
 	n := len(ord)
 	pending := make([]int, n) // earlier windows of the order meeting k, not done
 	succ := make([][]int32, n)
@@ -215,7 +288,7 @@ func (pr *problem) widePass(ctx context.Context, st *segtree.Max, served []bool,
 			for ready.Len() == 0 && done < n && firstEr == nil && ctx.Err() == nil && running > 0 {
 				cond.Wait()
 			}
-			if ready.Len() == 0 || firstEr != nil || ctx.Err() != nil {
+			if ready.Len() == 0 || firstEr != nil || ctx.Err() != nil || soft.Err() != nil {
 				cond.Broadcast()
 				return
 			}
@@ -223,6 +296,9 @@ func (pr *problem) widePass(ctx context.Context, st *segtree.Max, served []bool,
 			running++
 			w := &wins[ord[k]]
 			for _, high := range rules {
+				if sw.clean[ord[k]] {
+					break
+				}
 				o := opt
 				o.branchHigh = high
 				// Release the window's served candidates and build its
@@ -241,6 +317,7 @@ func (pr *problem) widePass(ctx context.Context, st *segtree.Max, served []bool,
 					ws, err = m.solveWide(ctx, pick, o)
 					mu.Lock()
 				}
+				sw.stamp[ord[k]] = sw.sweeps
 				gain := 0
 				if got := count(pick); err == nil && got > cur {
 					gain = got - cur
@@ -269,6 +346,13 @@ func (pr *problem) widePass(ctx context.Context, st *segtree.Max, served []bool,
 				if par.log != nil {
 					par.log(wideWindowLog{Window: ord[k], Free: len(w.free), Gain: gain, Nodes: ws.Nodes, Exact: ws.Exact, Wall: time.Since(t0)})
 				}
+				if gain > 0 {
+					for _, j := range sw.nbr[ord[k]] {
+						sw.clean[j] = false
+					}
+				}
+				// solved to the end without gain, or proven optimal
+				sw.clean[ord[k]] = ctx.Err() == nil && (ws.Exact || gain == 0 && high == rules[len(rules)-1])
 				if gain > 0 || ws.Exact || ctx.Err() != nil {
 					break // gained, or proven nothing to gain
 				}

@@ -3,8 +3,11 @@ package slo
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/tailbound/tailbound/lp/exhaustive"
 	"pgregory.net/rapid"
@@ -108,4 +111,59 @@ func TestWideOrder(t *testing.T) {
 			t.Errorf("wideOrder(%d, %d, %d) = %v, want %v", tc.n, tc.chains, tc.shift, got, tc.want)
 		}
 	}
+}
+
+// TestWideParReference is a measuring tool: with TAILBOUND_WIDE_PAR set
+// (turns,seed,limit s,W,nodes,workers,chains,sweep limit s) it runs
+// Violations without its search under limit seconds on the paper instance
+// of that seed and turns and the search's deterministic budget of narrow
+// windows (limit 0: Violations without a time limit), and then sweepWidePar for at most sweep limit seconds, logging
+// every window that gains or does not close, and a summary.
+func TestWideParReference(t *testing.T) {
+	spec := os.Getenv("TAILBOUND_WIDE_PAR")
+	if spec == "" {
+		t.Skip("measuring tool: set TAILBOUND_WIDE_PAR=turns,seed,limit,W,nodes,workers,chains,sweep limit")
+	}
+	f := splitComma(spec)
+	v := make([]int, len(f))
+	for i, s := range f {
+		v[i], _ = strconv.Atoi(s)
+	}
+	in := paperInstance(t, v[0], uint64(v[1]))
+	start := time.Now()
+	// limit 0: Violations without a time limit, its search included
+	r, err := Violations(context.Background(), in, 1900, Options{TimeLimit: time.Duration(v[2]) * time.Second, NoLNS: v[2] > 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := reduce(in, 1900)
+	served := pr.fromSchedule(r.Schedule)
+	base := in.K() - pr.always
+	t.Logf("Violations without search: [%d, %d] in %.1fs", r.Lower, r.Upper, time.Since(start).Seconds())
+	start = time.Now()
+	if v[2] > 0 {
+		pr.lns(context.Background(), served, nil, nil, defaultLNS())
+	}
+	t.Logf("budget: %d violations in %.1fs", base-count(served), time.Since(start).Seconds())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(v[7])*time.Second)
+	defer cancel()
+	start = time.Now()
+	var open time.Duration
+	par := wideParallel{workers: v[5], chains: v[6], log: func(l wideWindowLog) {
+		if !l.Exact {
+			open += l.Wall
+		}
+		if l.Gain > 0 || !l.Exact {
+			t.Logf("%6.1fs window %d: %d free, +%d, %d nodes, exact %v, %.2fs", time.Since(start).Seconds(), l.Window, l.Free, l.Gain, l.Nodes, l.Exact, l.Wall.Seconds())
+		}
+	}}
+	wins := pr.wideWindowsOf(v[3], v[3]/2)
+	sw, err := pr.sweepWidePar(ctx, served, v[3], v[3]/2, 0, wideOptions{nodeLimit: v[4], dom: true, rcFix: true, branchHigh: true, oneRule: true}, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.CheckSchedule(pr.schedule(served)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sweep: %+v of %d windows -> %d violations in %.1fs (%.1fs in windows not closed)", sw, len(wins), base-count(served), time.Since(start).Seconds(), open.Seconds())
 }

@@ -47,7 +47,8 @@ func (pr *problem) sweepWide(ctx context.Context, served []bool, W, stride, maxS
 // of the time left, the larger, ending early when every window is clean
 // (a sweep leaves every window clean until the narrow search changes the
 // load in its extent). Each round takes the stage that gained more pairs
-// per second in its last round; the wide one's rate before it has run is
+// per second in its last round, at equal rates (none gaining) the one
+// that did not run last; the wide one's rate before it has run is
 // wideRate, about what its first pass gains where it gains
 // (docs/tail-bounds.md, "The wide stage on both cores": on the 10^4-turn
 // birth–death instance at 131,072 tokens, seed 1, 417 → 414 in one pass
@@ -95,11 +96,12 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 		rate[wide] = math.Inf(1)
 	}
 	broken := false // a wide window reported an internal error
+	prev := -1      // the stage of the last round
 	for round := 0; ctx.Err() == nil; round++ {
 		left := time.Until(dl)
 		R := min(max(left/6, wideRoundMin), wideRoundMax)
 		k := narrow
-		if !broken && !sw.allClean() && rate[wide] >= rate[narrow] {
+		if !broken && !sw.allClean() && (rate[wide] > rate[narrow] || rate[wide] == rate[narrow] && prev != wide) {
 			k = wide
 			R = max(2*R, left/3)
 			if round == 0 {
@@ -141,6 +143,7 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 		cancel()
 		st.Gained += gained * k // the narrow rounds' gains are in st.add's
 		rate[k] = float64(gained) / max(time.Since(t0).Seconds(), 1e-3)
+		prev = k
 		if k == narrow && (ub != nil && pr.searchDone(served, ub, 0) || stalled && gained == 0 && (broken || sw.allClean())) {
 			break // nothing left to gain, or neither stage gains: the search after the stage has the rest
 		}

@@ -120,7 +120,11 @@ type wideWindowLog struct {
 	// and bound's, Wall its solve's wall time.
 	Window, Free, Gain, Nodes int
 	Exact                     bool
-	Wall                      time.Duration
+	// Root is the window's LP bound at its root (pairs of the window),
+	// Cur the pairs of the window served before it.
+	Root float64
+	Cur  int
+	Wall time.Duration
 }
 
 // sweepWidePar is sweepWide with its windows solved by par.workers
@@ -344,7 +348,7 @@ func (sw *wideSweeper) pass(ctx, soft context.Context, st *segtree.Max, served [
 				}
 				ps.Gained += gain
 				if par.log != nil {
-					par.log(wideWindowLog{Window: ord[k], Free: len(w.free), Gain: gain, Nodes: ws.Nodes, Exact: ws.Exact, Wall: time.Since(t0)})
+					par.log(wideWindowLog{Window: ord[k], Free: len(w.free), Gain: gain, Nodes: ws.Nodes, Exact: ws.Exact, Wall: time.Since(t0), Root: ws.Root, Cur: cur})
 				}
 				if gain > 0 {
 					for _, j := range sw.nbr[ord[k]] {

@@ -65,6 +65,33 @@ func TestWideParallelEqualsSequential(t *testing.T) {
 	})
 }
 
+// A sweep on two workers cut short by a deadline at any point (windows
+// stopped mid-solve, others not started) never serves fewer than its
+// start and keeps every step within capacity (loads recomputed here).
+func TestWideParallelDeadlineNeverWorse(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		in, s := randomMedium(rt)
+		pr := reduce(in, s)
+		served := make([]bool, len(pr.cands))
+		pr.improve(context.Background(), served)
+		before := count(served)
+		W := rapid.IntRange(1, 8).Draw(rt, "W")
+		limit := time.Duration(rapid.IntRange(0, 2000).Draw(rt, "µs")) * time.Microsecond
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		opt := wideOptions{nodeLimit: 500, dom: true, rcFix: true, branchHigh: true, oneRule: true}
+		if _, err := pr.sweepWidePar(ctx, served, W, max(W/2, 1), 0, opt, wideParallel{workers: 2, chains: 4}); err != nil {
+			rt.Fatal(err)
+		}
+		if count(served) < before {
+			rt.Fatalf("served %d < %d at the start", count(served), before)
+		}
+		if msg := overCapacity(pr, in.K(), served); msg != "" {
+			rt.Fatal(msg)
+		}
+	})
+}
+
 // One window over the whole line solved on several workers is the
 // exhaustive optimum (lp/exhaustive), from nothing served.
 func TestWideParallelWholeIsExhaustive(t *testing.T) {

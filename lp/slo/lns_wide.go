@@ -38,8 +38,7 @@ func (pr *problem) sweepWide(ctx context.Context, served []bool, W, stride, maxS
 // used. When a pass over every window would take at most half the time
 // left (wideWindowTime per window and worker: windows that do not close
 // took 1–3 s at wideNodes nodes on this machine) the wide stage runs
-// first, until its sweep ends or three quarters of the time left are
-// used: on the 10^4-turn instance below the narrow
+// first, until its sweep ends or half the time left is used: on the 10^4-turn instance below the narrow
 // search's schedule after its first rounds (415) is optimal for every
 // wide window that closes, where the budget's (417) is not. Otherwise a
 // narrow round comes first. A narrow round takes a sixth of the time
@@ -105,10 +104,10 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 			k = wide
 			R = max(2*R, left/3)
 			if round == 0 {
-				R = max(R, left*3/4)
+				R = max(R, left/2)
 			}
 		}
-		if left < R*3/2 {
+		if left-R < wideRoundMin {
 			R = left // the last round takes the rest
 		}
 		rctx, cancel := context.WithTimeout(ctx, R)

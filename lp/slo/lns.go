@@ -373,7 +373,7 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 	}
 	var st lnsStats
 	if wide {
-		st.add(pr.wideStage(ctx, served, ub))
+		st.add(pr.wideStage(ctx, served, ub, lo))
 	}
 	for {
 		var s lnsStats

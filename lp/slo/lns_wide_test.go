@@ -79,7 +79,7 @@ func TestWideStageNeverWorse(t *testing.T) {
 		before := count(served)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		pr.wideStage(ctx, served, nil)
+		pr.wideStage(ctx, served, nil, defaultLNS())
 		if count(served) < before {
 			rt.Fatalf("served %d < %d at the start", count(served), before)
 		}

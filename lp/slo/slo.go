@@ -131,9 +131,9 @@ type Options struct {
 	// Progress (nil: none) is told each τ probe of Percentile and each
 	// window of lp/window.RunSLO.
 	Progress progress.Func
-	// MIPStretchRows is the span, in rows, of the stretches Backend
-	// solves beside the search under a time limit when it is a MIP
-	// solver other than the pure-Go one (stretchmip.go; 0:
+	// MIPStretchRows is the span, in rows, of the long stretches solved
+	// exactly beside the search under a time limit (by the flow LP's
+	// branch and bound, stretchflow.go and stretchmip.go; 0:
 	// DefaultMIPStretchRows, < 0: none). A component with fewer than
 	// four stretches' rows is left to the integer program whole.
 	MIPStretchRows int
@@ -311,8 +311,8 @@ func Violations(ctx context.Context, in *lp.Instance, s int64, opt Options) (*Re
 		}
 	}
 	pr.warmLP(opt.Warm)
-	// Under a time limit with a MIP backend, long stretches solved by it
-	// beside the search (stretchmip.go).
+	// Under a time limit, long stretches solved exactly beside the
+	// search (stretchmip.go, stretchflow.go).
 	mipStretches := pr.startMIPStretches(ctx, served, ubComp, opt, r)
 	// On components too large for the branch and bound, the stretches'
 	// bound at the LP's split first, then the search, then steps on the

@@ -181,6 +181,11 @@ const (
 // short stretches'. A stretch the backend gives no bound for, or that
 // ctx leaves unsolved, takes its Lagrangian value (lagrangeValue), which
 // holds for any prices. ok is false when the LP did not finish.
+//
+// With be nil the flow LP's branch and bound (stretchflow.go) solves the
+// stretches instead, from the LP's split: what the solves use. A backend
+// (CBC) is the reference it is measured and checked against
+// (BenchmarkMIPStretches, TestStretchFlowAgainstCBC).
 func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, incumbent, steps int) (b bound, st mipStretchStats, ok bool) {
 	P := wholeShares(len(m.members))
 	_, y, err := m.flowBound(ctx, P, new(big.Int), nil)

@@ -149,7 +149,7 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 		// time left) and the schedules' probes
 		so.maxFails, so.stretchIter = percentileFailsDeadline, stretchIter
 		// and the stretches are the long ones of the flow branch and
-		// bound, as the SLO's under a time limit in pure Go
+		// bound, as the SLO solve's under a time limit
 		so.flow = true
 	}
 	var progress func(lo, hi int64, probes int)

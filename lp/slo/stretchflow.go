@@ -284,17 +284,8 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 	}
 	// reduced-cost fixing, for the whole subtree
 	mark := len(ws.trail)
-	for i, r := range rc {
-		if r == 0 || ws.fix[i] != 0 || (num-abs64(r)*m.d[i])>>shift > sf.inc {
-			continue
-		}
-		v := int8(-1)
-		if r < 0 {
-			v = 1
-		}
-		if !ws.set(int32(i), v) {
-			return nil
-		}
+	if !ws.fixByCost(num, rc, shift, sf.inc) {
+		return nil
 	}
 	br, frac := -1, 2.0
 	var cands []int

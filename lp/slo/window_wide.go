@@ -255,23 +255,8 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 	// Reduced-cost fixing: a member whose move to its other bound takes
 	// the node's bound to the incumbent or below keeps its LP value in
 	// this subtree (undone by the caller's trail mark).
-	if ws.rcFix {
-		for i, r := range rc {
-			if r == 0 || ws.fix[i] != 0 {
-				continue
-			}
-			if (num-abs64(r)*m.d[i])>>wideScale > int64(ws.inc) {
-				continue
-			}
-			v := int8(-1)
-			if r < 0 {
-				v = 1
-			}
-			if !ws.set(int32(i), v) {
-				return nil
-			}
-			ws.fixed++
-		}
+	if ws.rcFix && !ws.fixByCost(num, rc, wideScale, int64(ws.inc)) {
+		return nil
 	}
 	br, frac := -1, 2.0
 	for i, v := range y {
@@ -303,6 +288,29 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 		ws.undo(mark)
 	}
 	return nil
+}
+
+// fixByCost fixes, for the subtree of the current node, every free member
+// whose move to its other bound would take the node's bound num (LP
+// numerator, reduced costs rc as wideLP's) to inc or below, num and
+// |rc|·d read in units of 2^shift; false when a fixing contradicts an
+// earlier one (the node holds no point above inc).
+func (ws *wideSolver) fixByCost(num int64, rc []int64, shift uint, inc int64) bool {
+	m := ws.m
+	for i, r := range rc {
+		if r == 0 || ws.fix[i] != 0 || (num-abs64(r)*m.d[i])>>shift > inc {
+			continue
+		}
+		v := int8(-1)
+		if r < 0 {
+			v = 1
+		}
+		if !ws.set(int32(i), v) {
+			return false
+		}
+		ws.fixed++
+	}
+	return true
 }
 
 // freeMember is the member to branch on at a node whose LP point y has no

@@ -334,7 +334,9 @@ func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp 
 		defer close(done)
 		for k, j := range jobs {
 			b, st, ok := j.m.mipStretchBound(ctx, nil, span, j.served, math.MaxInt)
-			out[k] = result{b.floor(len(j.m.members)), st, ok}
+			if ok { // else b is no bound (the LP did not finish)
+				out[k] = result{b.floor(len(j.m.members)), st, ok}
+			}
 		}
 	}()
 	return func() {

@@ -286,12 +286,20 @@ func (pr *problem) scaleBound(ctx context.Context, members []int, span int, flow
 // whatever time the search left (none without a time limit, so a solve
 // without one stays deterministic and finite), and the report.
 func (pr *problem) scaleStage(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result) func() {
-	return pr.scaleStageOn(ctx, served, ubComp, opt, r, DefaultMaxNonZeros, scaleSpan)
+	span := scaleSpan
+	if _, limited := ctx.Deadline(); limited {
+		// under a time limit the flow LP's branch and bound solves the
+		// stretches (scaleStageOn), and they are longer
+		span = scaleFlowSpan
+	}
+	return pr.scaleStageOn(ctx, served, ubComp, opt, r, DefaultMaxNonZeros, span)
 }
 
 // scaleStageOn is scaleStage on the open components of more than limit
 // incidences (limit < 0: every open component), with stretches of span
-// rows.
+// rows, solved by the flow LP's branch and bound (stretchflow.go) when
+// ctx has a deadline, else by the Lagrangian branch and bound, so that a
+// solve without a time limit stays as it was.
 func (pr *problem) scaleStageOn(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result, limit, span int) func() {
 	if opt.Backend == nil || opt.NoSearch || pr.prices == nil || ctx.Err() != nil {
 		return func() {}
@@ -306,11 +314,6 @@ func (pr *problem) scaleStageOn(ctx context.Context, served []bool, ubComp []int
 	}
 	dl, limited := ctx.Deadline()
 	share := time.Duration(float64(time.Until(dl)) * scaleStretchShare)
-	if limited && span == scaleSpan {
-		// under a time limit the stretches are longer and solved by the
-		// flow LP's branch and bound (stretchflow.go)
-		span = scaleFlowSpan
-	}
 	var runs []scaleComponent
 	for _, members := range bigs {
 		sc := scaleComponent{c: pr.comp[members[0]], size: len(members)}

@@ -77,6 +77,9 @@ type stretchFlow struct {
 	// bound's falls per unit of change and their number
 	pcSum [2][]float64
 	pcN   [2][]int32
+	// their totals over all items, per direction
+	pcAll  [2]float64
+	pcAllN [2]int32
 }
 
 // flowScale is S of the stretches' flow LP: costs ⌊β_n·2^(S−muBits)/d_n⌋
@@ -458,8 +461,11 @@ func (sf *stretchFlow) learn(i, dir int, gain int64, frac float64) {
 	if frac < 1e-9 {
 		return
 	}
-	sf.pcSum[dir][i] += float64(max(gain, 0)) / frac
+	g := float64(max(gain, 0)) / frac
+	sf.pcSum[dir][i] += g
 	sf.pcN[dir][i]++
+	sf.pcAll[dir] += g
+	sf.pcAllN[dir]++
 }
 
 // estimate is item i's pseudo-cost in direction dir: its own mean when it
@@ -468,15 +474,10 @@ func (sf *stretchFlow) estimate(i, dir int) float64 {
 	if n := sf.pcN[dir][i]; n > 0 {
 		return sf.pcSum[dir][i] / float64(n)
 	}
-	var s float64
-	var n int32
-	for k, c := range sf.pcN[dir] {
-		s, n = s+sf.pcSum[dir][k], n+c
-	}
-	if n == 0 {
+	if sf.pcAllN[dir] == 0 {
 		return 1
 	}
-	return s / float64(n)
+	return sf.pcAll[dir] / float64(sf.pcAllN[dir])
 }
 
 // choose picks the branching item among cands (fractional, free) at a node

@@ -35,50 +35,42 @@ func TestStretchFlowMatchesEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 1))
 	ctx := context.Background()
 	checked, cut := 0, 0
-	for i := 0; i < 1500; i++ {
-		c, s := randomContested(t, r, 6, 14, i%2 == 1)
-		pr := reduce(mustInstance(t, c), s)
-		for _, mem := range pr.members() {
-			m := pr.newComponent(mem)
-			if len(m.rowSeg) == 0 || len(mem) > 18 {
+	contestedComponents(t, r, 1500, 6, 14, 18, func(i int, c tiny, s int64, m *component) {
+		sd := lpSplit(t, m, 1+i%4)
+		for _, w := range sd.wins {
+			if i%3 != 0 {
+				for k := range w.beta {
+					w.beta[k] = []int64{-1 << 14, 1 << 15, 1 << 16, 3 << 16, r.Int64N(3 << 16)}[r.IntN(5)]
+				}
+			}
+			if len(w.items) > 16 {
 				continue
 			}
-			sd := lpSplit(t, m, 1+i%4)
-			for _, w := range sd.wins {
-				if i%3 != 0 {
-					for k := range w.beta {
-						w.beta[k] = []int64{-1 << 14, 1 << 15, 1 << 16, 3 << 16, r.Int64N(3 << 16)}[r.IntN(5)]
-					}
+			want := bruteStretch(m, w)
+			for _, strong := range []int{0, flowStrong} {
+				sd.flowStrong = strong
+				clear(w.z)
+				if !sd.solveFlow(ctx, w, 0) {
+					t.Fatalf("draw %d: no answer", i)
 				}
-				if len(w.items) > 16 {
-					continue
+				if !w.exact || w.val != want || !sd.stretchFits(w, w.z) || shareValue(w, w.z) != want {
+					t.Fatalf("draw %d (%v, s=%d), strong %d: rows %d..%d: value %d (exact %v, point %d, fits %v), enumeration %d",
+						i, c, s, strong, w.r0, w.r1, w.val, w.exact, shareValue(w, w.z), sd.stretchFits(w, w.z), want)
 				}
-				want := bruteStretch(m, w)
-				for _, strong := range []int{0, flowStrong} {
-					sd.flowStrong = strong
-					clear(w.z)
-					if !sd.solveFlow(ctx, w, 0) {
-						t.Fatalf("draw %d: no answer", i)
+				checked++
+				clear(w.z)
+				if sd.solveFlow(ctx, w, 1+i%2) {
+					if w.val < want || !sd.stretchFits(w, w.z) || shareValue(w, w.z) > want {
+						t.Fatalf("draw %d, strong %d, cut short: value %d (point %d, fits %v), enumeration %d",
+							i, strong, w.val, shareValue(w, w.z), sd.stretchFits(w, w.z), want)
 					}
-					if !w.exact || w.val != want || !sd.stretchFits(w, w.z) || shareValue(w, w.z) != want {
-						t.Fatalf("draw %d (%v, s=%d), strong %d: rows %d..%d: value %d (exact %v, point %d, fits %v), enumeration %d",
-							i, c, s, strong, w.r0, w.r1, w.val, w.exact, shareValue(w, w.z), sd.stretchFits(w, w.z), want)
-					}
-					checked++
-					clear(w.z)
-					if sd.solveFlow(ctx, w, 1+i%2) {
-						if w.val < want || !sd.stretchFits(w, w.z) || shareValue(w, w.z) > want {
-							t.Fatalf("draw %d, strong %d, cut short: value %d (point %d, fits %v), enumeration %d",
-								i, strong, w.val, shareValue(w, w.z), sd.stretchFits(w, w.z), want)
-						}
-						if !w.exact {
-							cut++
-						}
+					if !w.exact {
+						cut++
 					}
 				}
 			}
 		}
-	}
+	})
 	t.Logf("%d solves checked, %d cut short", checked, cut)
 	if checked < 1500 || cut == 0 {
 		t.Fatalf("only %d solves checked, %d cut short", checked, cut)

@@ -79,6 +79,23 @@ func mostServed(m *component) int {
 	return best
 }
 
+// contestedComponents calls f on every component with rows and at most
+// maxMembers members of draws random contested instances of minTurns to
+// maxTurns turns (randomContested; optional caching on even draws, forced
+// on odd), i the draw.
+func contestedComponents(t *testing.T, r *rand.Rand, draws, minTurns, maxTurns, maxMembers int, f func(i int, c tiny, s int64, m *component)) {
+	t.Helper()
+	for i := 0; i < draws; i++ {
+		c, s := randomContested(t, r, minTurns, maxTurns, i%2 == 1)
+		pr := reduce(mustInstance(t, c), s)
+		for _, mem := range pr.members() {
+			if m := pr.newComponent(mem); len(m.rowSeg) > 0 && len(mem) <= maxMembers {
+				f(i, c, s, m)
+			}
+		}
+	}
+}
+
 // TestStretchMIPMatchesStretchSolver: a stretch's 0/1 program as
 // stretchMIP states it, solved by trying every point, has the value the
 // stretches' own branch and bound finds (to the one unit of 2^−muBits the
@@ -87,33 +104,25 @@ func mostServed(m *component) int {
 func TestStretchMIPMatchesStretchSolver(t *testing.T) {
 	r := rand.New(rand.NewPCG(50, 1))
 	checked := 0
-	for i := 0; i < 400; i++ {
-		c, s := randomContested(t, r, 6, 14, i%2 == 1)
-		pr := reduce(mustInstance(t, c), s)
-		for _, mem := range pr.members() {
-			m := pr.newComponent(mem)
-			if len(m.rowSeg) == 0 || len(mem) > 20 {
-				continue
+	contestedComponents(t, r, 400, 6, 14, 20, func(i int, c tiny, s int64, m *component) {
+		sd := lpSplit(t, m, 1+i%3)
+		var ws stretchSolver
+		for _, w := range sd.wins {
+			ws.solve(context.Background(), sd, w, 1<<30)
+			want, exact := w.val, w.exact
+			if !exact {
+				t.Fatalf("draw %d: the branch and bound did not finish", i)
 			}
-			sd := lpSplit(t, m, 1+i%3)
-			var ws stretchSolver
-			for _, w := range sd.wins {
-				ws.solve(context.Background(), sd, w, 1<<30)
-				want, exact := w.val, w.exact
-				if !exact {
-					t.Fatalf("draw %d: the branch and bound did not finish", i)
-				}
-				clear(w.z)
-				if !sd.stretchMIP(context.Background(), w, enumBackend{}, 0) {
-					t.Fatalf("draw %d: no bound", i)
-				}
-				if w.val < want || w.val > want+1 || !w.exact {
-					t.Fatalf("draw %d (%v, s=%d): stretch rows %d..%d: stretchMIP %d (exact %v), branch and bound %d", i, c, s, w.r0, w.r1, w.val, w.exact, want)
-				}
-				checked++
+			clear(w.z)
+			if !sd.stretchMIP(context.Background(), w, enumBackend{}, 0) {
+				t.Fatalf("draw %d: no bound", i)
 			}
+			if w.val < want || w.val > want+1 || !w.exact {
+				t.Fatalf("draw %d (%v, s=%d): stretch rows %d..%d: stretchMIP %d (exact %v), branch and bound %d", i, c, s, w.r0, w.r1, w.val, w.exact, want)
+			}
+			checked++
 		}
-	}
+	})
 	t.Logf("%d stretches checked", checked)
 	if checked < 200 {
 		t.Fatalf("only %d stretches checked", checked)
@@ -129,30 +138,22 @@ func TestStretchMIPMatchesStretchSolver(t *testing.T) {
 func TestMIPStretchBoundHoldsTheOptimum(t *testing.T) {
 	r := rand.New(rand.NewPCG(50, 2))
 	tight := 0
-	for i := 0; i < 400; i++ {
-		c, s := randomContested(t, r, 6, 14, i%2 == 1)
-		pr := reduce(mustInstance(t, c), s)
-		for _, mem := range pr.members() {
-			m := pr.newComponent(mem)
-			if len(m.rowSeg) == 0 || len(mem) > 16 {
-				continue
+	contestedComponents(t, r, 400, 6, 14, 16, func(i int, c tiny, s int64, m *component) {
+		want := mostServed(m)
+		for _, be := range []lp.Backend{enumBackend{}, noBound{}, nil} {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			b, st, ok := m.mipStretchBound(ctx, be, 1+i%3, 0, 3)
+			cancel()
+			if !ok {
+				t.Fatalf("draw %d: no bound", i)
 			}
-			want := mostServed(m)
-			for _, be := range []lp.Backend{enumBackend{}, noBound{}, nil} {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				b, st, ok := m.mipStretchBound(ctx, be, 1+i%3, 0, 3)
-				cancel()
-				if !ok {
-					t.Fatalf("draw %d: no bound", i)
-				}
-				if got := b.floor(len(mem)); got < want {
-					t.Fatalf("draw %d (%v, s=%d), %v: bound %d (%.3f), but %d pairs fit", i, c, s, be, got, st.Best, want)
-				} else if got == want {
-					tight++
-				}
+			if got := b.floor(len(m.members)); got < want {
+				t.Fatalf("draw %d (%v, s=%d), %v: bound %d (%.3f), but %d pairs fit", i, c, s, be, got, st.Best, want)
+			} else if got == want {
+				tight++
 			}
 		}
-	}
+	})
 	t.Logf("bound met the optimum %d times", tight)
 	if tight == 0 {
 		t.Fatal("the bound never met the optimum")

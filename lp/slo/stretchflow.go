@@ -58,6 +58,15 @@ type flowNode struct {
 	frac     float64
 	parentUB int64
 	strong   bool
+	// snap is the parent's flow (lineflow.go), nil when the snapshots'
+	// budget was spent: the node's LP is then carried from the root's
+	snap *flowSnap
+}
+
+// flowSnap is a node's flow shared by its children until both are taken.
+type flowSnap struct {
+	flowState
+	refs int
 }
 
 // stretchFlow is the scratch of one stretch's solve.
@@ -80,6 +89,51 @@ type stretchFlow struct {
 	// their totals over all items, per direction
 	pcAll  [2]float64
 	pcAllN [2]int32
+	// the flows of nodes with open children (flowSnapBytes in all at
+	// most), the root's, and snapshots no node holds any more
+	snapBytes int
+	root      *flowState
+	spare     []*flowSnap
+	scratch   flowSnap
+}
+
+// flowSnapBytes bounds the memory of one stretch's snapshots of open
+// nodes' parents' flows (about 4.9 KB each at 333 rows); beyond it a
+// node's LP is carried from the root's flow, several times the work. On
+// the 333-row stretches of the 10^4-turn instance (BenchmarkMIPStretches,
+// flow-333, both cores, 2026-11-30) the whole decomposition took 4.3 s at
+// 32 MB, 2.7 s at 64 MB and 2.6 s at 256 MB.
+const flowSnapBytes = 64 << 20
+
+// release drops a child's hold on snapshot sn, keeping it for reuse when
+// no child holds it.
+func (sf *stretchFlow) release(sn *flowSnap) {
+	if sn == nil {
+		return
+	}
+	if sn.refs--; sn.refs == 0 {
+		sf.snapBytes -= sn.bytes()
+		sf.spare = append(sf.spare, sn)
+	}
+}
+
+// snapshot saves the flow of the node being expanded: into a snapshot its
+// children may hold when the budget allows, into scratch (never held)
+// otherwise.
+func (sf *stretchFlow) snapshot() *flowSnap {
+	lf := sf.ws.lf
+	sn := &sf.scratch
+	if size := lf.stateBytes(); sf.snapBytes+size <= flowSnapBytes {
+		if k := len(sf.spare); k > 0 {
+			sn, sf.spare = sf.spare[k-1], sf.spare[:k-1]
+		} else {
+			sn = new(flowSnap)
+		}
+		sf.snapBytes += size
+	}
+	lf.save(&sn.flowState)
+	sn.refs = 0
+	return sn
 }
 
 // flowScale is S of the stretches' flow LP: costs ⌊β_n·2^(S−muBits)/d_n⌋
@@ -214,6 +268,8 @@ func (sf *stretchFlow) search(ctx context.Context, limit int) (exact bool, nodes
 		}
 		id := sf.pop()
 		if sf.nodes[id].bound <= sf.inc {
+			sf.release(sf.nodes[id].snap)
+			sf.nodes[id].snap = nil
 			continue
 		}
 		nodes++
@@ -248,12 +304,24 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 			ws.trail = append(ws.trail, i)
 		}
 	}
+	// carry the LP from the parent's flow, else the root's
+	if nd := &sf.nodes[id]; nd.snap != nil {
+		ws.lf.load(&nd.snap.flowState)
+		sf.release(nd.snap)
+		nd.snap = nil
+	} else if sf.root != nil {
+		ws.lf.load(sf.root)
+	}
 	num, y, rc, err := ws.wideLP(ctx)
 	if errors.Is(err, errInfeasible) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if sf.root == nil {
+		sf.root = new(flowState)
+		ws.lf.save(sf.root)
 	}
 	const shift = flowScale - muBits
 	ub := num >> shift
@@ -300,11 +368,13 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 			}
 		}
 	}
+	here := sf.snapshot()
+	defer sf.keep(here)
 	childUB := [2]int64{ub, ub}
 	strong := false
 	if len(cands) > 1 {
 		var err error
-		br, childUB, strong, err = sf.choose(ctx, y, ub, cands)
+		br, childUB, strong, err = sf.choose(ctx, y, ub, cands, here)
 		if err != nil {
 			return err
 		}
@@ -340,13 +410,26 @@ func (sf *stretchFlow) expand(ctx context.Context, id int32) error {
 			if v < 0 {
 				dir, f = 1, y[br]
 			}
+			var sn *flowSnap
+			if here != &sf.scratch {
+				sn = here
+				here.refs++
+			}
 			sf.nodes = append(sf.nodes, flowNode{bound: cub, parent: id, depth: depth, fixes: fixes,
-				item: int32(br), dir: int8(dir), frac: f, parentUB: ub, strong: strong})
+				item: int32(br), dir: int8(dir), frac: f, parentUB: ub, strong: strong, snap: sn})
 			sf.push(int32(len(sf.nodes) - 1))
 		}
 		ws.undo(before)
 	}
 	return nil
+}
+
+// keep returns snapshot sn to the spares when no child holds it.
+func (sf *stretchFlow) keep(sn *flowSnap) {
+	if sn != &sf.scratch && sn.refs == 0 {
+		sn.refs = 1
+		sf.release(sn)
+	}
 }
 
 // above reports whether open node a comes before b: larger bound, then
@@ -486,7 +569,7 @@ func (sf *stretchFlow) estimate(i, dir int) float64 {
 // fractional first) and estimated by pseudo-costs for the others.
 // childUB holds the chosen item's children's bounds (in, out) when they
 // were solved (strong), ub otherwise.
-func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands []int) (br int, childUB [2]int64, strong bool, err error) {
+func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands []int, here *flowSnap) (br int, childUB [2]int64, strong bool, err error) {
 	ws := sf.ws
 	const shift = flowScale - muBits
 	slices.SortFunc(cands, func(a, b int) int { return cmp.Compare(math.Abs(y[a]-0.5), math.Abs(y[b]-0.5)) })
@@ -505,6 +588,7 @@ func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands 
 				before := len(ws.trail)
 				cu[k] = math.MinInt64
 				if ws.set(int32(c), v) {
+					ws.lf.load(&here.flowState)
 					n2, _, _, err := ws.flowLP(ctx, false)
 					if err == nil {
 						cu[k] = n2 >> shift

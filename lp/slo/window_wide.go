@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/big"
 	"slices"
-
-	"github.com/tailbound/tailbound/lp/mcf"
 )
 
 // Wide windows: an exact subproblem of the large-neighbourhood search at a
@@ -79,6 +77,11 @@ type wideSolver struct {
 
 	// scale is S of wideLP (0: wideScale)
 	scale uint
+	// lf is the nodes' flow LP, kept from node to node (nil until the
+	// first); snaps[k] holds dfs's node at depth k
+	lf    *lineFlow
+	snaps []*flowState
+	depth int
 }
 
 // wideStats reports one wide window's solve.
@@ -277,11 +280,24 @@ func (ws *wideSolver) dfs(ctx context.Context, root bool, st *wideStats) error {
 			return nil
 		}
 	}
+	// the node's flow, to carry into the second child after the first's
+	// subtree (lineflow.go)
+	if len(ws.snaps) <= ws.depth {
+		ws.snaps = append(ws.snaps, new(flowState))
+	}
+	here := ws.snaps[ws.depth]
+	ws.lf.save(here)
 	first := firstSide(y[br])
-	for _, v := range [2]int8{first, -first} {
+	for k, v := range [2]int8{first, -first} {
 		mark := len(ws.trail)
+		if k > 0 {
+			ws.lf.load(here)
+		}
 		if ws.set(int32(br), v) {
-			if err := ws.dfs(ctx, false, st); err != nil {
+			ws.depth++
+			err := ws.dfs(ctx, false, st)
+			ws.depth--
+			if err != nil {
 				return err
 			}
 		}
@@ -353,98 +369,61 @@ func (ws *wideSolver) wideLP(ctx context.Context) (num int64, y []float64, rc []
 }
 
 // flowLP is wideLP, with the reduced costs only when withRC is set (rc
-// is nil otherwise): a bound alone needs no potentials.
+// is nil otherwise): a bound alone needs no potentials. The LP is ws.lf,
+// carried from its last state when the fixings extend that state's
+// (lineflow.go); ws.P must not change once it is made.
 func (ws *wideSolver) flowLP(ctx context.Context, withRC bool) (num int64, y []float64, rc []int64, err error) {
 	m, fix := ws.m, ws.fix
 	S := uint(wideScale)
 	if ws.scale > 0 {
 		S = ws.scale
 	}
-	nseg := len(m.segCap)
-	num = ws.muR.Int64() << (S - muBits)
-	for i, f := range fix {
-		if f == 1 {
-			num += ws.P[i] << (S - muBits)
-		}
-	}
-	caps, err := m.residualCaps(fix)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	g := lineNetwork(caps)
 	n := len(m.members)
-	y = make([]float64, n)
-	rc = make([]int64, n)
-	arc := make([]int32, n) // arc index of member k, −1: none
-	w := make([]int64, n)
-	for i := range arc {
-		arc[i] = -1
-		if fix[i] == 1 {
-			y[i] = 1
+	if ws.lf == nil {
+		w := make([]int64, n)
+		for i, p := range ws.P {
+			if p > 0 {
+				w[i] = (p << (S - muBits)) / m.d[i]
+			}
 		}
-		if fix[i] != 0 || ws.P[i] <= 0 {
-			continue
-		}
-		num += m.d[i] // rounding: the weight per block lies in [w, w+1)·2^−S
-		w[i] = (ws.P[i] << (S - muBits)) / m.d[i]
-		if w[i] <= 0 {
-			continue
-		}
-		arc[i] = int32(g.Arcs())
-		g.AddArc(int(m.lo[i]), int(m.hi[i]), m.d[i], -w[i])
+		ws.lf = newLineFlow(m, w)
 	}
-	if g.Arcs() == nseg {
-		return num, y, rc, nil
-	}
-	flow, _, err := g.Solve(ctx, mcf.NetworkSimplex)
-	if err != nil {
+	lf := ws.lf
+	if err := lf.solve(ctx, fix); err != nil {
+		if errors.Is(err, errInfeasible) {
+			return 0, nil, nil, err
+		}
 		return 0, nil, nil, fmt.Errorf("slo: wide window flow: %w", err)
 	}
-	for i, e := range arc {
-		if e >= 0 {
-			num += w[i] * flow[e]
-			y[i] = float64(flow[e]) / float64(m.d[i])
-		}
+	num = ws.muR.Int64() << (S - muBits)
+	y = make([]float64, n)
+	if withRC {
+		rc = make([]int64, n)
 	}
-	if !withRC {
-		return num, y, nil, nil
-	}
-	// Potentials with every residual arc's reduced cost ≥ 0: shortest
-	// distances over the residual network from a source at every node
-	// (Bellman–Ford; the flow is optimal, so there is no negative cycle).
-	var res []rarc
-	for j := 0; j < nseg; j++ {
-		if flow[j] < caps[j] {
-			res = append(res, rarc{int32(j), int32(j + 1), 0})
-		}
-		if flow[j] > 0 {
-			res = append(res, rarc{int32(j + 1), int32(j), 0})
-		}
-	}
-	for i, e := range arc {
-		if e < 0 {
-			continue
-		}
-		f := flow[e]
-		if f < m.d[i] {
-			res = append(res, rarc{m.lo[i], m.hi[i], -w[i]})
-		}
-		if f > 0 {
-			res = append(res, rarc{m.hi[i], m.lo[i], w[i]})
-		}
-	}
-	pi, err := residualPotentials(nseg+1, res)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	for i, e := range arc {
-		if e < 0 {
-			continue
-		}
-		r := -w[i] + pi[m.lo[i]] - pi[m.hi[i]]
-		switch f := flow[e]; {
-		case f == 0 && r > 0, f == m.d[i] && r < 0:
-			rc[i] = r
+	for i, f := range fix {
+		switch {
+		case f == 1:
+			num += ws.P[i] << (S - muBits)
+			y[i] = 1
+		case f != 0 || ws.P[i] <= 0:
+		default:
+			num += m.d[i] // rounding: the weight per block lies in [w, w+1)·2^−S
+			w := lf.w[i]
+			if w <= 0 {
+				continue
+			}
+			num += w * lf.f[i]
+			y[i] = float64(lf.f[i]) / float64(m.d[i])
+			if !withRC {
+				continue
+			}
+			// a member at a bound of its arc whose reduced cost keeps it
+			// there
+			r := -w + lf.pi[m.lo[i]] - lf.pi[m.hi[i]]
+			switch x := lf.f[i]; {
+			case x == 0 && r > 0, x == m.d[i] && r < 0:
+				rc[i] = r
+			}
 		}
 	}
 	return num, y, rc, nil

@@ -87,6 +87,9 @@ type TailReport struct {
 
 	// Schedule attains UpperBound (not in the JSON).
 	Schedule []int64 `json:"-"`
+	// TimeLimit is the limit the solve ran under (0: none); the JSON
+	// document of solve carries it among its settings.
+	TimeLimit time.Duration `json:"-"`
 	// windows is the number of windows of a windowed interval
 	// (RunTailWindowed; 0: the whole trace's), overlap its lower overlap,
 	// steps.
@@ -130,7 +133,7 @@ func SolveTail(ctx context.Context, in *lp.Instance, spec TailSpec) (*TailReport
 		ctx, cancel = context.WithTimeout(ctx, spec.TimeLimit)
 		defer cancel()
 	}
-	r := &TailReport{Objective: spec.Objective.String(), Solver: name, Turns: in.K()}
+	r := &TailReport{Objective: spec.Objective.String(), Solver: name, Turns: in.K(), TimeLimit: spec.TimeLimit}
 	start := time.Now()
 	switch spec.Objective.Kind {
 	case objective.SLO:

@@ -41,6 +41,10 @@ type TailRow struct {
 	// LowerOverlap is the windowed interval's lower overlap, steps
 	// (TailWindowOptions.LowerOverlap; 0, left out: none).
 	LowerOverlap int `json:"lower_overlap_turns,omitempty"`
+	// TimeLimitSeconds is the time limit the interval was solved within,
+	// seconds (0, left out: none; the interval then depends on the
+	// machine).
+	TimeLimitSeconds float64 `json:"time_limit_seconds,omitempty"`
 }
 
 // RunTail is Run for a tail objective: at every (capacity, ξ) point the
@@ -102,7 +106,8 @@ func runTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec, bo
 					name = fmt.Sprintf("%s(T=%d)", o.Name, *thr[i])
 				}
 				row := TailRow{CapacityTokens: c, XiTokens: x, Policy: name, Objective: rep.Objective,
-					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver, Windows: rep.windows, LowerOverlap: rep.overlap}
+					LowerBound: rep.LowerBound, UpperBound: rep.UpperBound, Proven: rep.Proven, Solver: rep.Solver, Windows: rep.windows, LowerOverlap: rep.overlap,
+					TimeLimitSeconds: rep.TimeLimit.Seconds()}
 				if spec.Objective.Kind == objective.SLO {
 					row.Value = o.Metrics.Exceeding(spec.SLOTokens)
 				} else {

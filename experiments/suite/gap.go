@@ -47,6 +47,7 @@ func OptimalityGap() *Suite {
 			{"block-size", "16", "block size B, tokens"},
 			{"policies", gapPolicies, "policies compared with the optimum"},
 			turnBoundParam(),
+			turnBoundTimeParam(),
 			{"tail-objectives", "p90,slo", "objectives bounded in hindsight when --tail-bounds is on: slo and pQ (one grid point each per capacity; LRU, T-LRU and to-belady beside them)"},
 			{"slo-ms", "200", "SLO of the violation bound and the policies' violation counts, ms (α = 0.1 ms/token, β = 10 ms)"},
 		},
@@ -88,6 +89,9 @@ func gapGrid(env *Env) ([]Point, error) {
 	var objs []objective.Objective
 	if solver != "" {
 		if objs, err = turnBoundObjectives(env); err != nil {
+			return nil, err
+		}
+		if _, err := turnBoundTimeLimit(env); err != nil {
 			return nil, err
 		}
 		if _, err := floatParam(env, "slo-ms"); err != nil {
@@ -172,7 +176,11 @@ func gapBoundEval(ctx context.Context, env *Env, p Point) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := gap.RunTail(ctx, tr, gap.Config{Block: b, Capacities: []int64{c}, Xis: xis, Policies: entries, Model: m, Workers: 1},
+	limit, err := turnBoundTimeLimit(env)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := gap.RunTail(ctx, tr, gap.Config{Block: b, Capacities: []int64{c}, Xis: xis, Policies: entries, Model: m, Workers: 1, TimeLimit: limit},
 		gap.TailSpec{Objective: obj, SLOTokens: s, Solver: solver, Model: m})
 	if err != nil {
 		return nil, err
@@ -185,7 +193,8 @@ func gapBoundEval(ctx context.Context, env *Env, p Point) ([]Record, error) {
 	if r0.Proven {
 		proven = 1
 	}
-	opt := Record{Key: optKey, Values: map[string]Num{"lo": Num(r0.LowerBound), "hi": Num(r0.UpperBound), "proven": proven, "slo_tokens": Num(s)}}
+	opt := Record{Key: optKey, Values: map[string]Num{"lo": Num(r0.LowerBound), "hi": Num(r0.UpperBound), "proven": proven, "slo_tokens": Num(s),
+		"time_limit_s": Num(r0.TimeLimitSeconds)}}
 	if obj.Kind == objective.Percentile {
 		opt.Values["lo_ms"], opt.Values["hi_ms"] = Num(m.TTFTMs(float64(r0.LowerBound))), Num(m.TTFTMs(float64(r0.UpperBound)))
 	}
@@ -520,7 +529,7 @@ func gapBoundTables(grid []Point, recs []Record) ([]report.Table, []gapBoundRow)
 				what, unit = strings.ToUpper(name)+" TTFT", "ms"
 			}
 			ts = append(ts, report.Table{
-				Title:  fmt.Sprintf("hindsight bound on %s (%s): T-LRU's gain over LRU beside the best achievable by any schedule (T-LRU reaches X of a possible Y); interval by lp/slo", what, unit),
+				Title:  fmt.Sprintf("hindsight bound on %s (%s): T-LRU's gain over LRU beside the best achievable by any schedule (T-LRU reaches X of a possible Y); interval by lp/slo%s", what, unit, boundLimitNote(recs)),
 				Header: append(append([]string{"ξ (tokens)", "capacity (tokens)"}, reachHeader...), "to-belady"),
 			})
 			i = len(ts) - 1

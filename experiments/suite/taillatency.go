@@ -75,6 +75,7 @@ func TailLatency() *Suite {
 			{"slo-ms", "200", "SLO of Tables 3 and 6, ms"},
 			mooncakeParam(),
 			turnBoundParam(),
+			turnBoundTimeParam(),
 			{"tail-objectives", "slo,p90,p95,p99", "objectives bounded in hindsight when --tail-bounds is on: slo and p50|p90|p95|p99 (one grid point each per dataset)"},
 		},
 		Grid:    tailGrid,
@@ -188,6 +189,9 @@ func tailGrid(env *Env) ([]Point, error) {
 		if objs, err = tailBoundObjectives(env); err != nil {
 			return nil, err
 		}
+		if _, err := turnBoundTimeLimit(env); err != nil {
+			return nil, err
+		}
 	}
 	var grid []Point
 	for _, d := range ds {
@@ -261,7 +265,11 @@ func tailBoundEval(ctx context.Context, env *Env, s tailSettings, p Point) ([]Re
 	if err != nil {
 		return nil, err
 	}
-	r, err := turnBound(ctx, tr, instance.Params{Capacity: c, BlockSize: s.block}, s.model, slo, obj, solver)
+	limit, err := turnBoundTimeLimit(env)
+	if err != nil {
+		return nil, err
+	}
+	r, err := turnBound(ctx, tr, instance.Params{Capacity: c, BlockSize: s.block}, s.model, slo, obj, solver, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -543,6 +551,11 @@ func tailReachTable(grid []Point, recs []Record, d, suffix string) (report.Table
 		return report.Table{}, nil, false
 	}
 	title := "Hindsight bound: T-LRU's improvement over LRU beside the best achievable by any schedule (T-LRU reaches X of a possible Y); percentiles are TTFT (ms), SLO violations are turns"
+	var brecs []Record
+	for _, b := range bounds {
+		brecs = append(brecs, b.r)
+	}
+	title += boundLimitNote(brecs)
 	if suffix != "" {
 		title += " — " + suffix
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tailbound/tailbound/experiments/gap"
 	"github.com/tailbound/tailbound/experiments/report"
+	"github.com/tailbound/tailbound/internal/option"
 	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/instance"
 	"github.com/tailbound/tailbound/models/latency"
@@ -27,6 +30,21 @@ const optKey = "hindsight-optimum"
 // gap.SolveTail).
 func turnBoundParam() Param {
 	return Param{"tail-bounds", "auto", "hindsight bounds on SLO violations and P90/P95/P99 (lp/slo): flow (LP bound and a schedule: an interval, minutes per objective at full size) | ip (also the 0/1 program of open components, CBC with -tags coin else gonum, 10 s each) | none | auto (flow, none when --small)"}
+}
+
+// turnBoundTimeParam is the same suites' time limit of each hindsight
+// tail bound.
+func turnBoundTimeParam() Param {
+	return Param{"tail-time-limit", "0", "time limit of each hindsight tail bound, seconds (0: none, the deterministic interval; with one the interval narrows by the stretches and the wide search of docs/tail-bounds.md, and depends on the machine; else 0.001 to 10^6)"}
+}
+
+// turnBoundTimeLimit parses the tail-time-limit parameter (0: none).
+func turnBoundTimeLimit(env *Env) (time.Duration, error) {
+	v, err := floatParam(env, "tail-time-limit")
+	if err != nil {
+		return 0, err
+	}
+	return option.TimeLimit("tail-time-limit", v)
 }
 
 // turnBoundSolver returns the gap.TailSpec solver of the tail-bounds
@@ -65,10 +83,10 @@ func turnBoundObjectives(env *Env) ([]objective.Objective, error) {
 }
 
 // turnBound bounds objective obj (slo at sloMs, or a percentile) on trace
-// tr at capacity c: one record with lo, hi (violations, or uncached
+// tr at capacity c within limit (0: none): one record with lo, hi (violations, or uncached
 // tokens), lo_ms and hi_ms (pQ: their TTFT), proven (1 or 0) and turns.
 func turnBound(ctx context.Context, tr *trace.Trace, p instance.Params, m latency.Model, sloMs float64, obj objective.Objective,
-	solver string) (Record, error) {
+	solver string, limit time.Duration) (Record, error) {
 	in, err := lp.NewInstance(tr, instance.Params{Capacity: p.Capacity, BlockSize: p.BlockSize, Forced: p.Forced})
 	if err != nil {
 		return Record{}, err
@@ -77,7 +95,7 @@ func turnBound(ctx context.Context, tr *trace.Trace, p instance.Params, m latenc
 	if err != nil {
 		return Record{}, err
 	}
-	rep, err := gap.SolveTail(ctx, in, gap.TailSpec{Objective: obj, SLOTokens: s, Solver: solver, Model: m})
+	rep, err := gap.SolveTail(ctx, in, gap.TailSpec{Objective: obj, SLOTokens: s, Solver: solver, Model: m, TimeLimit: limit})
 	if err != nil {
 		return Record{}, fmt.Errorf("%s at C = %d tokens: %w", obj, p.Capacity, err)
 	}
@@ -89,11 +107,27 @@ func turnBound(ctx context.Context, tr *trace.Trace, p instance.Params, m latenc
 		proven = 1
 	}
 	v := map[string]Num{"lo": Num(rep.LowerBound), "hi": Num(rep.UpperBound), "proven": proven, "turns": Num(in.K()),
-		"slo_tokens": Num(s)}
+		"slo_tokens": Num(s), "time_limit_s": Num(rep.TimeLimit.Seconds())}
 	if obj.Kind == objective.Percentile {
 		v["lo_ms"], v["hi_ms"] = Num(m.TTFTMs(float64(rep.LowerBound))), Num(m.TTFTMs(float64(rep.UpperBound)))
 	}
 	return Record{Key: optKey, Values: v}, nil
+}
+
+// boundLimitNote is what a bound table's title adds when its bound
+// records (optKey) were solved within a time limit (time_limit_s > 0):
+// such an interval depends on the machine and its load.
+func boundLimitNote(recs []Record) string {
+	var most float64
+	for _, r := range recs {
+		if v := r.V("time_limit_s"); r.Key == optKey && v > most { // NaN: a record without one
+			most = v
+		}
+	}
+	if !(most > 0) {
+		return ""
+	}
+	return fmt.Sprintf("; each interval within a time limit of %s s (it depends on the machine and its load)", strconv.FormatFloat(most, 'g', -1, 64))
 }
 
 // Reach is "T-LRU reaches X of a possible Y": a policy's improvement over

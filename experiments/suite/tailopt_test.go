@@ -3,10 +3,12 @@ package suite
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tailbound/tailbound/lp"
@@ -225,6 +227,70 @@ func TestTailLatencyTailBounds(t *testing.T) {
 		}
 		if float64(row.Lower) > float64(row.TLRU) || float64(row.Lower) > float64(row.LRU) {
 			t.Errorf("%s: a policy (LRU %v, T-LRU %v) below the certified lower bound %v", row.Objective, row.LRU, row.TLRU, row.Lower)
+		}
+	}
+}
+
+// TestTailTimeLimit: --tail-time-limit reaches the bounds of both suites:
+// their records carry it, their intervals hold the optimum the 0/1
+// program proves without one, and their bound tables say so in the
+// title (and say nothing without one); values out of range are refused
+// naming the flag.
+func TestTailTimeLimit(t *testing.T) {
+	path, tr := smallBirthDeath(t, 300)
+	be, err := solvers.Backend("gonum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	suites := []struct {
+		s      *Suite
+		params map[string]string
+	}{
+		{TailLatency(), map[string]string{"trace": path, "capacity": "4096", "xis-ms": "200", "tail-bounds": "ip", "tail-objectives": "slo,p90"}},
+		{OptimalityGap(), map[string]string{"trace": path, "capacities": "4096", "xis": "1900", "policies": "lru", "tail-bounds": "ip"}},
+	}
+	for _, sc := range suites {
+		for _, limit := range []float64{0, 5} {
+			params := maps.Clone(sc.params)
+			params["tail-time-limit"] = strconv.FormatFloat(limit, 'g', -1, 64)
+			f, err := Run(context.Background(), sc.s, Options{Seed: 1, Workers: 2, Params: params}, Shard{1, 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range f.Records {
+				p := f.Grid[r.Point]
+				if r.Key != optKey {
+					continue
+				}
+				n++
+				lo, hi, proven := direct(t, tr, 4096, p[boundKey], be)
+				if !proven || lo != hi {
+					t.Fatalf("%s: the 0/1 program left [%v, %v] open on 300 turns", p[boundKey], lo, hi)
+				}
+				if r.V("lo") > lo || r.V("hi") < lo || r.V("time_limit_s") != limit {
+					t.Errorf("%s, limit %v s: [%v, %v] (time_limit_s %v) does not hold the optimum %v", p[boundKey], limit, r.V("lo"), r.V("hi"),
+						r.V("time_limit_s"), lo)
+				}
+			}
+			if n != 2 {
+				t.Fatalf("%d bound records, want 2", n)
+			}
+			var buf bytes.Buffer
+			if err := Render(&buf, sc.s, f, "table"); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(buf.String(), "time limit of 5 s"); got != (limit > 0) {
+				t.Errorf("limit %v s: the time limit named in the tables: %v", limit, got)
+			}
+		}
+		for _, bad := range []string{"-1", "abc", "1e7", "0.0001", "NaN"} {
+			params := maps.Clone(sc.params)
+			params["tail-time-limit"] = bad
+			_, err := Run(context.Background(), sc.s, Options{Seed: 1, Workers: 2, Params: params}, Shard{1, 1})
+			if err == nil || !strings.Contains(err.Error(), "tail-time-limit") {
+				t.Errorf("--tail-time-limit %s: error %v, want one naming the flag", bad, err)
+			}
 		}
 	}
 }

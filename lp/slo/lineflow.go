@@ -3,6 +3,7 @@ package slo
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/tailbound/tailbound/lp/mcf"
@@ -59,31 +60,46 @@ type lineFlow struct {
 	heap []heapEntry
 	// valid: the state is an optimal flow for its fixings
 	valid bool
+	// big: some demand exceeds an int32, so snapshots keep int64 flows
+	big bool
 }
 
 // flowState is a snapshot of a lineFlow's valid state: its fixings, the
-// members' flows (blocks) and the nodes' potentials (cost units); the
-// segments' flows follow from the members'.
+// members' flows (blocks; as int32 when every demand fits, which halves
+// the snapshots the best-first search keeps, else as int64) and the
+// nodes' potentials (cost units); the segments' flows follow from the
+// members'.
 type flowState struct {
-	fix []int8
-	f   []int32
-	pi  []int64
+	fix  []int8
+	f    []int32
+	fBig []int64
+	pi   []int64
 }
 
 // bytes is the snapshot's size in memory.
 func (st *flowState) bytes() int {
-	return len(st.fix) + 4*len(st.f) + 8*len(st.pi)
+	return len(st.fix) + 4*len(st.f) + 8*len(st.fBig) + 8*len(st.pi)
 }
 
 // stateBytes is the size of a snapshot of lf.
-func (lf *lineFlow) stateBytes() int { return len(lf.fix) + 4*len(lf.f) + 8*len(lf.pi) }
+func (lf *lineFlow) stateBytes() int {
+	per := 4
+	if lf.big {
+		per = 8
+	}
+	return len(lf.fix) + per*len(lf.f) + 8*len(lf.pi)
+}
 
 // save sets st to the state, which must be valid (and balanced).
 func (lf *lineFlow) save(st *flowState) {
 	st.fix = append(st.fix[:0], lf.fix...)
-	st.f = st.f[:0]
-	for _, x := range lf.f {
-		st.f = append(st.f, int32(x))
+	st.f, st.fBig = st.f[:0], st.fBig[:0]
+	if lf.big {
+		st.fBig = append(st.fBig, lf.f...)
+	} else {
+		for _, x := range lf.f {
+			st.f = append(st.f, int32(x))
+		}
 	}
 	st.pi = append(st.pi[:0], lf.pi...)
 }
@@ -91,8 +107,12 @@ func (lf *lineFlow) save(st *flowState) {
 // load sets the state to st, saved from a valid state of the same lineFlow.
 func (lf *lineFlow) load(st *flowState) {
 	copy(lf.fix, st.fix)
-	for i, x := range st.f {
-		lf.f[i] = int64(x)
+	if lf.big {
+		copy(lf.f, st.fBig)
+	} else {
+		for i, x := range st.f {
+			lf.f[i] = int64(x)
+		}
 	}
 	copy(lf.pi, st.pi)
 	clear(lf.ex)
@@ -110,6 +130,7 @@ func newLineFlow(m *component, w []int64) *lineFlow {
 	lf.s, lf.pi = make([]int64, nodes-1), make([]int64, nodes)
 	lf.byLo, lf.loStart = membersBy(m.lo, nodes)
 	lf.byHi, lf.hiStart = membersBy(m.hi, nodes)
+	lf.big = len(m.d) > 0 && slices.Max(m.d) > math.MaxInt32
 	return lf
 }
 

@@ -54,7 +54,7 @@ type lineFlow struct {
 	byLo, loStart, byHi, hiStart []int32
 	// Dijkstra's scratch
 	dist []int64
-	prev []int32 // per node, the arc that reached it (see arcCode)
+	prev []int32 // per node, the arc that reached it (4·k + segFwd … memBack, −1: a source)
 	seen []int32 // per node, the pass that reached it
 	pass int32
 	heap []heapEntry
@@ -116,7 +116,7 @@ func (lf *lineFlow) load(st *flowState) {
 	}
 	copy(lf.pi, st.pi)
 	clear(lf.ex)
-	lf.segments()
+	lf.segments() // a saved state overfills no segment
 	lf.valid = true
 }
 

@@ -73,6 +73,28 @@ func checkCertificate(t interface{ Fatalf(string, ...any) }, lf *lineFlow) {
 	}
 }
 
+// agree solves fix by warm (carried when it can) and by ref from scratch
+// and fails unless both are infeasible or warm's flow is proven optimal
+// at ref's value; it reports whether fix is feasible.
+func agree(t interface{ Fatalf(string, ...any) }, label string, warm, ref *lineFlow, fix []int8) bool {
+	ctx := context.Background()
+	errW, errR := warm.solve(ctx, fix), ref.cold(ctx, fix)
+	if errors.Is(errR, errInfeasible) {
+		if !errors.Is(errW, errInfeasible) {
+			t.Fatalf("%s: cold infeasible, carried %v", label, errW)
+		}
+		return false
+	}
+	if errR != nil || errW != nil {
+		t.Fatalf("%s: cold %v, carried %v", label, errR, errW)
+	}
+	checkCertificate(t, warm)
+	if a, b := lineObjective(warm), lineObjective(ref); a != b {
+		t.Fatalf("%s: carried value %d, cold %d", label, a, b)
+	}
+	return true
+}
+
 // lineComponent draws a line of 1..maxSeg segments of capacity 0..40
 // blocks and 1..maxItems members of demand 1..12 blocks over random spans.
 func lineComponent(r *rand.Rand, maxSeg, maxItems int) *component {
@@ -96,7 +118,6 @@ func lineComponent(r *rand.Rand, maxSeg, maxItems int) *component {
 // infeasibility exactly when the cold solve does; a saved state loaded
 // back carries on as before.
 func TestLineFlowCarryMatchesCold(t *testing.T) {
-	ctx := context.Background()
 	steps, carried := 0, 0
 	for seed := range 3000 {
 		r := rand.New(rand.NewPCG(uint64(seed), 2))
@@ -141,19 +162,8 @@ func TestLineFlowCarryMatchesCold(t *testing.T) {
 			if warm.valid {
 				carried++
 			}
-			errW, errR := warm.solve(ctx, fix), ref.cold(ctx, fix)
-			if errors.Is(errR, errInfeasible) {
-				if !errors.Is(errW, errInfeasible) {
-					rt.Fatalf("step %d: cold infeasible, carried %v", step, errW)
-				}
+			if !agree(rt, fmt.Sprintf("step %d", step), warm, ref, fix) {
 				break
-			}
-			if errR != nil || errW != nil {
-				rt.Fatalf("step %d: cold %v, carried %v", step, errR, errW)
-			}
-			checkCertificate(rt, warm)
-			if a, b := lineObjective(warm), lineObjective(ref); a != b {
-				rt.Fatalf("step %d: carried value %d, cold %d", step, a, b)
 			}
 			steps++
 			if savedAt < 0 && r.IntN(4) == 0 {
@@ -175,16 +185,7 @@ func TestLineFlowCarryMatchesCold(t *testing.T) {
 				break
 			}
 		}
-		errW, errR := warm.solve(ctx, fix), ref.cold(ctx, fix)
-		if errors.Is(errR, errInfeasible) != errors.Is(errW, errInfeasible) {
-			rt.Fatalf("sibling: cold %v, carried %v", errR, errW)
-		}
-		if errR == nil {
-			checkCertificate(rt, warm)
-			if a, b := lineObjective(warm), lineObjective(ref); a != b {
-				rt.Fatalf("sibling: value %d, cold %d", a, b)
-			}
-		}
+		agree(rt, "sibling", warm, ref, fix)
 		if savedAt >= 0 {
 			// back to the saved node and down again by another chain
 			warm.load(&saved)
@@ -199,16 +200,7 @@ func TestLineFlowCarryMatchesCold(t *testing.T) {
 			if !warm.extends(fix) {
 				rt.Fatalf("fixings do not extend the saved state's")
 			}
-			errW, errR = warm.solve(ctx, fix), ref.cold(ctx, fix)
-			if errors.Is(errR, errInfeasible) != errors.Is(errW, errInfeasible) {
-				rt.Fatalf("after load: cold %v, carried %v", errR, errW)
-			}
-			if errR == nil {
-				checkCertificate(rt, warm)
-				if a, b := lineObjective(warm), lineObjective(ref); a != b {
-					rt.Fatalf("after load: carried value %d, cold %d", a, b)
-				}
-			}
+			agree(rt, "after load", warm, ref, fix)
 		}
 	}
 	t.Logf("%d steps checked, %d of them carried", steps, carried)

@@ -483,7 +483,10 @@ type heapEntry struct {
 }
 
 // push adds v at its current distance (lazily: popMin skips an entry
-// whose distance is no longer v's).
+// whose distance is no longer v's). The heap is written out, as
+// stretchFlow's is, rather than shared with it: a generic heap taking the
+// order as a function was 6–8 % slower on BenchmarkMIPStretches (flow-167
+// and flow-333, 2026-11-30), most of whose time is this Dijkstra.
 func (lf *lineFlow) push(v int32) {
 	h := append(lf.heap, heapEntry{v, lf.dist[v]})
 	for k := len(h) - 1; k > 0; {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -206,5 +208,73 @@ func TestLineFlowCarryMatchesCold(t *testing.T) {
 	t.Logf("%d steps checked, %d of them carried", steps, carried)
 	if carried < 100 {
 		t.Fatalf("only %d carried steps", carried)
+	}
+}
+
+// BenchmarkLineFlow solves the flow LP of the first 333-row stretch of
+// the 10^4-turn instance (seed 1, at the LP's split) along a dive of 40
+// fixings, each member fixed to the side of its LP value, by carrying
+// the flow from the last node (carried) and from scratch by the network
+// simplex (cold), the baseline; both report the LPs solved per second
+// beside the time.
+func BenchmarkLineFlow(b *testing.B) {
+	m, _ := stretchBenchComponent(b, 1)
+	sd := lpSplit(b, m, 333)
+	c, P, _ := sd.stretchComponent(sd.wins[0])
+	w := make([]int64, len(P))
+	for i, p := range P {
+		if p > 0 {
+			w[i] = (p << (flowScale - muBits)) / c.d[i]
+		}
+	}
+	// the dive: fixings taken from the cold solve's points
+	ctx := context.Background()
+	ref := newLineFlow(c, w)
+	fix := make([]int8, len(P))
+	var chain [][]int8
+	for range 40 {
+		if err := ref.cold(ctx, fix); err != nil {
+			break
+		}
+		// the most fractional free member, else the first free one
+		br, best := -1, math.Inf(1)
+		for i := range fix {
+			if fix[i] != 0 || w[i] <= 0 {
+				continue
+			}
+			if f := math.Abs(2*float64(ref.f[i])/float64(c.d[i]) - 1); f < best {
+				br, best = i, f
+			}
+		}
+		if br < 0 {
+			break
+		}
+		fix[br] = -1
+		if 2*ref.f[br] >= c.d[br] {
+			fix[br] = 1
+		}
+		chain = append(chain, slices.Clone(fix))
+	}
+	for _, mode := range []string{"carried", "cold"} {
+		b.Run(mode, func(b *testing.B) {
+			lps := 0
+			for b.Loop() {
+				lf := newLineFlow(c, w)
+				if err := lf.cold(ctx, make([]int8, len(P))); err != nil {
+					b.Fatal(err)
+				}
+				for _, f := range chain {
+					solve := lf.solve
+					if mode == "cold" {
+						solve = lf.cold
+					}
+					if err := solve(ctx, f); err != nil && !errors.Is(err, errInfeasible) {
+						b.Fatal(err)
+					}
+					lps++
+				}
+			}
+			b.ReportMetric(float64(lps)/b.Elapsed().Seconds(), "LPs/s")
+		})
 	}
 }

@@ -264,13 +264,34 @@ func TestLNSRestartsUntilDeadline(t *testing.T) {
 		if time.Until(dl) > limit/10 && !pr.searchDone(served, size, 0) {
 			rt.Fatalf("stopped with time left and %d of %d candidates served", count(served), m)
 		}
-		if count(served) < before {
-			rt.Fatalf("served %d < %d at the start", count(served), before)
-		}
-		if msg := overCapacity(pr, in.K(), served); msg != "" {
-			rt.Fatal(msg)
-		}
+		checkNeverWorse(rt, pr, served, before)
 	})
+}
+
+// fataler is what the checks below need of a testing.T or rapid.T.
+type fataler interface{ Fatalf(string, ...any) }
+
+// checkNeverWorse fails unless served serves at least before candidates
+// and keeps every step within capacity (overCapacity's recount).
+func checkNeverWorse(t fataler, pr *problem, served []bool, before int) {
+	if count(served) < before {
+		t.Fatalf("served %d < %d at the start", count(served), before)
+	}
+	if msg := overCapacity(pr, pr.in.K(), served); msg != "" {
+		t.Fatalf("%s", msg)
+	}
+}
+
+// checkCounted fails unless served's schedule is admissible and has the
+// violations at SLO s that its count says (K − always − served).
+func checkCounted(t fataler, pr *problem, s int64, served []bool) {
+	x := pr.schedule(served)
+	if err := pr.in.CheckSchedule(x); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if got, want := Count(pr.in, x, s), pr.in.K()-pr.always-count(served); got != want {
+		t.Fatalf("schedule has %d violations, the search counts %d", got, want)
+	}
 }
 
 // overCapacity recounts, step by step, the blocks the served candidates

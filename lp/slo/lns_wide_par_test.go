@@ -49,19 +49,8 @@ func TestWideParallelEqualsSequential(t *testing.T) {
 				rt.Fatalf("%+v: %+v serving %d, one worker: %+v serving %d", p, swp, count(par), sws, count(seq))
 			}
 		}
-		if count(seq) < count(start) {
-			rt.Fatalf("served %d < %d at the start", count(seq), count(start))
-		}
-		if msg := overCapacity(pr, in.K(), seq); msg != "" {
-			rt.Fatal(msg)
-		}
-		x := pr.schedule(seq)
-		if err := in.CheckSchedule(x); err != nil {
-			rt.Fatal(err)
-		}
-		if got, want := Count(in, x, s), in.K()-pr.always-count(seq); got != want {
-			rt.Fatalf("schedule has %d violations, the sweep counts %d", got, want)
-		}
+		checkNeverWorse(rt, pr, seq, count(start))
+		checkCounted(rt, pr, s, seq)
 	})
 }
 
@@ -83,12 +72,7 @@ func TestWideParallelDeadlineNeverWorse(t *testing.T) {
 		if _, err := pr.sweepWidePar(ctx, served, W, max(W/2, 1), 0, opt, wideParallel{workers: 2, chains: 4}); err != nil {
 			rt.Fatal(err)
 		}
-		if count(served) < before {
-			rt.Fatalf("served %d < %d at the start", count(served), before)
-		}
-		if msg := overCapacity(pr, in.K(), served); msg != "" {
-			rt.Fatal(msg)
-		}
+		checkNeverWorse(rt, pr, served, before)
 	})
 }
 

@@ -25,19 +25,8 @@ func TestWideSweepNeverWorse(t *testing.T) {
 		if _, err := pr.sweepWide(context.Background(), served, W, max(W/2, 1), 0, opt); err != nil {
 			rt.Fatal(err)
 		}
-		if count(served) < before {
-			rt.Fatalf("served %d < %d at the start", count(served), before)
-		}
-		if msg := overCapacity(pr, in.K(), served); msg != "" {
-			rt.Fatal(msg)
-		}
-		x := pr.schedule(served)
-		if err := in.CheckSchedule(x); err != nil {
-			rt.Fatal(err)
-		}
-		if got, want := Count(in, x, s), in.K()-pr.always-count(served); got != want {
-			rt.Fatalf("schedule has %d violations, the sweep counts %d", got, want)
-		}
+		checkNeverWorse(rt, pr, served, before)
+		checkCounted(rt, pr, s, served)
 	})
 }
 
@@ -80,11 +69,6 @@ func TestWideStageNeverWorse(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		pr.wideStage(ctx, served, nil, defaultLNS())
-		if count(served) < before {
-			rt.Fatalf("served %d < %d at the start", count(served), before)
-		}
-		if msg := overCapacity(pr, in.K(), served); msg != "" {
-			rt.Fatal(msg)
-		}
+		checkNeverWorse(rt, pr, served, before)
 	})
 }

@@ -175,12 +175,7 @@ func TestLNSParallelNeverWorse(t *testing.T) {
 		opt.stall = 50
 		opt.windows = 0
 		pr.lnsParallel(ctx, served, nil, opt, workers)
-		if count(served) < before {
-			rt.Fatalf("served %d < %d at the start", count(served), before)
-		}
-		if msg := overCapacity(pr, in.K(), served); msg != "" {
-			rt.Fatal(msg)
-		}
+		checkNeverWorse(rt, pr, served, before)
 	})
 }
 

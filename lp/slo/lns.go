@@ -376,12 +376,7 @@ func (pr *problem) improveLNS(ctx context.Context, served []bool, ubComp []int, 
 		st.add(pr.wideStage(ctx, served, ub, lo))
 	}
 	for {
-		var s lnsStats
-		if w := pr.lnsWorkers(ctx, lo); w > 1 {
-			s = pr.lnsParallel(ctx, served, ub, lo, w)
-		} else {
-			s = pr.lns(ctx, served, nil, ub, lo)
-		}
+		s := pr.lnsRound(ctx, served, ub, lo)
 		st.add(s)
 		if !restart || ctx.Err() != nil || s.Windows == 0 || pr.searchDone(served, ub, lo.target) {
 			break

@@ -128,12 +128,7 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 			copy(keep, served)
 			o := lo
 			o.seed = lo.seed + uint64(round)*0x9e3779b97f4a7c15
-			var s lnsStats
-			if w := pr.lnsWorkers(rctx, o); w > 1 {
-				s = pr.lnsParallel(rctx, served, ub, o, w)
-			} else {
-				s = pr.lns(rctx, served, nil, ub, o)
-			}
+			s := pr.lnsRound(rctx, served, ub, o)
 			st.add(s)
 			gained = s.Gained
 			sw.touch(keep, served)

@@ -42,6 +42,15 @@ func (pr *problem) lnsWorkers(ctx context.Context, opt lnsOptions) int {
 	return min(runtime.GOMAXPROCS(0), 2*len(pr.cands)/parallelMinCandidates)
 }
 
+// lnsRound is the search of improveLNS on served: lnsParallel on
+// lnsWorkers cores when that is more than one, else lns.
+func (pr *problem) lnsRound(ctx context.Context, served []bool, ub []int, opt lnsOptions) lnsStats {
+	if w := pr.lnsWorkers(ctx, opt); w > 1 {
+		return pr.lnsParallel(ctx, served, ub, opt, w)
+	}
+	return pr.lns(ctx, served, nil, ub, opt)
+}
+
 // lnsParallel is lns (no pinned candidates) on workers ≥ 2 cores in
 // rounds until ctx is done or a whole round gains nothing; served is
 // improved in place and stays feasible.

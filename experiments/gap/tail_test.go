@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/tailbound/tailbound/experiments/policies"
 	"github.com/tailbound/tailbound/models/latency"
 	"github.com/tailbound/tailbound/models/objective"
+	"github.com/tailbound/tailbound/models/trace"
 )
 
 // handFile is lp/slo's hand-worked instance: a and b each open with 10
@@ -119,5 +122,36 @@ func TestGapTailCommand(t *testing.T) {
 	rows := doc.(map[string]any)["rows"].([]TailRow)
 	if len(rows) != 1 || rows[0].Value != 4 || rows[0].LowerBound != 3 || rows[0].UpperBound != 3 || !rows[0].Proven || rows[0].AboveLower != 1 {
 		t.Fatalf("rows %+v, want lru 4 against [3, 3]", rows)
+	}
+}
+
+// TestRunTailTimeLimit: RunTail takes each interval's time limit from
+// Config, reports it in every row, and refuses a TailSpec limit that
+// differs rather than dropping it (the optimality-gap suite once passed
+// its limit there and lost it).
+func TestRunTailTimeLimit(t *testing.T) {
+	tr := &trace.Trace{}
+	for k, c := range []string{"a", "b", "a", "b"} {
+		tr.Append(float64(k), c, []int64{10, 10, 5, 5}[k], 0)
+	}
+	cfg := Config{Block: 1, Capacities: []int64{10}, Xis: []float64{0}, Policies: policies.All()[:1], Model: latency.Default(), Workers: 1}
+	spec := TailSpec{Objective: objective.Objective{Kind: objective.SLO}, SLOTokens: 4, Solver: "flow", Model: cfg.Model}
+	for _, c := range []struct {
+		cfg, spec time.Duration
+		ok        bool
+	}{{0, 0, true}, {5 * time.Second, 0, true}, {5 * time.Second, 5 * time.Second, true}, {0, 5 * time.Second, false}, {2 * time.Second, 5 * time.Second, false}} {
+		cfg.TimeLimit, spec.TimeLimit = c.cfg, c.spec
+		rows, err := RunTail(context.Background(), tr, cfg, spec)
+		if (err == nil) != c.ok {
+			t.Fatalf("Config %v, TailSpec %v: error %v, want ok %v", c.cfg, c.spec, err, c.ok)
+		}
+		for _, r := range rows {
+			if r.TimeLimitSeconds != c.cfg.Seconds() {
+				t.Errorf("Config %v: row reports %v s", c.cfg, r.TimeLimitSeconds)
+			}
+		}
+		if c.ok && len(rows) == 0 {
+			t.Fatalf("Config %v: no rows", c.cfg)
+		}
 	}
 }

@@ -49,8 +49,13 @@ type TailRow struct {
 
 // RunTail is Run for a tail objective: at every (capacity, ξ) point the
 // interval of spec's objective (ξ matters only to the policies) and every
-// policy's value, from the same replay as Run's.
+// policy's value, from the same replay as Run's. Each interval's time
+// limit is cfg.TimeLimit (per optimum, as Run's); a spec.TimeLimit other
+// than 0 or that is refused rather than dropped.
 func RunTail(ctx context.Context, tr *trace.Trace, cfg Config, spec TailSpec) ([]TailRow, error) {
+	if spec.TimeLimit != 0 && spec.TimeLimit != cfg.TimeLimit {
+		return nil, fmt.Errorf("gap: a tail spec's time limit %v differs from the run's %v: RunTail takes Config.TimeLimit", spec.TimeLimit, cfg.TimeLimit)
+	}
 	return runTail(ctx, tr, cfg, spec, func(in *lp.Instance) (*TailReport, error) {
 		sp := spec
 		sp.TimeLimit = cfg.TimeLimit

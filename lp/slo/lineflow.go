@@ -76,12 +76,7 @@ type flowState struct {
 	pi   []int64
 }
 
-// bytes is the snapshot's size in memory.
-func (st *flowState) bytes() int {
-	return len(st.fix) + 4*len(st.f) + 8*len(st.fBig) + 8*len(st.pi)
-}
-
-// stateBytes is the size of a snapshot of lf.
+// stateBytes is the size of every snapshot of lf.
 func (lf *lineFlow) stateBytes() int {
 	per := 4
 	if lf.big {

@@ -112,7 +112,7 @@ func (sf *stretchFlow) release(sn *flowSnap) {
 		return
 	}
 	if sn.refs--; sn.refs == 0 {
-		sf.snapBytes -= sn.bytes()
+		sf.snapBytes -= sf.ws.lf.stateBytes()
 		sf.spare = append(sf.spare, sn)
 	}
 }
@@ -577,6 +577,7 @@ func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands 
 	left := sf.strong
 	best := -1.0
 	br, childUB = cands[0], [2]int64{ub, ub}
+	moved := false // the flow is no longer the node's (here)
 	for _, c := range cands {
 		f := [2]float64{1 - y[c], y[c]}
 		var g [2]float64
@@ -589,7 +590,10 @@ func (sf *stretchFlow) choose(ctx context.Context, y []float64, ub int64, cands 
 				before := len(ws.trail)
 				cu[k] = math.MinInt64
 				if ws.set(int32(c), v) {
-					ws.lf.load(&here.flowState)
+					if moved { // back to the node's flow
+						ws.lf.load(&here.flowState)
+					}
+					moved = true
 					n2, _, _, err := ws.flowLP(ctx, false)
 					if err == nil {
 						cu[k] = n2 >> shift

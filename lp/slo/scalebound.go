@@ -121,8 +121,8 @@ func (m *component) stretchSplit(ctx context.Context, pi []int64, cfg stretchCon
 	if cfg.flow {
 		// no deepening: the flow branch and bound's open bound falls as
 		// it goes, and each stretch has its share of the time
-		sr.sd.flow, sr.sd.flowStrong, cfg.nodes = true, flowStrong, flowNodeLimit
-		sr.sd.nodeLimit = cfg.nodes
+		sr.sd.useFlow()
+		cfg.nodes = sr.sd.nodeLimit
 	}
 	sr.st.Stretches = len(sr.sd.wins)
 	if len(sr.sd.wins) == 0 {

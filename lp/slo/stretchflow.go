@@ -196,6 +196,12 @@ func (sd *stretchDecomp) stretchComponent(w *stretch) (c *component, P []int64, 
 	return c, P, cols
 }
 
+// useFlow makes sd solve its stretches by the flow branch and bound with
+// its defaults: flowStrong candidates, flowNodeLimit nodes per stretch.
+func (sd *stretchDecomp) useFlow() {
+	sd.flow, sd.flowStrong, sd.nodeLimit = true, flowStrong, flowNodeLimit
+}
+
 // solveFlow sets w.val, w.z, w.exact, w.nodes and w.fresh as
 // stretchSolver.solve does, by stretchFlow within limit nodes (0: no
 // limit) or until ctx ends. ok is false when the shares are too large

@@ -199,7 +199,7 @@ func (m *component) mipStretchBound(ctx context.Context, be lp.Backend, span, in
 		// 3,069 from the carried shares on the 10^4-turn instance.
 		cd := m.newStretchDecomp(span, 1)
 		cd.lpShares(m.rowDuals(P, y))
-		cd.flow, cd.flowStrong, cd.nodeLimit = true, flowStrong, flowNodeLimit
+		cd.useFlow()
 		b = bound{num: cd.solveAll(ctx), S: muBits}
 		st.Stretches, st.Start = len(cd.wins), b.value()
 		var bst stretchStats

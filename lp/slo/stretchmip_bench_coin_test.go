@@ -37,7 +37,7 @@ func BenchmarkMIPStretches(b *testing.B) {
 		sd.mip, sd.mipLimit = coin.CBC{}, mipStretchLimit
 		if flow {
 			sd.mip, sd.mipLimit = nil, 0
-			sd.flow, sd.flowStrong, sd.nodeLimit = true, flowStrong, flowNodeLimit
+			sd.useFlow()
 		}
 		start := time.Now()
 		v := bound{num: sd.solveAll(context.Background()), S: muBits}.value()

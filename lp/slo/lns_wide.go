@@ -75,9 +75,11 @@ const (
 // not fit, never expected), served is restored to its state before that
 // sweep and the stage goes on with the narrow search alone.
 func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo lnsOptions) lnsStats {
-	st := pr.lns(ctx, served, nil, ub, defaultLNS())
+	start := defaultLNS()
+	start.target = lo.target
+	st := pr.lns(ctx, served, nil, ub, start)
 	dl, ok := ctx.Deadline()
-	if ctx.Err() != nil || !ok {
+	if ctx.Err() != nil || !ok || lo.target > 0 && count(served) >= lo.target {
 		return st
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
@@ -138,6 +140,9 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 		st.Gained += gained * k // the narrow rounds' gains are in st.add's
 		rate[k] = float64(gained) / max(time.Since(t0).Seconds(), 1e-3)
 		prev = k
+		if lo.target > 0 && count(served) >= lo.target {
+			break // a percentile probe's target met
+		}
 		if k == narrow && (ub != nil && pr.searchDone(served, ub, 0) || stalled && gained == 0 && (broken || sw.allClean())) {
 			break // nothing left to gain, or neither stage gains: the search after the stage has the rest
 		}

@@ -151,6 +151,9 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 		// and the stretches are the long ones of the flow branch and
 		// bound, as the SLO solve's under a time limit
 		so.flow = true
+		// and the schedules' probes, once one fails, the wide stage, as
+		// the SLO solve's search under a time limit
+		so.wide = true
 	}
 	var progress func(lo, hi int64, probes int)
 	if opt.Progress != nil {

@@ -121,6 +121,9 @@ type sideOptions struct {
 	// seed is the first schedule probe's seed of windows (each probe
 	// takes the next).
 	seed uint64
+	// wide: after the first schedule probe that fails, the probes search
+	// by the wide stage (wideScheduleAt); needs a deadline.
+	wide bool
 }
 
 // percentileSides narrows (lo, hi] — lo proven too low, hi achieved by
@@ -328,8 +331,11 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 			}
 		}
 	}
-	if !so.stretches {
+	switch {
+	case !so.stretches:
 		return nil
+	case so.flow:
+		return splitSide(ctx, in, M, s, pts)
 	}
 	return stretchSide(ctx, in, M, s, so)
 }
@@ -517,13 +523,21 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		if hi-lo <= 1 {
 			return nil
 		}
+		tau := hi - 1
 		s.mu.Lock()
 		start, serve := s.best, s.lpServe
 		s.mu.Unlock()
 		s.count()
 		opt := defaultLNS()
 		opt.windows, opt.stall, opt.seed = windows, max(windows/4, 1), seed
-		x, v, err := scheduleAt(ctx, in, hi-1, M, start, serve, opt)
+		var x []int64
+		var v int
+		var err error
+		if so.wide && fails > 0 {
+			x, v, err = wideScheduleAt(ctx, in, tau, M, start, serve, seed)
+		} else {
+			x, v, err = scheduleAt(ctx, in, tau, M, start, serve, opt)
+		}
 		if err != nil {
 			return err
 		}
@@ -558,6 +572,25 @@ func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []
 	return pr.checkedSchedule(served)
 }
 
+// wideScheduleAt is scheduleAt by the wide stage (lns_wide.go: the
+// narrow search and wide windows solved exactly, in turn, on every core)
+// instead of the narrow search alone, until at most M violations, ctx
+// (which must have a deadline) ends, or both neighbourhoods stall.
+func wideScheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, seed uint64) ([]int64, int, error) {
+	pr := reduce(in, tau)
+	served := pr.fromSchedule(start)
+	pr.improve(ctx, served)
+	target := in.K() - pr.always - M
+	if count(served) < target && len(pr.cands) > 0 {
+		pr.warmLP(&Warm{LPServe: serve})
+		opt := defaultLNS()
+		opt.windows, opt.stall = 0, max(opt.stall, 4*len(pr.cands))
+		opt.seed, opt.target = seed, target
+		pr.wideStage(ctx, served, nil, opt)
+	}
+	return pr.checkedSchedule(served)
+}
+
 // checkedSchedule is the schedule serving the candidates served (and
 // everything pr settled), checked admissible, and its violations,
 // checked against the count served says.
@@ -577,4 +610,167 @@ func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
 		return nil, 0, fmt.Errorf("slo: internal error: a percentile probe's schedule has %d violations at %d tokens, its pairs say %d", v, pr.s, want)
 	}
 	return x, v, nil
+}
+
+// splitGainGuess is what the lower side expects the stretches at the
+// LP's split to add to the LP's bound on violations at its first split
+// probe, before one has been measured (a guess: a probe that does not
+// prove is followed by one lower). On the embedded workload at 1,253
+// tokens the split of 333-row stretches added 56 (LP 3,626.1, bound
+// 3,682, 19 s on two cores).
+const splitGainGuess = 55
+
+// splitGainSpread is how much more than the last split's gain over its
+// LP the next might add, violations: on the embedded workload the gains
+// at 1,264–1,267 tokens were 58.5, 57.1 and 57.7 (the last with the time
+// to finish).
+const splitGainSpread = 2
+
+// splitSide raises s.lo by the stretches' bound at the LP's split
+// (splitLower) while the context lasts. Each probe is at the largest τ
+// in (lo, hi) whose LP value, plus the gain the last split had over its
+// LP (splitGainGuess before any), exceeds M, found by bisecting the LPs
+// (warm-started, cheap beside a split); so a proof moves on by the
+// margin it had and a failure comes back below it. A failure at lo + 1
+// ends the side.
+func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []lowerAt) error {
+	gain, measured := float64(splitGainGuess), false
+	var last time.Duration // the last split's wall time
+	for ctx.Err() == nil {
+		lo, hi := s.get()
+		if hi-lo <= 1 {
+			return nil
+		}
+		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1
+		a, b := lo, hi
+		for b-a > 1 && ctx.Err() == nil {
+			m := a + (b-a)/2
+			p, err := lpAt(ctx, in, m, &pts)
+			if err != nil {
+				return err
+			}
+			if p.prices == nil && !p.exact {
+				return nil // cut short by ctx
+			}
+			if p.lp+gain >= float64(M)+1 {
+				a = m
+			} else {
+				b = m
+			}
+		}
+		tau := max(a, lo+1)
+		p, err := lpAt(ctx, in, tau, &pts)
+		if err != nil || (p.prices == nil && !p.exact) {
+			return err
+		}
+		if measured && p.lp+gain+splitGainSpread < float64(M)+1 {
+			// not even at lo + 1 would a split as strong as the last
+			// prove it: leave the time to the schedules
+			return nil
+		}
+		if p.exact {
+			// no candidates: the LP's count is V(τ) itself
+			if p.lower > M {
+				s.proveAbove(tau)
+				continue
+			}
+			return nil
+		}
+		s.count()
+		sctx, cancel := splitContext(ctx, last)
+		t0 := time.Now()
+		r, err := splitLower(sctx, in, tau, p.prices)
+		cancel()
+		last = time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if math.IsNaN(r.lp) {
+			return nil // its LP was cut short: no gain to learn
+		}
+		if r.lower > M {
+			s.proveAbove(tau)
+		} else if tau <= lo+1 {
+			return nil
+		}
+		gain, measured = float64(r.lower)-r.lp, true
+	}
+	return nil
+}
+
+// splitContext is a split probe's share of ctx: half the time left, so
+// that another can follow, unless that is less than 1.2 times the last
+// split's wall time (last), when it is all of it.
+func splitContext(ctx context.Context, last time.Duration) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	left := time.Until(dl)
+	if share := left / 2; share >= last*6/5 {
+		return context.WithTimeout(ctx, share)
+	}
+	return context.WithCancel(ctx)
+}
+
+// lpAt is the LP at tau from *pts (the LPs solved, by τ), solving and
+// inserting it from the nearest solved LP's prices when it is not there.
+func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowerAt, error) {
+	var warm *lpPrices
+	var near int64 = math.MaxInt64
+	for _, p := range *pts {
+		if p.tau == tau {
+			return p, nil
+		}
+		if d := max(p.tau-tau, tau-p.tau); p.prices != nil && d < near {
+			warm, near = p.prices, d
+		}
+	}
+	r, err := lpLower(ctx, in, tau, warm)
+	if err != nil {
+		return r, err
+	}
+	if r.prices != nil || r.exact {
+		*pts = insertLower(*pts, r)
+	}
+	return r, nil
+}
+
+// splitLower is a certified lower bound on V(tau): the LP at tau started
+// from warm's prices, then on every component the LP leaves open the
+// stretches of scaleFlowSpan rows solved at its split by the flow LP's
+// branch and bound on every core (scaleBound), within ctx (a stretch cut
+// short answers the bound of its open nodes, so the bound holds whenever
+// ctx ends). r.lp is NaN when the LP was cut short; r.lower is then its
+// weak dual's bound.
+func splitLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (lowerAt, error) {
+	pr := reduce(in, tau)
+	r := lowerAt{tau: tau, lp: math.NaN()}
+	if len(pr.cands) == 0 {
+		r.lower = in.K() - pr.always
+		r.lp, r.exact = float64(r.lower), true
+		return r, nil
+	}
+	_, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
+	if err != nil {
+		return r, err
+	}
+	if complete {
+		r.lp = float64(in.K()-pr.always) - total
+		r.prices = pr.prices
+		for c, mem := range pr.members() {
+			if len(mem) == 0 || ub[c] == 0 || ctx.Err() != nil {
+				continue
+			}
+			if run := pr.scaleBound(ctx, mem, scaleFlowSpan, true); run != nil {
+				pr.lowerUB(ub, c, run.best.floor(len(mem)))
+			}
+		}
+	}
+	most := 0
+	for _, u := range ub {
+		most += u
+	}
+	r.lower = in.K() - pr.always - most
+	return r, nil
 }

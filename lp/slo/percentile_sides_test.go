@@ -64,6 +64,11 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 					t.Fatalf("%v τ=%d: dual bound %d above the fewest violations %d", c, tau, d, want)
 				}
 			}
+			if sp, err := splitLower(ctx, in, tau, other.prices); err != nil {
+				t.Fatal(err)
+			} else if sp.lower > want || sp.lower < at.lower && !math.IsNaN(sp.lp) {
+				t.Fatalf("%v τ=%d: the split's bound %d, the LP's %d, fewest violations %d", c, tau, sp.lower, at.lower, want)
+			}
 			if at.schedule != nil {
 				if v := Count(in, at.schedule, tau); v < want || in.CheckSchedule(at.schedule) != nil {
 					t.Fatalf("%v τ=%d: the LP's rounding has %d violations, fewest %d", c, tau, v, want)
@@ -80,6 +85,15 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 					t.Fatalf("%v τ=%d: schedule with %d violations (counted %d), fewest %d", c, tau, v, Count(in, x, tau), want)
 				}
 				start = x
+			}
+			dctx, cancel := context.WithTimeout(ctx, time.Minute)
+			x, v, err := wideScheduleAt(dctx, in, tau, 0, start, at.serve, uint64(tau+2))
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v < want || v != Count(in, x, tau) || in.CheckSchedule(x) != nil {
+				t.Fatalf("%v τ=%d: the wide stage's schedule with %d violations (counted %d), fewest %d", c, tau, v, Count(in, x, tau), want)
 			}
 		}
 	}

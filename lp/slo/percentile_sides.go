@@ -663,9 +663,10 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		if err != nil || (p.prices == nil && !p.exact) {
 			return err
 		}
-		if measured && p.lp+gain+splitGainSpread < float64(M)+1 {
+		if measured && p.lp+gain+splitGainSpread < float64(M)+1 && !stepsFit(ctx, last) {
 			// not even at lo + 1 would a split as strong as the last
-			// prove it: leave the time to the schedules
+			// prove it, and there is no time for steps after it: leave
+			// the time to the schedules
 			return nil
 		}
 		if p.exact {
@@ -679,7 +680,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		s.count()
 		sctx, cancel := splitContext(ctx, last)
 		t0 := time.Now()
-		r, err := splitLower(sctx, in, tau, p.prices)
+		r, err := splitLower(sctx, in, tau, M, p.prices)
 		cancel()
 		last = time.Since(t0)
 		if err != nil {
@@ -696,6 +697,14 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		gain, measured = float64(r.lower)-r.lp, true
 	}
 	return nil
+}
+
+// stepsFit reports whether ctx leaves the time for a split of about last
+// and steps after it (scaleRun.steps begins none with less than twice
+// the split's time left).
+func stepsFit(ctx context.Context, last time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= 3*last
 }
 
 // splitContext is a split probe's share of ctx: half the time left, so
@@ -739,11 +748,12 @@ func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowe
 // splitLower is a certified lower bound on V(tau): the LP at tau started
 // from warm's prices, then on every component the LP leaves open the
 // stretches of scaleFlowSpan rows solved at its split by the flow LP's
-// branch and bound on every core (scaleBound), within ctx (a stretch cut
-// short answers the bound of its open nodes, so the bound holds whenever
-// ctx ends). r.lp is NaN when the LP was cut short; r.lower is then its
+// branch and bound on every core (scaleBound), then steps on their
+// shares until the bound proves more than M violations or ctx ends (a
+// stretch cut short answers the bound of its open nodes, and no step
+// begins without the time to end, so the bound holds whenever ctx ends). r.lp is NaN when the LP was cut short; r.lower is then its
 // weak dual's bound.
-func splitLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (lowerAt, error) {
+func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices) (lowerAt, error) {
 	pr := reduce(in, tau)
 	r := lowerAt{tau: tau, lp: math.NaN()}
 	if len(pr.cands) == 0 {
@@ -758,19 +768,39 @@ func splitLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices)
 	if complete {
 		r.lp = float64(in.K()-pr.always) - total
 		r.prices = pr.prices
-		for c, mem := range pr.members() {
-			if len(mem) == 0 || ub[c] == 0 || ctx.Err() != nil {
-				continue
+		var runs []*scaleRun
+		members := pr.members()
+		for c, mem := range members {
+			var run *scaleRun
+			if len(mem) > 0 && ub[c] > 0 && ctx.Err() == nil {
+				run = pr.scaleBound(ctx, mem, scaleFlowSpan, true)
 			}
-			if run := pr.scaleBound(ctx, mem, scaleFlowSpan, true); run != nil {
+			if run != nil {
 				pr.lowerUB(ub, c, run.best.floor(len(mem)))
 			}
+			runs = append(runs, run)
+		}
+		// then steps on the shares, while they have the time, until the
+		// bound proves more than M (each component's run stops once the
+		// pairs it may serve are few enough, given the others' bounds)
+		need := in.K() - pr.always - (M + 1) // most pairs served with more than M violations
+		for c, run := range runs {
+			if run == nil || sum(ub) <= need {
+				continue
+			}
+			run.steps(ctx, need-(sum(ub)-ub[c]), stretchIter, nil)
+			pr.lowerUB(ub, c, run.best.floor(len(members[c])))
 		}
 	}
-	most := 0
-	for _, u := range ub {
-		most += u
-	}
-	r.lower = in.K() - pr.always - most
+	r.lower = in.K() - pr.always - sum(ub)
 	return r, nil
+}
+
+// sum is the sum of a.
+func sum(a []int) int {
+	t := 0
+	for _, v := range a {
+		t += v
+	}
+	return t
 }

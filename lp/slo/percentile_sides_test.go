@@ -64,7 +64,7 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 					t.Fatalf("%v τ=%d: dual bound %d above the fewest violations %d", c, tau, d, want)
 				}
 			}
-			if sp, err := splitLower(ctx, in, tau, other.prices); err != nil {
+			if sp, err := splitLower(ctx, in, tau, 0, other.prices); err != nil {
 				t.Fatal(err)
 			} else if sp.lower > want || sp.lower < at.lower && !math.IsNaN(sp.lp) {
 				t.Fatalf("%v τ=%d: the split's bound %d, the LP's %d, fewest violations %d", c, tau, sp.lower, at.lower, want)

@@ -188,36 +188,44 @@ type lowerAt struct {
 	schedule []int64
 }
 
-// lpLower solves the flow LP at tau from warm's prices (nil: cold).
-func lpLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (lowerAt, error) {
+// lpProbe reduces in at tau and solves its flow LP from warm's prices
+// (nil: cold): the problem, r with the LP's certified bound and, when the
+// LP finished, its value and prices (r.lp NaN otherwise), and the LP's
+// rounding and bounds per component; with no candidates r.exact, and
+// r.lower is V(tau) itself.
+func lpProbe(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (*problem, lowerAt, []bool, []int, error) {
 	pr := reduce(in, tau)
 	r := lowerAt{tau: tau, lp: math.NaN()}
 	if len(pr.cands) == 0 {
 		r.lower = in.K() - pr.always
 		r.lp, r.exact = float64(r.lower), true
-		return r, nil
+		return pr, r, nil, nil, nil
 	}
 	served, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
 	if err != nil {
-		return r, err
+		return nil, r, nil, nil, err
 	}
-	if complete {
-		// the LP's rounding, filled: a schedule for the other side
-		pr.improve(ctx, served)
-		if r.schedule, _, err = pr.checkedSchedule(served); err != nil {
-			return r, err
-		}
-	}
-	most := 0
-	for _, u := range ub {
-		most += u
-	}
-	r.lower = in.K() - pr.always - most
 	if complete {
 		r.lp = float64(in.K()-pr.always) - total
 		r.prices = pr.prices
-		r.serve = pr.lpServe(nil)
 	}
+	r.lower = in.K() - pr.always - sum(ub)
+	return pr, r, served, ub, nil
+}
+
+// lpLower solves the flow LP at tau from warm's prices (nil: cold), and
+// when it finishes fills its rounding greedily: a schedule for the upper
+// side.
+func lpLower(ctx context.Context, in *lp.Instance, tau int64, warm *lpPrices) (lowerAt, error) {
+	pr, r, served, _, err := lpProbe(ctx, in, tau, warm)
+	if err != nil || r.exact || math.IsNaN(r.lp) {
+		return r, err
+	}
+	pr.improve(ctx, served)
+	if r.schedule, _, err = pr.checkedSchedule(served); err != nil {
+		return r, err
+	}
+	r.serve = pr.lpServe(nil)
 	return r, nil
 }
 
@@ -751,46 +759,36 @@ func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowe
 // branch and bound on every core (scaleBound), then steps on their
 // shares until the bound proves more than M violations or ctx ends (a
 // stretch cut short answers the bound of its open nodes, and no step
-// begins without the time to end, so the bound holds whenever ctx ends). r.lp is NaN when the LP was cut short; r.lower is then its
-// weak dual's bound.
+// begins without the time to end, so the bound holds whenever ctx ends).
+// r.lp is NaN when the LP was cut short; r.lower is then its weak dual's
+// bound.
 func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices) (lowerAt, error) {
-	pr := reduce(in, tau)
-	r := lowerAt{tau: tau, lp: math.NaN()}
-	if len(pr.cands) == 0 {
-		r.lower = in.K() - pr.always
-		r.lp, r.exact = float64(r.lower), true
-		return r, nil
-	}
-	_, ub, total, complete, err := pr.lpBoundFrom(ctx, warm)
-	if err != nil {
+	pr, r, _, ub, err := lpProbe(ctx, in, tau, warm)
+	if err != nil || r.exact || math.IsNaN(r.lp) {
 		return r, err
 	}
-	if complete {
-		r.lp = float64(in.K()-pr.always) - total
-		r.prices = pr.prices
-		var runs []*scaleRun
-		members := pr.members()
-		for c, mem := range members {
-			var run *scaleRun
-			if len(mem) > 0 && ub[c] > 0 && ctx.Err() == nil {
-				run = pr.scaleBound(ctx, mem, scaleFlowSpan, true)
-			}
-			if run != nil {
-				pr.lowerUB(ub, c, run.best.floor(len(mem)))
-			}
-			runs = append(runs, run)
+	var runs []*scaleRun
+	members := pr.members()
+	for c, mem := range members {
+		var run *scaleRun
+		if len(mem) > 0 && ub[c] > 0 && ctx.Err() == nil {
+			run = pr.scaleBound(ctx, mem, scaleFlowSpan, true)
 		}
-		// then steps on the shares, while they have the time, until the
-		// bound proves more than M (each component's run stops once the
-		// pairs it may serve are few enough, given the others' bounds)
-		need := in.K() - pr.always - (M + 1) // most pairs served with more than M violations
-		for c, run := range runs {
-			if run == nil || sum(ub) <= need {
-				continue
-			}
-			run.steps(ctx, need-(sum(ub)-ub[c]), stretchIter, nil)
-			pr.lowerUB(ub, c, run.best.floor(len(members[c])))
+		if run != nil {
+			pr.lowerUB(ub, c, run.best.floor(len(mem)))
 		}
+		runs = append(runs, run)
+	}
+	// then steps on the shares, while they have the time, until the
+	// bound proves more than M (each component's run stops once the
+	// pairs it may serve are few enough, given the others' bounds)
+	need := in.K() - pr.always - (M + 1) // most pairs served with more than M violations
+	for c, run := range runs {
+		if run == nil || sum(ub) <= need {
+			continue
+		}
+		run.steps(ctx, need-(sum(ub)-ub[c]), stretchIter, nil)
+		pr.lowerUB(ub, c, run.best.floor(len(members[c])))
 	}
 	r.lower = in.K() - pr.always - sum(ub)
 	return r, nil

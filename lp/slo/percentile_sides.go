@@ -731,7 +731,8 @@ func splitContext(ctx context.Context, last time.Duration) (context.Context, con
 }
 
 // lpAt is the LP at tau from *pts (the LPs solved, by τ), solving and
-// inserting it from the nearest solved LP's prices when it is not there.
+// inserting it from the nearest solved LP's prices when it is not there
+// (the LP alone: the split side needs no rounding).
 func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowerAt, error) {
 	var warm *lpPrices
 	var near int64 = math.MaxInt64
@@ -743,7 +744,7 @@ func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowe
 			warm, near = p.prices, d
 		}
 	}
-	r, err := lpLower(ctx, in, tau, warm)
+	_, r, _, _, err := lpProbe(ctx, in, tau, warm)
 	if err != nil {
 		return r, err
 	}

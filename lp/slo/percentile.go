@@ -58,7 +58,9 @@ const probeLNSWindows = DefaultLNSWindows / 4
 // by the greedy fill bisected over τ and the large-neighbourhood search
 // one token below the best schedule's own percentile, stopped as soon as
 // it serves enough pairs. With a deadline the two run at once, one per
-// core.
+// core, the stretches are the SLO solve's at scale (the LP's split and
+// steps on the shares) and the search, once a probe fails, its wide
+// stage.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
 	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
 }
@@ -145,12 +147,11 @@ func percentileTwoSided(ctx context.Context, in *lp.Instance, o objective.Object
 		so.windows = probeLNSWindows
 	}
 	if _, ok := ctx.Deadline(); ok {
-		// the deadline stops the stretches' runs (each takes half the
-		// time left) and the schedules' probes
-		so.maxFails, so.stretchIter = percentileFailsDeadline, stretchIter
-		// and the stretches are the long ones of the flow branch and
-		// bound, as the SLO solve's under a time limit
-		so.flow = true
+		// the deadline stops the schedules' probes
+		so.maxFails = percentileFailsDeadline
+		// and the lower side's probes are the SLO solve's stretches at
+		// scale, each with a share of the time left
+		so.split = true
 		// and the schedules' probes, once one fails, the wide stage, as
 		// the SLO solve's search under a time limit
 		so.wide = true

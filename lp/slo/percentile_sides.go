@@ -24,15 +24,19 @@ import (
 //     prices, and at ±6 tokens it is within a violation or two of the LP
 //     there, for about 1/1000 of an LP's time), so that a few LPs find
 //     the LP's crossing to the token; then, with a Backend (the stretches
-//     belong to the integer-program solvers), the stretches' bound
-//     (StretchBoundWith) on thresholds just above it;
+//     belong to the integer-program solvers), the stretches' bound on
+//     thresholds just above it: with a deadline the SLO solve's own at
+//     scale, the stretches at the LP's split with steps on their shares
+//     (splitSide), without one the Lagrangian stretches of
+//     StretchBoundWith, a fixed number of steps (stretchSide);
 //   - the upper side looks for the smallest τ a checked schedule achieves
 //     (at most M violations at τ; its own percentile is then an upper end):
 //     the greedy fill bisected over τ for a start, then the
 //     large-neighbourhood search at one token below the best schedule's
 //     own percentile, stopped as soon as it serves enough pairs (a
 //     decision, not a full solve), from the best schedule so far and
-//     steered by the lower side's latest LP values.
+//     steered by the lower side's latest LP values; with a deadline, once
+//     a probe fails, the SLO solve's wide stage instead.
 //
 // Neither side needs the other to be right; each only narrows the
 // interval, so with a deadline they run at once, one per core, and
@@ -109,12 +113,12 @@ func (s *sideState) report() {
 type sideOptions struct {
 	// stretches runs the stretches' bound on the lower side.
 	stretches bool
-	// stretchIter bounds the steps of each stretch run without a
-	// deadline (with one, the run stops at its share of the time).
+	// stretchIter bounds the steps of each stretch run of stretchSide.
 	stretchIter int
-	// flow solves the stretches by the flow LP's branch and bound
-	// (StretchOptions.Flow)
-	flow bool
+	// split bounds the lower side's probes by the stretches at the LP's
+	// split and steps on their shares (splitSide) instead of stretchSide;
+	// needs a deadline (each probe takes a share of the time left).
+	split bool
 	// windows is the first schedule probe's budget of windows; a probe
 	// that does not decide doubles it, up to maxFails failures in a row.
 	windows, maxFails int
@@ -342,7 +346,7 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	switch {
 	case !so.stretches:
 		return nil
-	case so.flow:
+	case so.split:
 		return splitSide(ctx, in, M, s, pts)
 	}
 	return stretchSide(ctx, in, M, s, so)
@@ -437,10 +441,12 @@ func nextLPTau(pts []lowerAt, lo, hi int64, M int, slope float64) (tau int64, se
 // that does not prove is followed by one at lo + 1).
 const stretchGainGuess = 8
 
-// stretchSide tries the stretches' bound at thresholds above lo, while
-// the context lasts: first stretchGainGuess violations' worth of tokens
-// above lo at the LP's slope, then each proof moves it up by the margin
-// it had; a failure comes back to lo + 1, and one there ends the side.
+// stretchSide tries the Lagrangian stretches' bound (StretchBoundWith, at
+// most so.stretchIter steps) at thresholds above lo, while the context
+// lasts: first stretchGainGuess violations' worth of tokens above lo at
+// the LP's slope, then each proof moves it up by the margin it had; a
+// failure comes back to lo + 1, and one there ends the side. It is the
+// side without a deadline (splitSide has it with one).
 func stretchSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so sideOptions) error {
 	s.mu.Lock()
 	slope := s.slope
@@ -458,17 +464,9 @@ func stretchSide(ctx context.Context, in *lp.Instance, M int, s *sideState, so s
 			return nil
 		}
 		s.count()
-		sctx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			// a run its share: half the time left, so that a second one
-			// can follow
-			var cancel context.CancelFunc
-			sctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
-			defer cancel()
-		}
-		b, err := StretchBoundWith(sctx, in, tau, StretchOptions{Iterations: so.stretchIter, Flow: so.flow})
+		b, err := StretchBoundWith(ctx, in, tau, StretchOptions{Iterations: so.stretchIter})
 		if err != nil {
-			if sctx.Err() != nil {
+			if ctx.Err() != nil {
 				// stopped inside its LP: no bound
 				return nil
 			}
@@ -629,9 +627,10 @@ func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
 const splitGainGuess = 55
 
 // splitGainSpread is how much more than the last split's gain over its
-// LP the next might add, violations: on the embedded workload the gains
-// at 1,264–1,267 tokens were 58.5, 57.1 and 57.7 (the last with the time
-// to finish).
+// LP the next might add, violations: on the embedded workload the split
+// alone added 58.5, 58.0, 57.1 and 57.7 at 1,264–1,267 tokens (the first
+// three printed from p90 runs while this was written, the last
+// BenchmarkPercentileSplit's span 333).
 const splitGainSpread = 2
 
 // splitSide raises s.lo by the stretches' bound at the LP's split

@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailbound/tailbound/lp"
 	"github.com/tailbound/tailbound/models/birthdeath"
-	"github.com/tailbound/tailbound/models/instance"
 )
 
 // BenchmarkPercentileSplit is the percentile's lower side's probe
@@ -25,14 +23,7 @@ import (
 //
 //	go test ./lp/slo -run '^$' -bench BenchmarkPercentileSplit -benchtime 1x -timeout 20m
 func BenchmarkPercentileSplit(b *testing.B) {
-	tr, err := birthdeath.Trace(birthdeath.Default(), 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := lp.NewInstance(tr, instance.Params{Capacity: 131072, BlockSize: 16, Xi: 1900})
-	if err != nil {
-		b.Fatal(err)
-	}
+	in := paperInstanceOf(b, birthdeath.Default(), 1)
 	const tau = 1267
 	for _, span := range []int{167, 250, 333} {
 		b.Run(fmt.Sprintf("span-%d", span), func(b *testing.B) {

@@ -19,6 +19,14 @@ func paperInstance(b testing.TB, turns int, seed uint64) *lp.Instance {
 	p := birthdeath.Default()
 	p.Duration = 0
 	p.MaxTurns = turns
+	return paperInstanceOf(b, p, seed)
+}
+
+// paperInstanceOf is the birth–death workload of parameters p and seed
+// seed at the settings of docs/tail-bounds.md (C = 131,072 tokens, B =
+// 16, ξ = 1,900 tokens); birthdeath.Default() is the embedded workload.
+func paperInstanceOf(b testing.TB, p birthdeath.Params, seed uint64) *lp.Instance {
+	b.Helper()
 	tr, err := birthdeath.Trace(p, seed)
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/tailbound/tailbound/internal/segtree"
@@ -56,6 +57,11 @@ type lnsOptions struct {
 	// target stops the search once this many candidates are served (0:
 	// no target); a percentile probe needs no more than its rank asks.
 	target int
+	// gained (nil: none) is the gains of the workers of a parallel
+	// round, shared: a worker adds its gains to it and counts toward
+	// target the candidates its copy served at the start plus every
+	// worker's gains (the copies agree outside their regions).
+	gained *atomic.Int64
 }
 
 // DefaultLNSWindows is Options.LNSWindows's default: the windows the
@@ -147,7 +153,14 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 	var out, in, cand, free []int
 	key := make([]float64, m)
 	sinceGain := 0
-	for sinceGain < opt.stall && (opt.windows <= 0 || stats.Windows < opt.windows) && ctx.Err() == nil && (opt.target <= 0 || total < opt.target) {
+	start := total
+	reached := func() bool {
+		if opt.gained != nil {
+			return start+int(opt.gained.Load()) >= opt.target
+		}
+		return total >= opt.target
+	}
+	for sinceGain < opt.stall && (opt.windows <= 0 || stats.Windows < opt.windows) && ctx.Err() == nil && (opt.target <= 0 || !reached()) {
 		// Pick u: the left-out, unpinned candidate of an open component
 		// with the least overflow of two drawn at random.
 		u := -1
@@ -264,6 +277,9 @@ func (pr *problem) lns(ctx context.Context, served []bool, fixed []int8, ub []in
 		if gain > 0 {
 			stats.Gained += gain
 			total += gain
+			if opt.gained != nil {
+				opt.gained.Add(int64(gain))
+			}
 			sinceGain = 0
 		} else {
 			sinceGain++

@@ -86,6 +86,7 @@ func (pr *problem) wideStage(ctx context.Context, served []bool, ub []int, lo ln
 	sw := pr.newWideSweeper(wideSegments, wideSegments/2,
 		wideOptions{nodeLimit: wideNodes, dom: true, rcFix: true, branchHigh: true, oneRule: true},
 		wideParallel{workers: workers, chains: 2 * workers})
+	sw.target = lo.target
 	keep := slices.Clone(served)
 	const narrow, wide = 0, 1
 	// pairs gained per second in each stage's last round; the wide

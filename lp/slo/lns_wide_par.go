@@ -151,6 +151,9 @@ type wideSweeper struct {
 	opt    wideOptions
 	par    wideParallel
 	sweeps int // passes so far (the order's shift)
+	// target (0: none) ends a pass once this many candidates are served
+	// (a percentile probe's; the windows left stay as clean as they were)
+	target int
 }
 
 // newWideSweeper returns a sweeper of the windows of W segments, stride
@@ -194,7 +197,7 @@ func (sw *wideSweeper) sweep(ctx, soft context.Context, served []bool, maxSweeps
 		if err != nil {
 			return res, err
 		}
-		if ps.Gained == 0 {
+		if ps.Gained == 0 || sw.target > 0 && count(served) >= sw.target {
 			break
 		}
 	}
@@ -263,6 +266,7 @@ func (sw *wideSweeper) pass(ctx, soft context.Context, st *segtree.Max, served [
 			}
 		}
 	}
+	base := count(served) // served at the pass's start: base + ps.Gained now
 	ready := &readyHeap{} // positions k, or −k with par.latest
 	sign := 1
 	if par.latest {
@@ -292,7 +296,7 @@ func (sw *wideSweeper) pass(ctx, soft context.Context, st *segtree.Max, served [
 			for ready.Len() == 0 && done < n && firstEr == nil && ctx.Err() == nil && running > 0 {
 				cond.Wait()
 			}
-			if ready.Len() == 0 || firstEr != nil || ctx.Err() != nil || soft.Err() != nil {
+			if ready.Len() == 0 || firstEr != nil || ctx.Err() != nil || soft.Err() != nil || sw.target > 0 && base+ps.Gained >= sw.target {
 				cond.Broadcast()
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,8 +18,9 @@ import (
 // load every worker saw unchanged. Each round moves the cuts by half a
 // region, so the candidates a cut pinned are free in the next round. Used
 // only under a time limit (the search without one is deterministic by its
-// window budget) and without a target (a worker cannot see the others'
-// count).
+// window budget). With a target the workers share their gains
+// (lnsOptions.gained), so that each stops once all of them together reach
+// it.
 
 // parallelMinCandidates is the fewest candidates for which the search runs
 // on several cores (below it a round's bookkeeping outweighs its windows).
@@ -34,9 +36,9 @@ const (
 // lnsWorkers is the number of workers the search of improveLNS uses: the
 // cores Go runs on, at most one per parallelMinCandidates/2 candidates (so
 // that a region holds enough of them on a machine of many cores), or 1
-// when the search is not time-limited, has a target, or is too small.
-func (pr *problem) lnsWorkers(ctx context.Context, opt lnsOptions) int {
-	if _, ok := ctx.Deadline(); !ok || opt.target > 0 || len(pr.cands) < parallelMinCandidates {
+// when the search is not time-limited or is too small.
+func (pr *problem) lnsWorkers(ctx context.Context) int {
+	if _, ok := ctx.Deadline(); !ok || len(pr.cands) < parallelMinCandidates {
 		return 1
 	}
 	return min(runtime.GOMAXPROCS(0), 2*len(pr.cands)/parallelMinCandidates)
@@ -45,7 +47,7 @@ func (pr *problem) lnsWorkers(ctx context.Context, opt lnsOptions) int {
 // lnsRound is the search of improveLNS on served: lnsParallel on
 // lnsWorkers cores when that is more than one, else lns.
 func (pr *problem) lnsRound(ctx context.Context, served []bool, ub []int, opt lnsOptions) lnsStats {
-	if w := pr.lnsWorkers(ctx, opt); w > 1 {
+	if w := pr.lnsWorkers(ctx); w > 1 {
 		return pr.lnsParallel(ctx, served, ub, opt, w)
 	}
 	return pr.lns(ctx, served, nil, ub, opt)
@@ -90,6 +92,7 @@ func (pr *problem) lnsParallel(ctx context.Context, served []bool, ub []int, opt
 		}
 		rctx, cancel := context.WithTimeout(ctx, max(left/time.Duration(max(1, parallelRounds-round)), min(left, parallelMinRound)))
 		stats := make([]lnsStats, workers)
+		var shared atomic.Int64 // with a target, the round's gains so far
 		var wg sync.WaitGroup
 		for w := range workers {
 			copy(copies[w], served)
@@ -105,6 +108,9 @@ func (pr *problem) lnsParallel(ctx context.Context, served []bool, ub []int, opt
 			}
 			o := opt
 			o.seed = opt.seed + uint64(round*workers+w)*0x9e3779b97f4a7c15
+			if opt.target > 0 {
+				o.gained = &shared
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -123,6 +129,9 @@ func (pr *problem) lnsParallel(ctx context.Context, served []bool, ub []int, opt
 		for _, s := range stats {
 			total.add(s)
 			gained += s.Gained
+		}
+		if opt.target > 0 && count(served) >= opt.target {
+			break
 		}
 		if stalled && gained == 0 && quiet {
 			break // two rounds without gain, the last stopped by stalling

@@ -36,11 +36,15 @@ import (
 //     own percentile, stopped as soon as it serves enough pairs (a
 //     decision, not a full solve), from the best schedule so far and
 //     steered by the lower side's latest LP values; with a deadline, once
-//     a probe fails, the SLO solve's wide stage instead.
+//     a probe fails, the SLO solve's wide stage instead (on every core),
+//     which starts again from the LP's rounding at the probe's threshold
+//     when the search from the best schedule stalls (wideScheduleAt).
 //
 // Neither side needs the other to be right; each only narrows the
-// interval, so with a deadline they run at once, one per core, and
-// without one (deterministic output) one after the other.
+// interval, so with a deadline they run at once, and without one
+// (deterministic output) one after the other. With a deadline the upper
+// side's probes use every core, so when the lower side ends first its
+// core goes to them.
 
 // sideState is the interval the two sides share: lo the largest τ proven
 // too low, hi the smallest proven achievable with best attaining it.
@@ -49,6 +53,7 @@ type sideState struct {
 	lo, hi  int64
 	best    []int64
 	lpServe []float64 // the lower side's latest LP values by turn
+	prices  *lpPrices // the lower side's latest LP prices (nil: none yet)
 	slope   float64   // violations per token near the crossing (LP secant), 0: unknown
 	// dualSlope is the dual sweep's violations per token below an LP
 	// that did not prove, 0: unknown
@@ -152,13 +157,6 @@ func percentileSides(ctx context.Context, in *lp.Instance, M int, rank int, lo, 
 			defer wg.Done()
 			errLo = lowerSide(ctx, in, M, rank, s, so)
 			s.lpDone()
-			if errLo == nil {
-				// the lower side is done before the deadline: its core
-				// searches for schedules too, on other windows
-				so := so
-				so.seed = 1 << 20
-				errLo = upperSide(ctx, in, M, rank, s, so)
-			}
 		}()
 		errHi = upperSide(ctx, in, M, rank, s, so)
 		wg.Wait()
@@ -299,7 +297,7 @@ func lowerSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		warm = r.prices
 		s.setSlope(pts)
 		s.mu.Lock()
-		s.lpServe = r.serve
+		s.lpServe, s.prices = r.serve, r.prices
 		s.mu.Unlock()
 		s.lpDone()
 		// the dual bound of these prices on the thresholds around tau:
@@ -524,6 +522,9 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	case <-ctx.Done():
 	}
 	windows, fails := so.windows, 0
+	wide := false          // a probe has failed: the wide stage from then on
+	var last time.Duration // the last wide probe's wall time that met its target
+	lpFirst := false       // a wide probe met it from the LP's rounding: the next start there
 	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()
 		if hi-lo <= 1 {
@@ -531,23 +532,34 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		}
 		tau := hi - 1
 		s.mu.Lock()
-		start, serve := s.best, s.lpServe
+		start, serve, prices := s.best, s.lpServe, s.prices
 		s.mu.Unlock()
 		s.count()
-		opt := defaultLNS()
-		opt.windows, opt.stall, opt.seed = windows, max(windows/4, 1), seed
+		t0 := time.Now()
 		var x []int64
 		var v int
 		var err error
-		if so.wide && fails > 0 {
-			x, v, err = wideScheduleAt(ctx, in, tau, M, start, serve, seed)
+		wide = wide || so.wide && fails > 0
+		if wide {
+			stuck := max(upperStuck, 2*last)
+			if lpFirst {
+				stuck = 0
+			}
+			var fromLP bool
+			x, v, fromLP, err = wideScheduleAt(ctx, in, tau, M, start, serve, prices, stuck, seed)
+			lpFirst = lpFirst || fromLP && v <= M
 		} else {
+			opt := defaultLNS()
+			opt.windows, opt.stall, opt.seed = windows, max(windows/4, 1), seed
 			x, v, err = scheduleAt(ctx, in, tau, M, start, serve, opt)
 		}
 		if err != nil {
 			return err
 		}
 		if v <= M {
+			if wide {
+				last = time.Since(t0)
+			}
 			s.achieve(Quantile(in, x, rank), x)
 			fails, windows = 0, max(so.windows, windows/2)
 			continue
@@ -559,6 +571,17 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	}
 	return nil
 }
+
+// upperStuck is the least time a wide probe of the upper side searches
+// from the best schedule before it starts again from the LP's rounding
+// at its threshold; twice the last probe's time that met its target when
+// that is longer. Near the end the search from the best schedule stalls a
+// pair or two short: on the embedded workload the probe at 1,281 tokens
+// stood one pair short for its last 40 of 65 s, where from the LP's
+// rounding at 1,279 the stage met the target in 36 s
+// (docs/tail-bounds.md, "The percentile's upper side starts again from
+// the LP").
+const upperStuck = 10 * time.Second
 
 // scheduleAt is a checked schedule at SLO tau and its violations: the
 // candidates start (nil: none) serves at tau, repaired and filled
@@ -581,20 +604,51 @@ func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []
 // wideScheduleAt is scheduleAt by the wide stage (lns_wide.go: the
 // narrow search and wide windows solved exactly, in turn, on every core)
 // instead of the narrow search alone, until at most M violations, ctx
-// (which must have a deadline) ends, or both neighbourhoods stall.
-func wideScheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, seed uint64) ([]int64, int, error) {
+// (which must have a deadline) ends, or both neighbourhoods stall. With
+// warm (LP prices, nil: none), a search from start that has not met the
+// target within stuck (at most half the time left; 0: no such search)
+// starts again from the rounding of the flow LP at tau, solved from warm
+// and steering the search by its values, for the time left. It returns
+// the schedule that serves more, its violations, and whether it came
+// from the LP's rounding.
+func wideScheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, warm *lpPrices, stuck time.Duration, seed uint64) ([]int64, int, bool, error) {
 	pr := reduce(in, tau)
 	served := pr.fromSchedule(start)
 	pr.improve(ctx, served)
 	target := in.K() - pr.always - M
-	if count(served) < target && len(pr.cands) > 0 {
+	opt := defaultLNS()
+	opt.windows, opt.stall = 0, max(opt.stall, 4*len(pr.cands))
+	opt.seed, opt.target = seed, target
+	if count(served) < target && len(pr.cands) > 0 && (warm == nil || stuck > 0) {
 		pr.warmLP(&Warm{LPServe: serve})
-		opt := defaultLNS()
-		opt.windows, opt.stall = 0, max(opt.stall, 4*len(pr.cands))
-		opt.seed, opt.target = seed, target
-		pr.wideStage(ctx, served, nil, opt)
+		sctx := ctx
+		if warm != nil {
+			dl, _ := ctx.Deadline()
+			var cancel context.CancelFunc
+			sctx, cancel = context.WithTimeout(ctx, min(stuck, time.Until(dl)/2))
+			defer cancel()
+		}
+		pr.wideStage(sctx, served, nil, opt)
 	}
-	return pr.checkedSchedule(served)
+	if count(served) >= target || len(pr.cands) == 0 || warm == nil || ctx.Err() != nil {
+		x, v, err := pr.checkedSchedule(served)
+		return x, v, false, err
+	}
+	q, r, rounded, _, err := lpProbe(ctx, in, tau, warm)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	fromLP := false
+	if !math.IsNaN(r.lp) && !r.exact && rounded != nil {
+		q.improve(ctx, rounded)
+		opt.seed++
+		q.wideStage(ctx, rounded, nil, opt)
+		if fromLP = count(rounded) > count(served); fromLP {
+			pr, served = q, rounded
+		}
+	}
+	x, v, err := pr.checkedSchedule(served)
+	return x, v, fromLP, err
 }
 
 // checkedSchedule is the schedule serving the candidates served (and
@@ -618,13 +672,19 @@ func (pr *problem) checkedSchedule(served []bool) ([]int64, int, error) {
 	return x, v, nil
 }
 
-// splitGainGuess is what the lower side expects the stretches at the
+// splitGainShare is what the lower side expects the stretches at the
 // LP's split to add to the LP's bound on violations at its first split
-// probe, before one has been measured (a guess: a probe that does not
-// prove is followed by one lower). On the embedded workload at 1,253
-// tokens the split of 333-row stretches added 56 (LP 3,626.1, bound
-// 3,682, 19 s on two cores).
-const splitGainGuess = 55
+// probe, before one has been measured, as a share of the LP's value (a
+// guess: a probe that does not prove is followed by one lower). The
+// split's gain grows with the instance, so a share of the LP carries
+// from one size to another better than a count: it added 1.62 % on the
+// embedded workload (58.0 at 1,265 tokens), 1.46 % at 10^5 turns (145 at
+// 1,249 and 144 at 1,259) and 1.35 % at 10^4 turns (13.3 at 1,002 and
+// 1,005), all at C = 131,072 tokens, B = 16. The guess is the largest
+// of these, rounded: the first split then proves where it is right and
+// costs one split that does not where it errs high (docs/tail-bounds.md,
+// "The percentile's upper side starts again from the LP").
+const splitGainShare = 0.016
 
 // splitGainSpread is how much more than the last split's gain over its
 // LP the next might add, violations: on the embedded workload the split
@@ -636,12 +696,20 @@ const splitGainSpread = 2
 // splitSide raises s.lo by the stretches' bound at the LP's split
 // (splitLower) while the context lasts. Each probe is at the largest τ
 // in (lo, hi) whose LP value, plus the gain the last split had over its
-// LP (splitGainGuess before any), exceeds M, found by bisecting the LPs
+// LP (splitGainShare of the LP before any), exceeds M, found by bisecting the LPs
 // (warm-started, cheap beside a split); so a proof moves on by the
 // margin it had and a failure comes back below it. A failure at lo + 1
 // ends the side.
 func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []lowerAt) error {
-	gain, measured := float64(splitGainGuess), false
+	var gain float64 // the last split's gain over its LP, once measured
+	measured := false
+	// expect is the gain expected at an LP of value lp
+	expect := func(lp float64) float64 {
+		if measured {
+			return gain
+		}
+		return splitGainShare * lp
+	}
 	var last time.Duration // the last split's wall time
 	for ctx.Err() == nil {
 		lo, hi := s.get()
@@ -659,7 +727,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 			if p.prices == nil && !p.exact {
 				return nil // cut short by ctx
 			}
-			if p.lp+gain >= float64(M)+1 {
+			if p.lp+expect(p.lp) >= float64(M)+1 {
 				a = m
 			} else {
 				b = m

@@ -21,8 +21,10 @@ import (
 // exhaustive fewest violations V(τ) — the LP's, and the weak dual of the
 // prices of an LP solved at another random threshold and of random
 // prices — and every schedule they build (the greedy fill, the LP's
-// rounding, the search from a schedule of another threshold) is
-// admissible with at least V(τ) violations, the count it claims.
+// rounding, the search from a schedule of another threshold, the wide
+// stage from it or from the LP's rounding) is admissible with at least
+// V(τ) violations, the count it claims (the wide stage's no more than its
+// start's, repaired).
 func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 	r := rand.New(rand.NewPCG(46, 90))
 	ctx := context.Background()
@@ -86,14 +88,26 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 				}
 				start = x
 			}
-			dctx, cancel := context.WithTimeout(ctx, time.Minute)
-			x, v, err := wideScheduleAt(dctx, in, tau, 0, start, at.serve, uint64(tau+2))
-			cancel()
+			// the wide stage: from start alone, from start then (cut
+			// at once) from the LP's rounding, from the rounding first;
+			// never worse than start repaired
+			repaired, _, err := scheduleAt(ctx, in, tau, 0, start, nil, lnsOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v < want || v != Count(in, x, tau) || in.CheckSchedule(x) != nil {
-				t.Fatalf("%v τ=%d: the wide stage's schedule with %d violations (counted %d), fewest %d", c, tau, v, Count(in, x, tau), want)
+			for _, w := range []struct {
+				warm  *lpPrices
+				stuck time.Duration
+			}{{nil, 0}, {other.prices, time.Nanosecond}, {other.prices, 0}} {
+				dctx, cancel := context.WithTimeout(ctx, time.Minute)
+				x, v, _, err := wideScheduleAt(dctx, in, tau, 0, start, at.serve, w.warm, w.stuck, uint64(tau+2))
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v < want || v != Count(in, x, tau) || in.CheckSchedule(x) != nil || v > Count(in, repaired, tau) {
+					t.Fatalf("%v τ=%d stuck %v: the wide stage's schedule with %d violations (counted %d), fewest %d, its start repaired %d", c, tau, w.stuck, v, Count(in, x, tau), want, Count(in, repaired, tau))
+				}
 			}
 		}
 	}

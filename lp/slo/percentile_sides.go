@@ -576,9 +576,10 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 // from the best schedule before it starts again from the LP's rounding
 // at its threshold; twice the last probe's time that met its target when
 // that is longer. Near the end the search from the best schedule stalls a
-// pair or two short: on the embedded workload the probe at 1,281 tokens
-// stood one pair short for its last 40 of 65 s, where from the LP's
-// rounding at 1,279 the stage met the target in 36 s
+// pair or two short: on the embedded workload the probe at 1,280 tokens
+// came within a pair of its target after 45 s and stood there for its
+// last 27 s of 72, where from the LP's rounding at 1,279 the stage met
+// the target in 36 s
 // (docs/tail-bounds.md, "The percentile's upper side starts again from
 // the LP").
 const upperStuck = 10 * time.Second

@@ -590,16 +590,24 @@ const upperStuck = 10 * time.Second
 // by serve (the LP's values by turn, nil: none) until at most M
 // violations.
 func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, opt lnsOptions) ([]int64, int, error) {
-	pr := reduce(in, tau)
-	served := pr.fromSchedule(start)
-	pr.improve(ctx, served)
-	target := in.K() - pr.always - M
+	pr, served, target := startAt(ctx, in, tau, M, start)
 	if opt.windows > 0 && count(served) < target && len(pr.cands) > 0 {
 		pr.warmLP(&Warm{LPServe: serve})
 		opt.target = target
 		pr.lns(ctx, served, nil, nil, opt)
 	}
 	return pr.checkedSchedule(served)
+}
+
+// startAt is a schedule probe's start at SLO tau: the problem, the
+// candidates start (nil: none) serves there, repaired and filled
+// greedily, and the candidates a schedule with at most M violations
+// serves.
+func startAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64) (*problem, []bool, int) {
+	pr := reduce(in, tau)
+	served := pr.fromSchedule(start)
+	pr.improve(ctx, served)
+	return pr, served, in.K() - pr.always - M
 }
 
 // wideScheduleAt is scheduleAt by the wide stage (lns_wide.go: the
@@ -613,10 +621,7 @@ func scheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []
 // the schedule that serves more, its violations, and whether it came
 // from the LP's rounding.
 func wideScheduleAt(ctx context.Context, in *lp.Instance, tau int64, M int, start []int64, serve []float64, warm *lpPrices, stuck time.Duration, seed uint64) ([]int64, int, bool, error) {
-	pr := reduce(in, tau)
-	served := pr.fromSchedule(start)
-	pr.improve(ctx, served)
-	target := in.K() - pr.always - M
+	pr, served, target := startAt(ctx, in, tau, M, start)
 	opt := defaultLNS()
 	opt.windows, opt.stall = 0, max(opt.stall, 4*len(pr.cands))
 	opt.seed, opt.target = seed, target

@@ -579,9 +579,8 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 // pair or two short: on the embedded workload the probe at 1,280 tokens
 // came within a pair of its target after 45 s and stood there for its
 // last 27 s of 72, where from the LP's rounding at 1,279 the stage met
-// the target in 36 s
-// (docs/tail-bounds.md, "The percentile's upper side starts again from
-// the LP").
+// the target in 36 s (docs/tail-bounds.md, "The percentile's upper side
+// starts again from the LP").
 const upperStuck = 10 * time.Second
 
 // scheduleAt is a checked schedule at SLO tau and its violations: the
@@ -702,19 +701,19 @@ const splitGainSpread = 2
 // splitSide raises s.lo by the stretches' bound at the LP's split
 // (splitLower) while the context lasts. Each probe is at the largest τ
 // in (lo, hi) whose LP value, plus the gain the last split had over its
-// LP (splitGainShare of the LP before any), exceeds M, found by bisecting the LPs
-// (warm-started, cheap beside a split); so a proof moves on by the
-// margin it had and a failure comes back below it. A failure at lo + 1
-// ends the side.
+// LP (splitGainShare of the LP before any), exceeds M, found by
+// bisecting the LPs (warm-started, cheap beside a split); so a proof
+// moves on by the margin it had and a failure comes back below it. A
+// failure at lo + 1 ends the side.
 func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []lowerAt) error {
 	var gain float64 // the last split's gain over its LP, once measured
 	measured := false
-	// expect is the gain expected at an LP of value lp
-	expect := func(lp float64) float64 {
+	// expect is the gain expected over an LP of value v
+	expect := func(v float64) float64 {
 		if measured {
 			return gain
 		}
-		return splitGainShare * lp
+		return splitGainShare * v
 	}
 	var last time.Duration // the last split's wall time
 	for ctx.Err() == nil {

@@ -57,10 +57,10 @@ const probeLNSWindows = DefaultLNSWindows / 4
 // and with a Backend by the stretches' bound just above it; the upper one
 // by the greedy fill bisected over τ and the large-neighbourhood search
 // one token below the best schedule's own percentile, stopped as soon as
-// it serves enough pairs. With a deadline the two run at once, one per
-// core, the stretches are the SLO solve's at scale (the LP's split and
-// steps on the shares) and the search, once a probe fails, its wide
-// stage.
+// it serves enough pairs. With a deadline the two run at once, the
+// stretches are the SLO solve's at scale (the LP's split and steps on the
+// shares) and the search, once a probe fails, its wide stage on every
+// core, started again from the LP's rounding when it stalls.
 func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*PercentileResult, error) {
 	return PercentileOf(ctx, in, objective.Objective{Kind: objective.Percentile, Q: q}, opt)
 }

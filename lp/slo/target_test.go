@@ -49,14 +49,15 @@ func TestLNSParallelStopsAtTarget(t *testing.T) {
 		t.Fatalf("%d candidates, fewer than the %d of the search on several cores", len(pr.cands), parallelMinCandidates)
 	}
 	before := count(served)
+	const more = 3
 	opt := defaultLNS()
-	opt.windows, opt.target = 0, before+3
+	opt.windows, opt.target = 0, before+more
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pr.lnsParallel(ctx, served, nil, opt, 2)
 	checkNeverWorse(t, pr, served, before)
 	if ctx.Err() != nil {
-		t.Fatalf("the search ran to its time limit for %d pairs", 3)
+		t.Fatalf("the search ran to its time limit for %d pairs", more)
 	}
 	if got := count(served); got < opt.target || got > opt.target+2*maxFreeCap {
 		t.Fatalf("served %d with a target of %d", got, opt.target)

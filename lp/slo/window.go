@@ -273,9 +273,11 @@ func (ws *windowSolver) dfs(k, cnt int, area int64, lag float64) {
 	}
 	// lag + suffix[k] bounds the items of order[k:] that fit (a
 	// Lagrangian bound; 10^−6 absorbs floating-point rounding, which
-	// only loosens it)
-	lb := int(math.Floor(lag + ws.suffix[k] + 1e-6))
-	if b := cnt + min(lb, ws.bound(k)); b < ws.bestCount || b == ws.bestCount && area >= ws.bestArea {
+	// only loosens it). The node is pruned when either bound prunes it,
+	// so the segments' bound (linear in the undecided items) is computed
+	// only when the Lagrangian one, in constant time, leaves it open.
+	pruned := func(b int) bool { return b < ws.bestCount || b == ws.bestCount && area >= ws.bestArea }
+	if lb := int(math.Floor(lag + ws.suffix[k] + 1e-6)); pruned(cnt+lb) || pruned(cnt+ws.bound(k)) {
 		return
 	}
 	i := ws.order[k]

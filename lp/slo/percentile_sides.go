@@ -721,11 +721,25 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		if hi-lo <= 1 {
 			return nil
 		}
-		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1
+		if measured && !stepsFit(ctx, last) {
+			// with no time for steps after a split, one as strong as the
+			// last that would not prove even lo + 1 (the LP's value never
+			// increases with τ) leaves the time to the schedules
+			p, _, err := lpAt(ctx, in, lo+1, &pts)
+			if err != nil || (p.prices == nil && !p.exact) {
+				return err
+			}
+			if p.lp+gain+splitGainSpread < float64(M)+1 {
+				return nil
+			}
+		}
+		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1;
+		// solved is its LP's problem when the bisection solved it
 		a, b := lo, hi
+		var solved *solvedLP
 		for b-a > 1 && ctx.Err() == nil {
-			m := a + (b-a)/2
-			p, err := lpAt(ctx, in, m, &pts)
+			m := splitGuess(pts, a, b, func(p lowerAt) float64 { return p.lp + expect(p.lp) }, float64(M)+1)
+			p, sol, err := lpAt(ctx, in, m, &pts)
 			if err != nil {
 				return err
 			}
@@ -733,21 +747,18 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 				return nil // cut short by ctx
 			}
 			if p.lp+expect(p.lp) >= float64(M)+1 {
-				a = m
+				a, solved = m, sol
 			} else {
 				b = m
 			}
 		}
 		tau := max(a, lo+1)
-		p, err := lpAt(ctx, in, tau, &pts)
+		p, sol, err := lpAt(ctx, in, tau, &pts)
 		if err != nil || (p.prices == nil && !p.exact) {
 			return err
 		}
-		if measured && p.lp+gain+splitGainSpread < float64(M)+1 && !stepsFit(ctx, last) {
-			// not even at lo + 1 would a split as strong as the last
-			// prove it, and there is no time for steps after it: leave
-			// the time to the schedules
-			return nil
+		if sol != nil || tau != a {
+			solved = sol
 		}
 		if p.exact {
 			// no candidates: the LP's count is V(τ) itself
@@ -760,7 +771,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		s.count()
 		sctx, cancel := splitContext(ctx, last)
 		t0 := time.Now()
-		r, err := splitLower(sctx, in, tau, M, p.prices)
+		r, err := splitLower(sctx, in, tau, M, p.prices, solved)
 		cancel()
 		last = time.Since(t0)
 		if err != nil {
@@ -777,6 +788,34 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		gain, measured = float64(r.lower)-r.lp, true
 	}
 	return nil
+}
+
+// splitGuess is where splitSide's search for the largest τ with
+// val(LP(τ)) ≥ need next solves an LP in (a, b), a known to pass and b
+// not: where the line through the solved LPs nearest a that passes (at
+// or below it) and nearest b that does not (at or above it) crosses need,
+// rounded down (the LP's value moves almost linearly in τ over tens of
+// tokens, so that the guess and the token above it are usually the last
+// two LPs); the midpoint without both.
+func splitGuess(pts []lowerAt, a, b int64, val func(lowerAt) float64, need float64) int64 {
+	var below, above *lowerAt
+	for i := range pts {
+		p := &pts[i]
+		if p.prices == nil && !p.exact {
+			continue
+		}
+		if v := val(*p); p.tau <= a && v >= need && (below == nil || p.tau > below.tau) {
+			below = p
+		} else if p.tau >= b && v < need && (above == nil || p.tau < above.tau) {
+			above = p
+		}
+	}
+	m := a + (b-a)/2
+	if below != nil && above != nil {
+		vb, va := val(*below), val(*above)
+		m = below.tau + int64(math.Floor((vb-need)/(vb-va)*float64(above.tau-below.tau)))
+	}
+	return min(max(m, a+1), b-1)
 }
 
 // stepsFit reports whether ctx leaves the time for a split of about last
@@ -802,28 +841,43 @@ func splitContext(ctx context.Context, last time.Duration) (context.Context, con
 	return context.WithCancel(ctx)
 }
 
+// solvedLP is a flow LP solved at r.tau: the problem reduced there, the
+// result (r.prices set: it finished) and the LP's bound on the pairs
+// served per component.
+type solvedLP struct {
+	pr *problem
+	r  lowerAt
+	ub []int
+}
+
 // lpAt is the LP at tau from *pts (the LPs solved, by τ), solving and
 // inserting it from the nearest solved LP's prices when it is not there
-// (the LP alone: the split side needs no rounding).
-func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowerAt, error) {
+// (the LP alone: the split side needs no rounding). When it solved the
+// LP to the end, solved is that solve, for splitLower to start from (at
+// 36,392 turns an LP takes 1.5–3 s of both cores, and the split is
+// usually at a τ the bisection has just solved).
+func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowerAt, *solvedLP, error) {
 	var warm *lpPrices
 	var near int64 = math.MaxInt64
 	for _, p := range *pts {
 		if p.tau == tau {
-			return p, nil
+			return p, nil, nil
 		}
 		if d := max(p.tau-tau, tau-p.tau); p.prices != nil && d < near {
 			warm, near = p.prices, d
 		}
 	}
-	_, r, _, _, err := lpProbe(ctx, in, tau, warm)
+	pr, r, _, ub, err := lpProbe(ctx, in, tau, warm)
 	if err != nil {
-		return r, err
+		return r, nil, err
 	}
 	if r.prices != nil || r.exact {
 		*pts = insertLower(*pts, r)
 	}
-	return r, nil
+	if r.prices == nil {
+		return r, nil, nil
+	}
+	return r, &solvedLP{pr: pr, r: r, ub: ub}, nil
 }
 
 // splitLower is a certified lower bound on V(tau): the LP at tau started
@@ -834,11 +888,20 @@ func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowe
 // stretch cut short answers the bound of its open nodes, and no step
 // begins without the time to end, so the bound holds whenever ctx ends).
 // r.lp is NaN when the LP was cut short; r.lower is then its weak dual's
-// bound.
-func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices) (lowerAt, error) {
-	pr, r, _, ub, err := lpProbe(ctx, in, tau, warm)
-	if err != nil || r.exact || math.IsNaN(r.lp) {
-		return r, err
+// bound. A solved LP at tau (nil: none) is used instead of solving it
+// again, and is consumed (its problem and bounds are changed).
+func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices, solved *solvedLP) (lowerAt, error) {
+	var pr *problem
+	var r lowerAt
+	var ub []int
+	if solved != nil && solved.r.tau == tau {
+		pr, r, ub = solved.pr, solved.r, solved.ub
+	} else {
+		var err error
+		pr, r, _, ub, err = lpProbe(ctx, in, tau, warm)
+		if err != nil || r.exact || math.IsNaN(r.lp) {
+			return r, err
+		}
 	}
 	var runs []*scaleRun
 	members := pr.members()

@@ -66,10 +66,22 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 					t.Fatalf("%v τ=%d: dual bound %d above the fewest violations %d", c, tau, d, want)
 				}
 			}
-			if sp, err := splitLower(ctx, in, tau, 0, other.prices); err != nil {
+			sp, err := splitLower(ctx, in, tau, 0, other.prices, nil)
+			if err != nil {
 				t.Fatal(err)
 			} else if sp.lower > want || sp.lower < at.lower && !math.IsNaN(sp.lp) {
 				t.Fatalf("%v τ=%d: the split's bound %d, the LP's %d, fewest violations %d", c, tau, sp.lower, at.lower, want)
+			}
+			// from the LP lpAt solved, the same bound as solving it again
+			var pts []lowerAt
+			if _, solved, err := lpAt(ctx, in, tau, &pts); err != nil {
+				t.Fatal(err)
+			} else if solved != nil {
+				if again, err := splitLower(ctx, in, tau, 0, nil, solved); err != nil {
+					t.Fatal(err)
+				} else if again.lower != sp.lower {
+					t.Fatalf("%v τ=%d: the split from the LP already solved bounds %d, from its own LP %d", c, tau, again.lower, sp.lower)
+				}
 			}
 			if at.schedule != nil {
 				if v := Count(in, at.schedule, tau); v < want || in.CheckSchedule(at.schedule) != nil {
@@ -233,5 +245,32 @@ func TestPercentileSidesConcurrent(t *testing.T) {
 			}
 		}
 		t.Logf("seed %d: one after the other [%d, %d] (%d probes), at once [%d, %d] (%d probes)", seed, seq.Lower, seq.Upper, seq.Probes, par.Lower, par.Upper, par.Probes)
+	}
+}
+
+// TestSplitGuess: the guess lies strictly inside the bracket, at the
+// midpoint without solved LPs on both sides, and where the line through
+// them crosses the need otherwise (LP values 110 at τ = 10 and 90 at
+// τ = 30 cross 101.5 at τ = 18.5, rounded down to 18).
+func TestSplitGuess(t *testing.T) {
+	val := func(p lowerAt) float64 { return p.lp }
+	p := func(tau int64, lp float64) lowerAt { return lowerAt{tau: tau, lp: lp, exact: true} }
+	for _, c := range []struct {
+		name string
+		pts  []lowerAt
+		a, b int64
+		want int64
+	}{
+		{"none", nil, 0, 40, 20},
+		{"one side", []lowerAt{p(10, 110)}, 10, 40, 25},
+		{"line", []lowerAt{p(10, 110), p(30, 90)}, 10, 30, 18},
+		{"line beyond the bracket", []lowerAt{p(10, 110), p(30, 90)}, 12, 20, 18},
+		{"clamped up", []lowerAt{p(10, 110), p(30, 90)}, 19, 25, 20},
+		{"clamped down", []lowerAt{p(10, 110), p(30, 90)}, 10, 15, 14},
+		{"unfinished LPs ignored", []lowerAt{p(10, 110), {tau: 12, lp: math.NaN()}, p(30, 90)}, 10, 30, 18},
+	} {
+		if got := splitGuess(c.pts, c.a, c.b, val, 101.5); got != c.want {
+			t.Errorf("%s: splitGuess in (%d, %d) = %d, want %d", c.name, c.a, c.b, got, c.want)
+		}
 	}
 }

@@ -701,10 +701,11 @@ const splitGainSpread = 2
 // splitSide raises s.lo by the stretches' bound at the LP's split
 // (splitLower) while the context lasts. Each probe is at the largest τ
 // in (lo, hi) whose LP value, plus the gain the last split had over its
-// LP (splitGainShare of the LP before any), exceeds M, found by
-// bisecting the LPs (warm-started, cheap beside a split); so a proof
-// moves on by the margin it had and a failure comes back below it. A
-// failure at lo + 1 ends the side.
+// LP (splitGainShare of the LP before any), exceeds M, found by a
+// search over the LPs that guesses by a line (splitGuess; an LP is cheap
+// beside a split), and the split starts from that LP when this round
+// solved it; so a proof moves on by the margin it had and a failure
+// comes back below it. A failure at lo + 1 ends the side.
 func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []lowerAt) error {
 	var gain float64 // the last split's gain over its LP, once measured
 	measured := false
@@ -721,20 +722,30 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		if hi-lo <= 1 {
 			return nil
 		}
+		// first is the LP this round solved at lo + 1, if it did; pick
+		// is the LP this round solved at tau (sol when lpAt just did)
+		var first *solvedLP
+		pick := func(tau int64, sol *solvedLP) *solvedLP {
+			if sol == nil && first != nil && first.r.tau == tau {
+				return first
+			}
+			return sol
+		}
 		if measured && !stepsFit(ctx, last) {
 			// with no time for steps after a split, one as strong as the
 			// last that would not prove even lo + 1 (the LP's value never
 			// increases with τ) leaves the time to the schedules
-			p, _, err := lpAt(ctx, in, lo+1, &pts)
+			p, sol, err := lpAt(ctx, in, lo+1, &pts)
 			if err != nil || (p.prices == nil && !p.exact) {
 				return err
 			}
 			if p.lp+gain+splitGainSpread < float64(M)+1 {
 				return nil
 			}
+			first = sol
 		}
 		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1;
-		// solved is its LP's problem when the bisection solved it
+		// solved is its LP's problem when this round solved it
 		a, b := lo, hi
 		var solved *solvedLP
 		for b-a > 1 && ctx.Err() == nil {
@@ -747,7 +758,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 				return nil // cut short by ctx
 			}
 			if p.lp+expect(p.lp) >= float64(M)+1 {
-				a, solved = m, sol
+				a, solved = m, pick(m, sol)
 			} else {
 				b = m
 			}
@@ -758,7 +769,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 			return err
 		}
 		if sol != nil || tau != a {
-			solved = sol
+			solved = pick(tau, sol)
 		}
 		if p.exact {
 			// no candidates: the LP's count is V(τ) itself
@@ -854,8 +865,8 @@ type solvedLP struct {
 // inserting it from the nearest solved LP's prices when it is not there
 // (the LP alone: the split side needs no rounding). When it solved the
 // LP to the end, solved is that solve, for splitLower to start from (at
-// 36,392 turns an LP takes 1.5–3 s of both cores, and the split is
-// usually at a τ the bisection has just solved).
+// 36,392 turns an LP takes 0.7–3.2 s on both cores, and the split is
+// usually at a τ the search has just solved).
 func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowerAt, *solvedLP, error) {
 	var warm *lpPrices
 	var near int64 = math.MaxInt64

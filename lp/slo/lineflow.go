@@ -58,6 +58,10 @@ type lineFlow struct {
 	seen []int32 // per node, the pass that reached it
 	pass int32
 	heap []heapEntry
+	// the distance being settled, and the nodes settled at it whose
+	// arcs are still to scan
+	level int64
+	zero  []int32
 	// valid: the state is an optimal flow for its fixings
 	valid bool
 	// big: some demand exceeds an int32, so snapshots keep int64 flows
@@ -364,41 +368,34 @@ func (lf *lineFlow) augment() (int64, error) {
 		}
 	}
 	t := int32(-1)
+	var D int64 // t's distance
+search:
 	for len(lf.heap) > 0 {
 		u := lf.popMin()
 		if u < 0 {
 			continue
 		}
-		if lf.ex[u] < 0 {
-			t = u
-			break
-		}
-		du := lf.dist[u]
-		pu := lf.pi[u]
-		if j := u; int(j) < len(lf.s) && lf.s[j] < m.segCap[j] {
-			lf.relax(j+1, du+pu-lf.pi[j+1], 4*j+segFwd)
-		}
-		if j := u - 1; j >= 0 && lf.s[j] > 0 {
-			lf.relax(j, du+pu-lf.pi[j], 4*j+segBack)
-		}
-		for _, i := range lf.byLo[lf.loStart[u]:lf.loStart[u+1]] {
-			if lf.arc(i) && lf.f[i] < m.d[i] {
-				v := m.hi[i]
-				lf.relax(v, du-lf.w[i]+pu-lf.pi[v], 4*i+memFwd)
+		// u and every node its arcs of reduced cost 0 reach are at u's
+		// distance: they settle without the heap (in an optimal flow
+		// every arc residual both ways, such as a segment neither empty
+		// nor full, has reduced cost 0, so these are most of the nodes)
+		D = lf.dist[u]
+		lf.level = D
+		lf.dist[u] = -1 - D
+		lf.zero = append(lf.zero[:0], u)
+		for len(lf.zero) > 0 {
+			u := lf.zero[len(lf.zero)-1]
+			lf.zero = lf.zero[:len(lf.zero)-1]
+			if lf.ex[u] < 0 {
+				t = u
+				break search
 			}
+			lf.scan(u, D)
 		}
-		for _, i := range lf.byHi[lf.hiStart[u]:lf.hiStart[u+1]] {
-			if lf.arc(i) && lf.f[i] > 0 {
-				v := m.lo[i]
-				lf.relax(v, du+lf.w[i]+pu-lf.pi[v], 4*i+memBack)
-			}
-		}
-		lf.dist[u] = -1 - du // settled (decoded below)
 	}
 	if t < 0 {
 		return 0, errInfeasible
 	}
-	D := lf.dist[t]
 	// the path's capacity
 	amt := -lf.ex[t]
 	v := t
@@ -452,7 +449,32 @@ func (lf *lineFlow) augment() (int64, error) {
 	return amt, nil
 }
 
-// reach records node v at distance d through arc code c (−1: a source).
+// scan relaxes the residual arcs out of node u, settled at distance du.
+func (lf *lineFlow) scan(u int32, du int64) {
+	m := lf.m
+	pu := lf.pi[u]
+	if j := u; int(j) < len(lf.s) && lf.s[j] < m.segCap[j] {
+		lf.relax(j+1, du+pu-lf.pi[j+1], 4*j+segFwd)
+	}
+	if j := u - 1; j >= 0 && lf.s[j] > 0 {
+		lf.relax(j, du+pu-lf.pi[j], 4*j+segBack)
+	}
+	for _, i := range lf.byLo[lf.loStart[u]:lf.loStart[u+1]] {
+		if lf.arc(i) && lf.f[i] < m.d[i] {
+			v := m.hi[i]
+			lf.relax(v, du-lf.w[i]+pu-lf.pi[v], 4*i+memFwd)
+		}
+	}
+	for _, i := range lf.byHi[lf.hiStart[u]:lf.hiStart[u+1]] {
+		if lf.arc(i) && lf.f[i] > 0 {
+			v := m.lo[i]
+			lf.relax(v, du+lf.w[i]+pu-lf.pi[v], 4*i+memBack)
+		}
+	}
+}
+
+// reach records node v at distance d through arc code c (−1: a source)
+// and puts it on the heap.
 func (lf *lineFlow) reach(v int32, d int64, c int32) {
 	lf.seen[v] = lf.pass
 	lf.dist[v] = d
@@ -460,15 +482,23 @@ func (lf *lineFlow) reach(v int32, d int64, c int32) {
 	lf.push(v)
 }
 
-// relax reaches v at distance d through arc code c when that is nearer.
+// relax reaches v at distance d through arc code c when that is nearer:
+// settled at once, onto the zero stack, when d is the distance being
+// settled (lf.level; the arc's reduced cost is 0), on the heap otherwise.
 func (lf *lineFlow) relax(v int32, d int64, c int32) {
-	if lf.seen[v] != lf.pass {
-		lf.reach(v, d, c)
+	if lf.seen[v] == lf.pass {
+		if x := lf.dist[v]; x < 0 || d >= x {
+			return
+		}
+	}
+	if d == lf.level {
+		lf.seen[v] = lf.pass
+		lf.dist[v] = -1 - d
+		lf.prev[v] = c
+		lf.zero = append(lf.zero, v)
 		return
 	}
-	if x := lf.dist[v]; x >= 0 && d < x {
-		lf.reach(v, d, c)
-	}
+	lf.reach(v, d, c)
 }
 
 // heapEntry is a node on Dijkstra's heap with its distance when pushed.

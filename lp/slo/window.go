@@ -282,17 +282,20 @@ func (ws *windowSolver) dfs(k, cnt int, area int64, lag float64) {
 	}
 	i := ws.order[k]
 	it := ws.items[i]
+	// take it where it fits, in one pass (giving back what it took
+	// where it does not)
 	fits := true
-	for _, s := range ws.cover[i] {
+	for x, s := range ws.cover[i] {
 		if ws.rem[s] < it.d {
+			for _, s := range ws.cover[i][:x] {
+				ws.rem[s] += it.d
+			}
 			fits = false
 			break
 		}
+		ws.rem[s] -= it.d
 	}
 	if fits {
-		for _, s := range ws.cover[i] {
-			ws.rem[s] -= it.d
-		}
 		ws.pick[i] = true
 		ws.dfs(k+1, cnt+1, area+it.w, lag-float64(it.d)*ws.lamItem[i])
 		ws.pick[i] = false

@@ -32,7 +32,12 @@ func TestTimeLimitRange(t *testing.T) {
 			})
 		}
 		for _, good := range []string{"0", "0.001", "60"} {
-			if code, _, errs := runCLI(append(args, "--time-limit", good)...); code != 0 {
+			code, _, errs := runCLI(append(args, "--time-limit", good)...)
+			// 1 ms is accepted, but a loaded machine may not finish the
+			// solve in it: the one failure allowed is the limit itself
+			// reached, never the flag refused
+			reached := good == "0.001" && strings.Contains(errs, "time-limit") && !strings.Contains(errs, "flag --time-limit")
+			if code != 0 && !reached {
 				t.Errorf("%s --time-limit %s: exit %d: %s", name, good, code, errs)
 			}
 		}

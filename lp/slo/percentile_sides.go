@@ -515,7 +515,10 @@ func greedyBisect(ctx context.Context, in *lp.Instance, M, rank int, s *sideStat
 // upperSide lowers s.hi by the
 // large-neighbourhood search at one token below the best schedule's
 // percentile until it fails so.maxFails times in a row (each failure
-// doubles its budget of windows, each success halves it).
+// doubles its budget of windows, each success halves it). Once a probe
+// has failed (so.wide: the wide stage from then on), the thresholds come
+// from descent: a jump further below starts from the LP's rounding there
+// for a bounded time, and one that misses is not counted as a failure.
 func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, so sideOptions) error {
 	select {
 	case <-s.firstLP:
@@ -525,6 +528,7 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	wide := false          // a probe has failed: the wide stage from then on
 	var last time.Duration // the last wide probe's wall time that met its target
 	lpFirst := false       // a wide probe met it from the LP's rounding: the next start there
+	d := descent{jump: 1}  // the wide stage's thresholds
 	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()
 		if hi-lo <= 1 {
@@ -540,7 +544,18 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		var v int
 		var err error
 		wide = wide || so.wide && fails > 0
-		if wide {
+		jumped := false
+		if wide && prices != nil {
+			tau = d.next(lo, hi)
+			jumped = tau < hi-1
+		}
+		if jumped {
+			// from the LP's rounding at tau, for at most the time a
+			// probe at hi − 1 searches from the best schedule first
+			jctx, cancel := context.WithTimeout(ctx, max(upperStuck, 2*last))
+			x, v, _, err = wideScheduleAt(jctx, in, tau, M, start, serve, prices, 0, seed)
+			cancel()
+		} else if wide {
 			stuck := max(upperStuck, 2*last)
 			if lpFirst {
 				stuck = 0
@@ -559,9 +574,15 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		if v <= M {
 			if wide {
 				last = time.Since(t0)
+				d.met()
 			}
 			s.achieve(Quantile(in, x, rank), x)
 			fails, windows = 0, max(so.windows, windows/2)
+			continue
+		}
+		if jumped {
+			// not a failure of the side: the next probe is nearer hi
+			d.miss()
 			continue
 		}
 		// at most so.windows·2^(maxFails−1): failures and successes in
@@ -571,6 +592,42 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	}
 	return nil
 }
+
+// descent chooses the thresholds of the upper side's wide probes: an
+// exponential search below the best schedule's percentile hi, then a
+// binary one. The first wide probe is at hi − 1; each that meets its
+// target doubles the distance of the next below the new hi, until a
+// jump (a probe more than one token below hi) misses, which halves it;
+// from then on it only halves, down to the walk one token at a time. A
+// jump starts from the flow LP's rounding at its threshold, whose search
+// time does not grow with the distance from hi: on the embedded workload
+// from the LP's rounding at 1,284, 1,282 and 1,280 tokens, alone on both
+// cores, the wide stage met its target in 4.1–4.4, 5.7–9.9 and 7.7–27.1 s
+// (three seeds each), where the walk from 1,291 took 20–30 s to 1,284 and
+// 60–90 s to 1,280 (docs/tail-bounds.md, "The upper side jumps").
+type descent struct {
+	jump   int64 // the next probe's distance below hi, tokens (≥ 1)
+	missed bool  // a jump has missed: jump no longer doubles
+}
+
+// next is the next probe's threshold: jump below hi when that is above
+// lo, else hi − 1 (hi − lo ≥ 2).
+func (d *descent) next(lo, hi int64) int64 {
+	if hi-d.jump > lo {
+		return hi - d.jump
+	}
+	return hi - 1
+}
+
+// met records a probe that met its target.
+func (d *descent) met() {
+	if !d.missed {
+		d.jump *= 2
+	}
+}
+
+// missed records a jump that missed its target.
+func (d *descent) miss() { d.jump, d.missed = max(1, d.jump/2), true }
 
 // upperStuck is the least time a wide probe of the upper side searches
 // from the best schedule before it starts again from the LP's rounding

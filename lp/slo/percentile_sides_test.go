@@ -281,3 +281,44 @@ func TestSplitGuess(t *testing.T) {
 		}
 	}
 }
+
+// TestDescent: the wide probes' thresholds below hi, worked by hand. The
+// distance doubles after each probe that meets its target (1, 2, 4, 8)
+// until a jump misses; then it halves on each miss (8 → 4 → 2 → 1) and
+// no longer grows; a jump that would reach lo or below is a probe at
+// hi − 1 instead.
+func TestDescent(t *testing.T) {
+	type step struct {
+		lo, hi int64
+		want   int64 // next(lo, hi)
+		met    bool  // the probe met its target (else it missed)
+	}
+	for _, c := range []struct {
+		name  string
+		steps []step
+	}{
+		{"doubling", []step{{1200, 1291, 1290, true}, {1200, 1290, 1288, true}, {1200, 1288, 1284, true}, {1200, 1284, 1276, true}, {1200, 1276, 1260, true}}},
+		{"a miss halves and stops the doubling", []step{
+			{1200, 1291, 1290, true}, {1200, 1290, 1288, true}, {1200, 1288, 1284, true},
+			{1200, 1284, 1276, false}, // jump 8 missed: 4
+			{1200, 1284, 1280, true},  // stays 4
+			{1200, 1280, 1276, false}, // 2
+			{1200, 1280, 1278, false}, // 1
+			{1200, 1280, 1279, true}, {1200, 1279, 1278, false}, {1200, 1279, 1278, true},
+		}},
+		{"not down to lo", []step{{1270, 1280, 1279, true}, {1270, 1279, 1277, true}, {1270, 1277, 1273, true}, {1270, 1273, 1272, true}}},
+	} {
+		d := descent{jump: 1}
+		for i, s := range c.steps {
+			if got := d.next(s.lo, s.hi); got != s.want {
+				t.Fatalf("%s, step %d: next(%d, %d) = %d, want %d", c.name, i, s.lo, s.hi, got, s.want)
+			}
+			switch {
+			case s.met:
+				d.met()
+			case s.want < s.hi-1:
+				d.miss()
+			}
+		}
+	}
+}

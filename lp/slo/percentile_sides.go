@@ -529,6 +529,11 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	var last time.Duration // the last wide probe's wall time that met its target
 	lpFirst := false       // a wide probe met it from the LP's rounding: the next start there
 	d := descent{jump: 1}  // the wide stage's thresholds
+	// near is the last missed jump's schedule: its violations at any
+	// threshold above the jump's are at most the few it missed by, so
+	// until a probe meets its target it is the start wherever it has
+	// fewer violations than the best schedule
+	var near []int64
 	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()
 		if hi-lo <= 1 {
@@ -549,15 +554,24 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 			tau = d.next(lo, hi)
 			jumped = tau < hi-1
 		}
+		fromNear := near != nil && (start == nil || Count(in, near, tau) < Count(in, start, tau))
+		if fromNear {
+			start = near
+		}
 		if jumped {
-			// from the LP's rounding at tau, for at most the time a
-			// probe at hi − 1 searches from the best schedule first
+			// from the LP's rounding at tau (from near first, when it
+			// is the start), for at most the time a probe at hi − 1
+			// searches from the best schedule before the LP
+			var stuck time.Duration
+			if fromNear {
+				stuck = max(upperStuck, 2*last)
+			}
 			jctx, cancel := context.WithTimeout(ctx, max(upperStuck, 2*last))
-			x, v, _, err = wideScheduleAt(jctx, in, tau, M, start, serve, prices, 0, seed)
+			x, v, _, err = wideScheduleAt(jctx, in, tau, M, start, serve, prices, stuck, seed)
 			cancel()
 		} else if wide {
 			stuck := max(upperStuck, 2*last)
-			if lpFirst {
+			if lpFirst && !fromNear {
 				stuck = 0
 			}
 			var fromLP bool
@@ -576,6 +590,7 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 				last = time.Since(t0)
 				d.met()
 			}
+			near = nil
 			s.achieve(Quantile(in, x, rank), x)
 			fails, windows = 0, max(so.windows, windows/2)
 			continue
@@ -583,6 +598,7 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 		if jumped {
 			// not a failure of the side: the next probe is nearer hi
 			d.miss()
+			near = x
 			continue
 		}
 		// at most so.windows·2^(maxFails−1): failures and successes in

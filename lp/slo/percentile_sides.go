@@ -530,9 +530,10 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 	lpFirst := false       // a wide probe met it from the LP's rounding: the next start there
 	d := descent{jump: 1}  // the wide stage's thresholds
 	// near is the last missed jump's schedule: its violations at any
-	// threshold above the jump's are at most the few it missed by, so
-	// until a probe meets its target it is the start wherever it has
-	// fewer violations than the best schedule
+	// threshold above the jump's are at most the few it missed by, so it
+	// is the start wherever it has fewer violations than the best
+	// schedule (at its own threshold, after the best has come down to
+	// one token above it, too)
 	var near []int64
 	for seed := so.seed + 1; ctx.Err() == nil && fails < so.maxFails; seed++ {
 		lo, hi := s.get()
@@ -590,14 +591,13 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 				last = time.Since(t0)
 				d.met()
 			}
-			near = nil
 			s.achieve(Quantile(in, x, rank), x)
 			fails, windows = 0, max(so.windows, windows/2)
 			continue
 		}
 		if jumped {
 			// not a failure of the side: the next probe is nearer hi
-			d.miss()
+			d.miss(tau)
 			near = x
 			continue
 		}
@@ -618,19 +618,28 @@ func upperSide(ctx context.Context, in *lp.Instance, M, rank int, s *sideState, 
 // jump starts from the flow LP's rounding at its threshold, whose search
 // time does not grow with the distance from hi: on the embedded workload
 // from the LP's rounding at 1,284, 1,282 and 1,280 tokens, alone on both
-// cores, the wide stage met its target in 4.1–4.4, 5.7–9.9 and 7.7–27.1 s
-// (three seeds each), where the walk from 1,291 took 20–30 s to 1,284 and
-// 60–90 s to 1,280 (docs/tail-bounds.md, "The upper side jumps").
+// cores, the wide stage met its target in 4.2–4.7, 5.8–7.0 and 11.7–13.4 s
+// (BenchmarkPercentileJump, three seeds each), where the walk from 1,291
+// took 18–21 s to 1,284 and 61–71 s to 1,280 in two whole solves beside
+// the lower side (docs/tail-bounds.md, "The upper side jumps").
 type descent struct {
 	jump   int64 // the next probe's distance below hi, tokens (≥ 1)
 	missed bool  // a jump has missed: jump no longer doubles
+	// floor is the highest threshold a jump missed at (0: none): a jump
+	// that would reach it goes halfway instead, since the search would
+	// most likely miss there again
+	floor int64
 }
 
 // next is the next probe's threshold: jump below hi when that is above
-// lo, else hi − 1 (hi − lo ≥ 2).
+// lo and floor, else halfway from floor to hi when that is above lo and
+// below hi − 1, else hi − 1 (hi − lo ≥ 2).
 func (d *descent) next(lo, hi int64) int64 {
-	if hi-d.jump > lo {
-		return hi - d.jump
+	if t := hi - d.jump; t > lo && t > d.floor {
+		return t
+	}
+	if t := d.floor + (hi-d.floor)/2; d.floor > 0 && t > lo && t < hi-1 {
+		return t
 	}
 	return hi - 1
 }
@@ -642,8 +651,10 @@ func (d *descent) met() {
 	}
 }
 
-// missed records a jump that missed its target.
-func (d *descent) miss() { d.jump, d.missed = max(1, d.jump/2), true }
+// miss records a jump to tau that missed its target.
+func (d *descent) miss(tau int64) {
+	d.jump, d.missed, d.floor = max(1, d.jump/2), true, max(d.floor, tau)
+}
 
 // upperStuck is the least time a wide probe of the upper side searches
 // from the best schedule before it starts again from the LP's rounding

@@ -284,9 +284,10 @@ func TestSplitGuess(t *testing.T) {
 
 // TestDescent: the wide probes' thresholds below hi, worked by hand. The
 // distance doubles after each probe that meets its target (1, 2, 4, 8)
-// until a jump misses; then it halves on each miss (8 → 4 → 2 → 1) and
-// no longer grows; a jump that would reach lo or below is a probe at
-// hi − 1 instead.
+// until a jump misses; then it halves on each miss and no longer grows;
+// a jump that would reach the highest threshold a jump missed at goes
+// halfway from there to hi instead (or is the walk's hi − 1), and one
+// that would reach lo or below is a probe at hi − 1.
 func TestDescent(t *testing.T) {
 	type step struct {
 		lo, hi int64
@@ -300,11 +301,11 @@ func TestDescent(t *testing.T) {
 		{"doubling", []step{{1200, 1291, 1290, true}, {1200, 1290, 1288, true}, {1200, 1288, 1284, true}, {1200, 1284, 1276, true}, {1200, 1276, 1260, true}}},
 		{"a miss halves and stops the doubling", []step{
 			{1200, 1291, 1290, true}, {1200, 1290, 1288, true}, {1200, 1288, 1284, true},
-			{1200, 1284, 1276, false}, // jump 8 missed: 4
+			{1200, 1284, 1276, false}, // jump 8 missed: 4, floor 1,276
 			{1200, 1284, 1280, true},  // stays 4
-			{1200, 1280, 1276, false}, // 2
-			{1200, 1280, 1278, false}, // 1
-			{1200, 1280, 1279, true}, {1200, 1279, 1278, false}, {1200, 1279, 1278, true},
+			{1200, 1280, 1278, false}, // 1,276 is the floor: halfway to 1,280; missed: 2, floor 1,278
+			{1200, 1280, 1279, true},  // halfway is hi − 1: the walk
+			{1200, 1279, 1278, false}, {1200, 1279, 1278, true},
 		}},
 		{"not down to lo", []step{{1270, 1280, 1279, true}, {1270, 1279, 1277, true}, {1270, 1277, 1273, true}, {1270, 1273, 1272, true}}},
 	} {
@@ -317,7 +318,7 @@ func TestDescent(t *testing.T) {
 			case s.met:
 				d.met()
 			case s.want < s.hi-1:
-				d.miss()
+				d.miss(s.want)
 			}
 		}
 	}

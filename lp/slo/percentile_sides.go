@@ -644,12 +644,17 @@ func (d *descent) next(lo, hi int64) int64 {
 	return hi - 1
 }
 
-// met records a probe that met its target.
+// met records a probe that met its target. The distance stops doubling
+// at maxJump, far beyond any spread of thresholds, so that a long walk
+// (every jump below lo) cannot overflow it.
 func (d *descent) met() {
 	if !d.missed {
-		d.jump *= 2
+		d.jump = min(2*d.jump, maxJump)
 	}
 }
+
+// maxJump is the largest distance descent jumps, tokens.
+const maxJump = 1 << 40
 
 // miss records a jump to tau that missed its target.
 func (d *descent) miss(tau int64) {

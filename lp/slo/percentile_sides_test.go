@@ -322,4 +322,13 @@ func TestDescent(t *testing.T) {
 			}
 		}
 	}
+	// a long walk with every jump below lo: the distance must not
+	// overflow into a threshold outside (lo, hi)
+	d := descent{jump: 1}
+	for i := range 200 {
+		if got := d.next(1000, 1010); got != 1009 && got != 1008 && got != 1006 && got != 1002 {
+			t.Fatalf("after %d probes met: next(1000, 1010) = %d, outside the walk's and the jumps' thresholds", i, got)
+		}
+		d.met()
+	}
 }

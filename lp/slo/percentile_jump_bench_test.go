@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/tailbound/tailbound/models/birthdeath"
 )
 
 // BenchmarkPercentileJump is the percentile's upper side's jump (descent)
@@ -21,8 +19,7 @@ import (
 //
 //	go test ./lp/slo -run '^$' -bench BenchmarkPercentileJump -benchtime 1x -timeout 20m
 func BenchmarkPercentileJump(b *testing.B) {
-	in := paperInstanceOf(b, birthdeath.Default(), 1)
-	const M = 3639 // at most M turns above the 90th percentile
+	in, M := embeddedP90(b)
 	_, warm, _, _, err := lpProbe(context.Background(), in, 1270, nil)
 	if err != nil || warm.prices == nil {
 		b.Fatalf("LP at 1,270: %v", err)

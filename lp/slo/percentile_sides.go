@@ -1018,7 +1018,7 @@ func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lp
 	// then steps on the shares, while they have the time, until the
 	// bound proves more than M (each component's run stops once the
 	// pairs it may serve are few enough, given the others' bounds)
-	need := in.K() - pr.always - (M + 1) // most pairs served with more than M violations
+	need := pr.servedAbove(M)
 	for c, run := range runs {
 		if run == nil || sum(ub) <= need {
 			continue
@@ -1029,6 +1029,11 @@ func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lp
 	r.lower = in.K() - pr.always - sum(ub)
 	return r, nil
 }
+
+// servedAbove is the most candidates a schedule serves when it has more
+// than M violations: a bound on the candidates served at most that
+// proves V(τ) > M.
+func (pr *problem) servedAbove(M int) int { return pr.in.K() - pr.always - (M + 1) }
 
 // sum is the sum of a.
 func sum(a []int) int {

@@ -69,7 +69,7 @@ func BenchmarkPercentileSplit(b *testing.B) {
 				b.ReportMetric(violations(), "split-violations")
 				stop := 0 // the pairs this component may serve at most with M + 1 violations
 				if c.stop {
-					stop = in.K() - pr.always - (M + 1) - (len(pr.cands) - len(mem))
+					stop = pr.servedAbove(M) - (len(pr.cands) - len(mem))
 				}
 				run.steps(ctx, stop, stretchIter, nil)
 				cancel()

@@ -869,7 +869,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 			return nil
 		}
 		s.count()
-		sctx, cancel := splitContext(ctx, last)
+		sctx, cancel := splitContext(ctx, last, tau <= lo+1)
 		t0 := time.Now()
 		r, err := splitLower(sctx, in, tau, M, p.prices, solved)
 		cancel()
@@ -919,19 +919,34 @@ func splitGuess(pts []lowerAt, a, b int64, val func(lowerAt) float64, need float
 }
 
 // stepsFit reports whether ctx leaves the time for a split of about last
-// and steps after it (scaleRun.steps begins none with less than twice
-// the split's time left).
+// and splitSteps steps after it.
 func stepsFit(ctx context.Context, last time.Duration) bool {
 	dl, ok := ctx.Deadline()
-	return !ok || time.Until(dl) >= 3*last
+	return !ok || time.Until(dl) >= (1+splitSteps)*last
 }
+
+// splitSteps is how many steps on the shares the lower side expects a
+// split that does not prove alone to need, each about as long as the
+// split: on the embedded workload at 1,267 tokens the split alone gave
+// 3,637 of the 3,640 violations in 16.0 s and three steps of about 14 s
+// the rest (BenchmarkPercentileSplit/stop-333, alone). With less time
+// left the side ends and leaves both cores to the upper side: in a
+// 120 s solve the split at 1,267 began at 36 s, beside the upper side
+// took 27 s, and had no time left for a step (docs/tail-bounds.md, "The
+// lower side stops when its steps cannot fit").
+const splitSteps = 3
 
 // splitContext is a split probe's share of ctx: half the time left, so
 // that another can follow, unless that is less than 1.2 times the last
-// split's wall time (last), when it is all of it.
-func splitContext(ctx context.Context, last time.Duration) (context.Context, context.CancelFunc) {
+// split's wall time (last), when it is all of it. A probe at lo + 1
+// (final) has all of it too: when it does not prove, the side ends, so
+// no other probe would have the other half, and a split that needs steps
+// (on the embedded workload at 1,267 tokens, the split alone proved 3,636
+// of the 3,640 violations, and three steps of about 14 s alone the rest)
+// has none in half the time left.
+func splitContext(ctx context.Context, last time.Duration, final bool) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
-	if !ok {
+	if !ok || final {
 		return context.WithCancel(ctx)
 	}
 	left := time.Until(dl)

@@ -332,3 +332,46 @@ func TestDescent(t *testing.T) {
 		d.met()
 	}
 }
+
+// TestSplitBudget checks the lower side's split budget against
+// hand-worked deadlines (100 s left, margins of seconds so that the
+// test's own time cannot change an answer): a split at lo + 1 has all
+// the time left, one above it half unless that is under 1.2 times the
+// last split; steps fit when a split and splitSteps steps of the last
+// split's time do.
+func TestSplitBudget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		last  time.Duration
+		final bool
+		want  time.Duration // the split's time left, about
+	}{
+		{10 * time.Second, false, 50 * time.Second},
+		{10 * time.Second, true, 100 * time.Second},
+		{45 * time.Second, false, 100 * time.Second}, // 50 s < 1.2 · 45 s
+		{45 * time.Second, true, 100 * time.Second},
+	} {
+		sctx, scancel := splitContext(ctx, c.last, c.final)
+		sdl, ok := sctx.Deadline()
+		scancel()
+		if got := time.Until(sdl); !ok || got > c.want || got < c.want-5*time.Second {
+			t.Errorf("splitContext(last %v, final %v): %v left, want about %v", c.last, c.final, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		last time.Duration
+		want bool
+	}{
+		{20 * time.Second, true},  // 4 · 20 s = 80 s, under 100 s less the test's time
+		{25 * time.Second, false}, // 4 · 25 s = 100 s, over it
+		{30 * time.Second, false},
+	} {
+		if got := stepsFit(ctx, c.last); got != c.want {
+			t.Errorf("stepsFit(last %v) = %v, want %v (splitSteps = %d)", c.last, got, c.want, splitSteps)
+		}
+	}
+	if !stepsFit(context.Background(), time.Hour) {
+		t.Error("stepsFit without a deadline = false, want true")
+	}
+}

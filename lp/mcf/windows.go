@@ -191,15 +191,16 @@ func (g *Network) solveWindowsPartial(ctx context.Context, plan Plan, start []in
 		p.phases = cs.phases
 	})
 	var relabels, phases, warm int64
-	cut := false
-	for _, p := range parts {
+	cut, done := false, 0
+	for k, p := range parts {
 		if p.err != nil && ctx.Err() != nil {
 			cut = true
 			continue
 		}
 		if p.err != nil {
-			return nil, nil, "windows", false, p.err
+			return nil, nil, fmt.Sprintf("window %d of %d", k+1, count), false, p.err
 		}
+		done++
 		relabels += p.relabels
 		phases += p.phases
 		if p.warm {
@@ -226,7 +227,7 @@ func (g *Network) solveWindowsPartial(ctx context.Context, plan Plan, start []in
 		}
 	}
 	if cut {
-		return nil, pi, "windows", true, ctx.Err()
+		return nil, pi, fmt.Sprintf("in the windows' cost scaling: %d of %d windows of %d steps solved", done, count, plan.Size), true, ctx.Err()
 	}
 	joined := pi // newPrimalDual copies it
 	s := newPrimalDual(g, pi, hint)

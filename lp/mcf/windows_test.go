@@ -2,7 +2,9 @@ package mcf
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -56,7 +58,7 @@ func lagrangeCost(g *Network, pi []int64) int64 {
 // begins, zero prices.
 func TestSolveWindowsPartial(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
-	cut := 0
+	cut, inWindows := 0, 0
 	for i := 0; i < 300; i++ {
 		g := randomLine(r)
 		want := simplexCost(t, g)
@@ -85,6 +87,18 @@ func TestSolveWindowsPartial(t *testing.T) {
 			if flow != nil {
 				t.Fatalf("instance %d cut short: a flow", i)
 			}
+			// cut in the windows' stage, the stats count the windows
+			// solved: at least the one whose progress cancelled
+			var done, count, size int
+			n, _ := fmt.Sscanf(stats, "in the windows' cost scaling: %d of %d windows of %d steps solved", &done, &count, &size)
+			switch {
+			case n == 3 && (done < 1 || done >= count || size != plan.Size):
+				t.Fatalf("instance %d cut short: stats %q, want 1 to all but one of the windows of %d steps solved", i, stats, plan.Size)
+			case n == 3:
+				inWindows++
+			case !strings.Contains(stats, "primal–dual"):
+				t.Fatalf("instance %d cut short: stats %q name neither stage", i, stats)
+			}
 		}
 		if l := lagrangeCost(g, pi); l > want {
 			t.Fatalf("instance %d cut short: prices' bound %d above the optimum %d", i, l, want)
@@ -101,7 +115,7 @@ func TestSolveWindowsPartial(t *testing.T) {
 			}
 		}
 	}
-	if cut < 100 {
-		t.Fatalf("only %d of 300 solves cut short: the test does not exercise the partial answer", cut)
+	if cut < 100 || inWindows == 0 {
+		t.Fatalf("only %d of 300 solves cut short, %d in the windows' stage: the test does not exercise the partial answer", cut, inWindows)
 	}
 }

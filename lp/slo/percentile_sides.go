@@ -811,35 +811,33 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		if hi-lo <= 1 {
 			return nil
 		}
-		// first is the LP this round solved at lo + 1, if it did; pick
-		// is the LP this round solved at tau (sol when lpAt just did)
-		var first *solvedLP
-		pick := func(tau int64, sol *solvedLP) *solvedLP {
-			if sol == nil && first != nil && first.r.tau == tau {
-				return first
+		// round holds the LPs this round solves, by τ: the split starts
+		// from the one at its τ instead of solving it again
+		round := make(map[int64]*solvedLP)
+		lpRound := func(tau int64) (lowerAt, error) {
+			p, sol, err := lpAt(ctx, in, tau, &pts)
+			if sol != nil {
+				round[tau] = sol
 			}
-			return sol
+			return p, err
 		}
 		if measured && !stepsFit(ctx, last) {
 			// with no time for steps after a split, one as strong as the
 			// last that would not prove even lo + 1 (the LP's value never
 			// increases with τ) leaves the time to the schedules
-			p, sol, err := lpAt(ctx, in, lo+1, &pts)
+			p, err := lpRound(lo + 1)
 			if err != nil || (p.prices == nil && !p.exact) {
 				return err
 			}
 			if p.lp+gain+splitGainSpread < float64(M)+1 {
 				return nil
 			}
-			first = sol
 		}
-		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1;
-		// solved is its LP's problem when this round solved it
+		// the largest τ in (lo, hi) with LP(τ) + gain > M, or lo + 1
 		a, b := lo, hi
-		var solved *solvedLP
 		for b-a > 1 && ctx.Err() == nil {
 			m := splitGuess(pts, a, b, func(p lowerAt) float64 { return p.lp + expect(p.lp) }, float64(M)+1)
-			p, sol, err := lpAt(ctx, in, m, &pts)
+			p, err := lpRound(m)
 			if err != nil {
 				return err
 			}
@@ -847,18 +845,15 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 				return nil // cut short by ctx
 			}
 			if p.lp+expect(p.lp) >= float64(M)+1 {
-				a, solved = m, pick(m, sol)
+				a = m
 			} else {
 				b = m
 			}
 		}
 		tau := max(a, lo+1)
-		p, sol, err := lpAt(ctx, in, tau, &pts)
+		p, err := lpRound(tau)
 		if err != nil || (p.prices == nil && !p.exact) {
 			return err
-		}
-		if sol != nil || tau != a {
-			solved = pick(tau, sol)
 		}
 		if p.exact {
 			// no candidates: the LP's count is V(τ) itself
@@ -871,7 +866,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		s.count()
 		sctx, cancel := splitContext(ctx, last, tau <= lo+1)
 		t0 := time.Now()
-		r, err := splitLower(sctx, in, tau, M, p.prices, solved)
+		r, err := splitLower(sctx, in, tau, M, p.prices, round[tau])
 		cancel()
 		last = time.Since(t0)
 		if err != nil {

@@ -805,7 +805,9 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		}
 		return splitGainShare * v
 	}
-	var last time.Duration // the last split's wall time
+	// last is the last probe's wall time (its split and steps), lastSplit
+	// its split's alone
+	var last, lastSplit time.Duration
 	for ctx.Err() == nil {
 		lo, hi := s.get()
 		if hi-lo <= 1 {
@@ -821,7 +823,7 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 			}
 			return p, err
 		}
-		if measured && !stepsFit(ctx, last) {
+		if measured && !stepsFit(ctx, lastSplit) {
 			// with no time for steps after a split, one as strong as the
 			// last that would not prove even lo + 1 (the LP's value never
 			// increases with τ) leaves the time to the schedules
@@ -866,9 +868,9 @@ func splitSide(ctx context.Context, in *lp.Instance, M int, s *sideState, pts []
 		s.count()
 		sctx, cancel := splitContext(ctx, last, tau <= lo+1)
 		t0 := time.Now()
-		r, err := splitLower(sctx, in, tau, M, p.prices, round[tau])
+		r, split, err := splitLower(sctx, in, tau, M, p.prices, round[tau])
 		cancel()
-		last = time.Since(t0)
+		last, lastSplit = time.Since(t0), split
 		if err != nil {
 			return err
 		}
@@ -913,11 +915,13 @@ func splitGuess(pts []lowerAt, a, b int64, val func(lowerAt) float64, need float
 	return min(max(m, a+1), b-1)
 }
 
-// stepsFit reports whether ctx leaves the time for a split of about last
-// and splitSteps steps after it.
-func stepsFit(ctx context.Context, last time.Duration) bool {
+// stepsFit reports whether ctx leaves the time for a split as long as the
+// last split (split, its steps left out: a probe that took steps would
+// otherwise count them splitSteps + 1 times) and splitSteps steps after
+// it.
+func stepsFit(ctx context.Context, split time.Duration) bool {
 	dl, ok := ctx.Deadline()
-	return !ok || time.Until(dl) >= (1+splitSteps)*last
+	return !ok || time.Until(dl) >= (1+splitSteps)*split
 }
 
 // splitSteps is how many steps on the shares the lower side expects a
@@ -997,18 +1001,20 @@ func lpAt(ctx context.Context, in *lp.Instance, tau int64, pts *[]lowerAt) (lowe
 // begins without the time to end, so the bound holds whenever ctx ends).
 // r.lp is NaN when the LP was cut short; r.lower is then its weak dual's
 // bound. A solved LP at tau (nil: none) is used instead of solving it
-// again, and is consumed (its problem and bounds are changed).
-func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices, solved *solvedLP) (lowerAt, error) {
+// again, and is consumed (its problem and bounds are changed). split is
+// the wall time until the stretches at the split were solved (the LP's
+// included when solved here), without the steps: what a step takes about
+// as long as.
+func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lpPrices, solved *solvedLP) (r lowerAt, split time.Duration, err error) {
+	t0 := time.Now()
 	var pr *problem
-	var r lowerAt
 	var ub []int
 	if solved != nil && solved.r.tau == tau {
 		pr, r, ub = solved.pr, solved.r, solved.ub
 	} else {
-		var err error
 		pr, r, _, ub, err = lpProbe(ctx, in, tau, warm)
 		if err != nil || r.exact || math.IsNaN(r.lp) {
-			return r, err
+			return r, time.Since(t0), err
 		}
 	}
 	var runs []*scaleRun
@@ -1023,6 +1029,7 @@ func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lp
 		}
 		runs = append(runs, run)
 	}
+	split = time.Since(t0)
 	// then steps on the shares, while they have the time, until the
 	// bound proves more than M (each component's run stops once the
 	// pairs it may serve are few enough, given the others' bounds)
@@ -1035,7 +1042,7 @@ func splitLower(ctx context.Context, in *lp.Instance, tau int64, M int, warm *lp
 		pr.lowerUB(ub, c, run.best.floor(len(members[c])))
 	}
 	r.lower = in.K() - pr.always - sum(ub)
-	return r, nil
+	return r, split, nil
 }
 
 // servedAbove is the most candidates a schedule serves when it has more

@@ -66,9 +66,13 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 					t.Fatalf("%v τ=%d: dual bound %d above the fewest violations %d", c, tau, d, want)
 				}
 			}
-			sp, err := splitLower(ctx, in, tau, 0, other.prices, nil)
+			t0 := time.Now()
+			sp, split, err := splitLower(ctx, in, tau, 0, other.prices, nil)
+			wall := time.Since(t0)
 			if err != nil {
 				t.Fatal(err)
+			} else if split <= 0 || split > wall {
+				t.Fatalf("%v τ=%d: the split's time %v, not in (0, %v], the call's", c, tau, split, wall)
 			} else if sp.lower > want || sp.lower < at.lower && !math.IsNaN(sp.lp) {
 				t.Fatalf("%v τ=%d: the split's bound %d, the LP's %d, fewest violations %d", c, tau, sp.lower, at.lower, want)
 			}
@@ -80,11 +84,11 @@ func TestPercentileSidesBoundsEveryTau(t *testing.T) {
 			if _, solved, err := lpAt(ctx, in, tau, &pts); err != nil {
 				t.Fatal(err)
 			} else if solved != nil {
-				own, err := splitLower(ctx, in, tau, 0, nil, nil)
+				own, _, err := splitLower(ctx, in, tau, 0, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if again, err := splitLower(ctx, in, tau, 0, nil, solved); err != nil {
+				if again, _, err := splitLower(ctx, in, tau, 0, nil, solved); err != nil {
 					t.Fatal(err)
 				} else if again.lower != own.lower {
 					t.Fatalf("%v τ=%d: the split from the LP already solved bounds %d, from its own LP %d", c, tau, again.lower, own.lower)

@@ -78,7 +78,7 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
 	// The MIP backend's long stretches (stretchmip.go) are not measured
 	// inside the τ search: each probe would spend its time on them. Off.
-	opt.MIPStretchRows = -1
+	opt.LongStretchRows = -1
 	first, err := percentileTwoSided(ctx, in, o, opt)
 	if err != nil {
 		return nil, err

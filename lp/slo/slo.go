@@ -131,12 +131,12 @@ type Options struct {
 	// Progress (nil: none) is told each τ probe of Percentile and each
 	// window of lp/window.RunSLO.
 	Progress progress.Func
-	// MIPStretchRows is the span, in rows, of the long stretches solved
+	// LongStretchRows is the span, in rows, of the long stretches solved
 	// exactly beside the search under a time limit (by the flow LP's
 	// branch and bound, stretchflow.go and stretchmip.go; 0:
-	// DefaultMIPStretchRows, < 0: none). A component with fewer than
+	// DefaultLongStretchRows, < 0: none). A component with fewer than
 	// four stretches' rows is left to the integer program whole.
-	MIPStretchRows int
+	LongStretchRows int
 }
 
 // DefaultMaxNonZeros is Options.MaxNonZeros's default: 2·10^6 entries.

@@ -997,7 +997,7 @@ type StretchOptions struct {
 	StallSteps int
 	// Flow solves each stretch by the flow LP's branch and bound
 	// (stretchflow.go) from the LP's split, one layer, Span rows
-	// (default DefaultMIPStretchRows), then at most Iterations steps of
+	// (default DefaultLongStretchRows), then at most Iterations steps of
 	// the bundle method; the other fields are ignored.
 	Flow bool
 }
@@ -1056,7 +1056,7 @@ func StretchBoundWith(ctx context.Context, in *lp.Instance, s int64, o StretchOp
 	if o.Flow {
 		span := o.Span
 		if span == 0 {
-			span = DefaultMIPStretchRows
+			span = DefaultLongStretchRows
 		}
 		for _, mem := range members {
 			m := pr.newComponentRows(mem, false)

@@ -150,7 +150,7 @@ func TestFlowStretchesInViolations(t *testing.T) {
 		in := mustInstance(t, c)
 		best := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
 		for _, be := range []lp.Backend{nil, gonumlp.Backend{}} {
-			res, err := Violations(context.Background(), in, s, Options{Backend: be, TimeLimit: 5 * time.Second, MIPStretchRows: 1 + i%2, NoLNS: true})
+			res, err := Violations(context.Background(), in, s, Options{Backend: be, TimeLimit: 5 * time.Second, LongStretchRows: 1 + i%2, NoLNS: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestMIPStretchesCutShort(t *testing.T) {
 		limit := []time.Duration{0, time.Microsecond, 20 * time.Millisecond}[i%3]
 		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		res := &Result{}
-		pr.startMIPStretches(ctx, served, ubComp, Options{MIPStretchRows: 1}, res)()
+		pr.startMIPStretches(ctx, served, ubComp, Options{LongStretchRows: 1}, res)()
 		cancel()
 		if containsStretches(res.Detail) {
 			ran++

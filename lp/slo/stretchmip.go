@@ -134,7 +134,7 @@ func (sd *stretchDecomp) stretchFits(w *stretch, z []bool) bool {
 	return true
 }
 
-// DefaultMIPStretchRows is Options.MIPStretchRows's default: the span, in
+// DefaultLongStretchRows is Options.LongStretchRows's default: the span, in
 // rows, of the long stretches solved beside the search
 // (mipStretchBound). On the 10^4-turn instance of docs/tail-bounds.md
 // (3,993 rows), at the LP's split, stretches of 167 rows solved exactly
@@ -143,7 +143,7 @@ func (sd *stretchDecomp) stretchFits(w *stretch, z []bool) bool {
 // alike), against 3,071.3–3,071.9 for every span the Lagrangian branch
 // and bound closes; the flow branch and bound closes the 333-row ones in
 // about 14 s on two cores.
-const DefaultMIPStretchRows = 333
+const DefaultLongStretchRows = 333
 
 // mipStretchStats is what mipStretchBound did.
 type mipStretchStats struct {
@@ -277,7 +277,7 @@ func (sd *stretchDecomp) solveAllMIP(ctx context.Context) *big.Int {
 // startMIPStretches starts, beside the search, mipStretchBound on every
 // component that served leaves below its bound ubComp, that is small
 // enough for the branch and bound (DefaultMaxNonZeros) and that spans at
-// least mipStretchMin stretches of Options.MIPStretchRows rows, when ctx
+// least mipStretchMin stretches of Options.LongStretchRows rows, when ctx
 // has a deadline (the stretches stop by time, so their bound depends on
 // the load; without a time limit the solve stays deterministic). The
 // flow LP's branch and bound (stretchflow.go) solves them on every core.
@@ -285,9 +285,9 @@ func (sd *stretchDecomp) solveAllMIP(ctx context.Context) *big.Int {
 // notes them in r.Detail; it must be called once, before ubComp is read
 // again.
 func (pr *problem) startMIPStretches(ctx context.Context, served []bool, ubComp []int, opt Options, r *Result) func() {
-	span := opt.MIPStretchRows
+	span := opt.LongStretchRows
 	if span == 0 {
-		span = DefaultMIPStretchRows
+		span = DefaultLongStretchRows
 	}
 	if opt.NoSearch || span < 0 {
 		return func() {}

@@ -48,7 +48,7 @@ func TestMIPStretchesWithCBC(t *testing.T) {
 			cancel()
 		}
 		best := in.K() - exhaustive.MaxMeeting(c.tr, c.p, s)
-		res, err := Violations(context.Background(), in, s, Options{Backend: coin.CBC{}, TimeLimit: 5 * time.Second, MIPStretchRows: 1, NoLNS: true})
+		res, err := Violations(context.Background(), in, s, Options{Backend: coin.CBC{}, TimeLimit: 5 * time.Second, LongStretchRows: 1, NoLNS: true})
 		if err != nil {
 			t.Fatal(err)
 		}

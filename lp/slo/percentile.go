@@ -76,8 +76,9 @@ func Percentile(ctx context.Context, in *lp.Instance, q float64, opt Options) (*
 // and schedule (percentileSearch). Each only narrows the certified
 // interval it starts from.
 func PercentileOf(ctx context.Context, in *lp.Instance, o objective.Objective, opt Options) (*PercentileResult, error) {
-	// The MIP backend's long stretches (stretchmip.go) are not measured
-	// inside the τ search: each probe would spend its time on them. Off.
+	// The long stretches solved beside the search (stretchmip.go) are
+	// not measured inside the τ search: each probe would spend its time
+	// on them. Off; the split side (percentile_sides.go) has its own.
 	opt.LongStretchRows = -1
 	first, err := percentileTwoSided(ctx, in, o, opt)
 	if err != nil {

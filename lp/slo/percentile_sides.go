@@ -937,7 +937,7 @@ const splitSteps = 3
 
 // splitContext is a split probe's share of ctx: half the time left, so
 // that another can follow, unless that is less than 1.2 times the last
-// split's wall time (last), when it is all of it. A probe at lo + 1
+// probe's wall time (last: its split and steps), when it is all of it. A probe at lo + 1
 // (final) has all of it too: when it does not prove, the side ends, so
 // no other probe would have the other half, and a split that needs steps
 // (splitSteps) has no time for them in half the time left.

@@ -368,7 +368,7 @@ func TestSplitBudget(t *testing.T) {
 		want bool
 	}{
 		{20 * time.Second, true},  // 4 · 20 s = 80 s, under 100 s less the test's time
-		{25 * time.Second, false}, // 4 · 25 s = 100 s, over it
+		{26 * time.Second, false}, // 4 · 26 s = 104 s, over it (3 · 26 s = 78 s would fit)
 		{30 * time.Second, false},
 	} {
 		if got := stepsFit(ctx, c.last); got != c.want {
